@@ -1,0 +1,1 @@
+"""tisink's codec layer (see DESIGN.md)."""

@@ -1,0 +1,52 @@
+"""The ``debug`` protocol: each event as plain JSON, for sinks used without a real protocol.
+
+Not a TiCDC format; it exists so a file or log sink shows readable events when no codec is
+asked for.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from codec.clock import Clock, WallClock
+from codec.message import Message, MessageType
+from model.events import DDLEvent, RowChangedEvent
+
+
+class DebugEncoder:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self._clock = clock or WallClock()
+
+    def encode_row(self, row: RowChangedEvent) -> Message:
+        table = row.table
+        value = orjson.dumps(
+            {
+                "type": row.op.value,
+                "schema": table.schema,
+                "table": table.table,
+                "tableID": row.physical_table_id,
+                "startTs": row.start_ts,
+                "commitTs": row.commit_ts,
+                "schemaVersion": table.version,
+                "before": row.before,
+                "after": row.after,
+            }
+        )
+        return Message(value=value, type=MessageType.DML, rows=1, table=table.qualified_name)
+
+    def encode_ddl(self, ddl: DDLEvent) -> Message:
+        kind = MessageType.BOOTSTRAP if ddl.is_bootstrap else MessageType.DDL
+        value = orjson.dumps(
+            {
+                "type": "BOOTSTRAP" if ddl.is_bootstrap else ddl.ddl_type.value,
+                "sql": ddl.query,
+                "commitTs": ddl.commit_ts,
+                "table": ddl.table.to_dict() if ddl.table else None,
+                "preTable": ddl.pre_table.to_dict() if ddl.pre_table else None,
+            }
+        )
+        return Message(value=value, type=kind, table=ddl.qualified_name)
+
+    def encode_checkpoint(self, ts: int) -> Message:
+        value = orjson.dumps({"type": "WATERMARK", "commitTs": ts, "buildTs": self._clock.now_ms()})
+        return Message(value=value, type=MessageType.WATERMARK)

@@ -1,0 +1,15 @@
+"""Errors raised while encoding."""
+
+from model.errors import TisinkError
+
+
+class CodecError(TisinkError):
+    """An event cannot be encoded; the message names the table and column."""
+
+
+class MessageTooLargeError(CodecError):
+    """An encoded message exceeds ``max-message-bytes`` and no fallback applies."""
+
+
+class ConfigError(CodecError):
+    """An encoder setting is unknown or out of range."""

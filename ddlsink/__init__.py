@@ -1,0 +1,1 @@
+"""tisink's ddlsink layer (see DESIGN.md)."""

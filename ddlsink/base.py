@@ -1,0 +1,21 @@
+"""The DDLSink interface (TiCDC ``cdc/sink/ddlsink/ddl_sink.go``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from model.events import DDLEvent
+from model.table import TableInfo
+
+
+class DDLSink(Protocol):
+    """Synchronous in TiCDC's sense: each call returns once the destination acknowledged it."""
+
+    async def write_ddl_event(self, ddl: DDLEvent) -> None: ...
+
+    async def write_checkpoint_ts(self, ts: int, tables: Sequence[TableInfo]) -> None:
+        """Announce that every row with commitTs <= ts of ``tables`` is written."""
+        ...
+
+    async def close(self) -> None: ...

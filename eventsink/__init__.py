@@ -1,0 +1,1 @@
+"""tisink's eventsink layer (see DESIGN.md)."""

@@ -1,0 +1,11 @@
+"""Errors of event sinks."""
+
+from model.errors import TisinkError
+
+
+class EventSinkError(TisinkError):
+    """An event sink failed; the message names the topic and partition or file."""
+
+
+class SinkDeadError(EventSinkError):
+    """The sink hit a fatal error earlier and accepts no more events."""

@@ -1,0 +1,1 @@
+"""tisink's feed layer (see DESIGN.md)."""

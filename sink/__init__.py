@@ -1,0 +1,1 @@
+"""tisink's sink layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""tisink's tablesink layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""tisink's tisink layer (see DESIGN.md)."""
