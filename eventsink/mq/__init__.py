@@ -1,0 +1,1 @@
+"""The MQ DML sink (TiCDC ``cdc/sink/dmlsink/mq``) over a pluggable producer."""

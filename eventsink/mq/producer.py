@@ -1,0 +1,26 @@
+"""The producer interface the MQ sinks write through: Kafka, or files ("Kafka without a broker")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from codec.message import Message
+
+
+class Producer(Protocol):
+    """Delivers batches of messages to (topic, partition) and says when they are durable."""
+
+    async def partition_count(self, topic: str) -> int:
+        """Partitions of ``topic``, creating the topic (with the configured count) if allowed."""
+        ...
+
+    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
+        """Deliver ``messages`` in order to one partition; return once all are acknowledged.
+
+        Retriable failures are retried inside; a fatal one raises an EventSinkError that names
+        the topic, the partition and the cause. Callbacks are the caller's business.
+        """
+        ...
+
+    async def close(self) -> None: ...
