@@ -1,0 +1,136 @@
+"""The Avro ``TableSchema`` record of BOOTSTRAP and DDL messages (spec 3.2), following ticdc.
+
+It differs from JSON's ``tableSchema``: the database key is ``database``; ``DataType.length`` is
+always written; ``decimal`` is set for decimal and timestamp columns only (ticdc; tiflow sets it
+for decimal only); ``unsigned``/``zerofill`` are set, possibly false, for the numeric types and
+null otherwise; and a column default is TiDB's raw default string, BIT included.
+"""
+
+from __future__ import annotations
+
+from codec.errors import CodecError
+from codec.simple.avro.wire import (
+    array_bytes,
+    as_int64,
+    bool_bytes,
+    long_bytes,
+    optional,
+    raw_bytes,
+    str_bytes,
+)
+from codec.simple.values import bit_default_number, float64_text, json_text
+from model.mysqltypes import TypeFamily
+from model.table import ColumnInfo, TableInfo
+
+FLAGGED_TYPES = frozenset(
+    ("tinyint", "smallint", "mediumint", "int", "bigint", "float", "double", "bit", "year")
+    + ("decimal",)
+)
+"""Types whose DataType carries ``unsigned`` and ``zerofill`` (possibly false)."""
+
+SCALED_TYPES = frozenset(("decimal", "timestamp"))
+"""Types whose DataType carries ``decimal`` in ticdc's Avro schema."""
+
+
+def raw_default(column: ColumnInfo) -> bytes | None:
+    """TiDB's stored default as the bytes goavro writes, or None for no default.
+
+    The feed holds defaults the way Simple JSON shows them: strings, except BIT, which is the
+    number JSON prints. TiDB keeps a BIT default as its big-endian bytes, ``(length + 7) // 8``
+    of them, and ticdc writes those bytes raw into the Avro string (they need not be UTF-8), so
+    a BIT default in any form ``bit_default_number`` reads is packed back into that form:
+    ``bit(10) default b'1010101010'`` (JSON ``682``) is the two bytes ``02 aa``. Any other
+    non-string default (a number or JSON value a hand-written feed may carry) is written as
+    its text.
+    """
+    default = column.default
+    if default is None:
+        return None
+    if column.family is TypeFamily.BIT:
+        number = bit_default_number(default)
+        width = max(1, (column.length + 7) // 8)
+        try:
+            return number.to_bytes(width, "big")
+        except OverflowError as err:
+            raise CodecError(
+                f"column {column.name!r}: BIT default {default!r} does not fit bit("
+                f"{column.length})"
+            ) from err
+    if isinstance(default, str):
+        return default.encode()
+    if isinstance(default, bool):
+        return b"1" if default else b"0"
+    if isinstance(default, int):
+        return str(default).encode()
+    if isinstance(default, float):
+        return float64_text(default).encode()
+    return json_text(default).encode()
+
+
+def data_type_bytes(column: ColumnInfo) -> bytes:
+    """The ``DataType`` record of one column."""
+    mysql_type = column.mysql_type
+    decimal = long_bytes(column.decimal) if mysql_type in SCALED_TYPES else None
+    elements = None
+    if column.family in (TypeFamily.ENUM, TypeFamily.SET):
+        elements = array_bytes([str_bytes(e) for e in column.elements])
+    unsigned = zerofill = None
+    if mysql_type in FLAGGED_TYPES:
+        unsigned = bool_bytes(column.unsigned)
+        zerofill = bool_bytes(column.zerofill)
+    return b"".join(
+        (
+            str_bytes(mysql_type),
+            str_bytes(column.charset),
+            str_bytes(column.collate),
+            long_bytes(column.length),
+            optional(decimal),
+            optional(elements),
+            optional(unsigned),
+            optional(zerofill),
+        )
+    )
+
+
+def column_schema_bytes(column: ColumnInfo) -> bytes:
+    """The ``ColumnSchema`` record: name, dataType, nullable and the raw default."""
+    default = raw_default(column)
+    return b"".join(
+        (
+            str_bytes(column.name),
+            data_type_bytes(column),
+            bool_bytes(column.nullable),
+            optional(None if default is None else raw_bytes(default)),
+        )
+    )
+
+
+def table_schema_bytes(table: TableInfo) -> bytes:
+    """The ``TableSchema`` record; every column, virtual generated ones included."""
+    try:
+        columns = [column_schema_bytes(c) for c in table.columns]
+    except CodecError as err:
+        raise CodecError(f"table {table.qualified_name}: {err}") from err
+    indexes = [
+        b"".join(
+            (
+                str_bytes(index.name),
+                bool_bytes(index.unique),
+                bool_bytes(index.primary),
+                bool_bytes(table.index_nullable(index)),
+                array_bytes([str_bytes(name) for name in index.columns]),
+            )
+        )
+        for index in table.indexes
+    ]
+    return b"".join(
+        (
+            str_bytes(table.schema),
+            str_bytes(table.table),
+            long_bytes(table.table_id),
+            long_bytes(as_int64(table.version)),
+            array_bytes(columns),
+            array_bytes(indexes),
+        )
+    )
+

@@ -1,0 +1,61 @@
+"""Go ``encoding/json`` bytes from orjson (spec 0, "Go facts").
+
+orjson already writes what ``json.Marshal`` writes for our values: no whitespace, insertion-order
+keys (callers insert in Go's field order, maps pre-sorted), raw UTF-8, ``\\n \\r \\t \\b \\f``
+short escapes and ``\\u00xx`` (lowercase) for other control characters. Two differences remain and
+are fixed here:
+
+* Go's default HTML-safe escaping writes ``<``, ``>``, ``&`` as ``\\u003c``, ``\\u003e``,
+  ``\\u0026`` and always escapes U+2028/U+2029. These bytes can only occur inside JSON strings,
+  so a byte-level replace after a fast ``in`` check is exact.
+* Go turns invalid UTF-8 into U+FFFD; a Python string can only be invalid through lone
+  surrogates (e.g. a ``"\\ud800"`` escape in a feed line), which orjson refuses. On that rare
+  error the strings are repaired and the value dumped again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+_LINE_SEPARATOR = "\u2028".encode()
+_PARAGRAPH_SEPARATOR = "\u2029".encode()
+_HTML_ESCAPES = (
+    (b"<", b"\\u003c"),
+    (b">", b"\\u003e"),
+    (b"&", b"\\u0026"),
+    (_LINE_SEPARATOR, b"\\u2028"),
+    (_PARAGRAPH_SEPARATOR, b"\\u2029"),
+)
+_LT, _GT, _AMP, _E2 = ord("<"), ord(">"), ord("&"), 0xE2
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def html_escape(out: bytes) -> bytes:
+    """Apply Go's HTML-safe escaping to orjson output (idempotent: escaped output has no <>&)."""
+    # Integer membership is a memchr; 0xE2 leads the UTF-8 of U+2028 and U+2029.
+    if _LT in out or _GT in out or _AMP in out or _E2 in out:
+        for raw, escaped in _HTML_ESCAPES:
+            out = out.replace(raw, escaped)
+    return out
+
+
+def go_dumps(value: Any) -> bytes:
+    """``json.Marshal(value)`` for dicts, lists, strings, ints, bools, None and orjson Fragments."""
+    try:
+        out = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        out = orjson.dumps(_repair_strings(value))
+    return html_escape(out)
+
+
+def _repair_strings(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_repair_strings(k): _repair_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_repair_strings(v) for v in value]
+    return value

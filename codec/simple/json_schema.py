@@ -1,0 +1,84 @@
+"""The JSON ``tableSchema`` object of DDL and BOOTSTRAP messages (spec 1.2).
+
+Key order follows TiCDC's ``TableSchema``/``columnSchema``/``dataType``/``IndexSchema`` structs.
+Columns are in the TableInfo's order (ticdc: TiDB offset order) and include virtual generated
+ones; indexes are as the TableInfo lists them, which for a feed already ends with TiDB's
+synthetic ``primary`` index when the table has an int clustered key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codec.errors import CodecError
+from codec.simple.values import bit_default_number, float64_text
+from model.mysqltypes import TypeFamily
+from model.table import ColumnInfo, TableInfo
+
+_NO_DECIMAL = frozenset((TypeFamily.FLOAT, TypeFamily.DOUBLE))
+
+
+def table_schema(table: TableInfo) -> dict[str, Any]:
+    """``tableSchema`` as an insertion-ordered dict ready for ``go_dumps``."""
+    return {
+        "schema": table.schema,
+        "table": table.table,
+        "tableID": table.table_id,
+        "version": table.version,
+        "columns": [_column(table, c) for c in table.columns],
+        "indexes": [
+            {
+                "name": index.name,
+                "unique": index.unique,
+                "primary": index.primary,
+                "nullable": table.index_nullable(index),
+                "columns": list(index.columns),
+            }
+            for index in table.indexes
+        ],
+    }
+
+
+def _column(table: TableInfo, column: ColumnInfo) -> dict[str, Any]:
+    data_type: dict[str, Any] = {
+        "mysqlType": column.mysql_type,
+        "charset": column.charset,
+        "collate": column.collate,
+    }
+    if column.length:
+        data_type["length"] = column.length
+    # TiDB's Decimal is -1 for plain float/double, so TiCDC never writes it for them.
+    if column.decimal and column.family not in _NO_DECIMAL:
+        data_type["decimal"] = column.decimal
+    if column.elements:
+        data_type["elements"] = list(column.elements)
+    if column.unsigned:
+        data_type["unsigned"] = True
+    if column.zerofill:
+        data_type["zerofill"] = True
+    return {
+        "name": column.name,
+        "dataType": data_type,
+        "nullable": column.nullable,
+        "default": _default(table, column),
+    }
+
+
+def _default(table: TableInfo, column: ColumnInfo) -> str | int | None:
+    default = column.default
+    try:
+        if column.family is TypeFamily.BIT:
+            return bit_default_number(default)
+    except CodecError as err:
+        raise CodecError(f"table {table.qualified_name}: column {column.name!r}: {err}") from err
+    if default is None or isinstance(default, str):
+        return default
+    # A feed may give a numeric default as a number; TiDB stores it as its text.
+    if isinstance(default, int) and not isinstance(default, bool):
+        return str(default)
+    if isinstance(default, float):
+        return float64_text(default)
+    raise CodecError(
+        f"table {table.qualified_name}: column {column.name!r}: default {default!r} is not a "
+        "string or number"
+    )

@@ -1,0 +1,23 @@
+"""Build the Kafka DDL sink: its own producer (TiCDC's DDL path has a separate, synchronous
+producer) and codec around an MQDDLSink."""
+
+from __future__ import annotations
+
+from codec import new_encoder
+from codec.clock import Clock
+from codec.config import EncoderConfig
+from ddlsink.mq import MQDDLSink
+from eventsink.kafka.config import KafkaConfig
+from eventsink.kafka.producer import new_kafka_producer
+from eventsink.kafka.sink import encoder_config_for
+from eventsink.router import EventRouter
+
+
+async def new_kafka_ddl_sink(
+    config: KafkaConfig, encoder_config: EncoderConfig, router: EventRouter, clock: Clock
+) -> MQDDLSink:
+    """Connect to Kafka and return the DDL sink; closing the sink closes the producer."""
+    producer = await new_kafka_producer(config)
+    return MQDDLSink(
+        producer, new_encoder(encoder_config_for(producer, encoder_config), clock), router
+    )

@@ -1,0 +1,28 @@
+"""The Kafka side of the MQ sinks: settings, topic manager and the aiokafka producer.
+
+``new_kafka_dml_sink`` (in ``eventsink.kafka.sink``) joins them with the codec and router into
+an MQDMLSink; ``ddlsink.kafka.new_kafka_ddl_sink`` does the same for DDL and watermarks.
+"""
+
+from eventsink.kafka.config import DEFAULT_PARTITION_NUM, KafkaConfig
+from eventsink.kafka.errors import (
+    KafkaConfigError,
+    KafkaMessageTooLargeError,
+    KafkaSinkError,
+    KafkaUnreachableError,
+)
+from eventsink.kafka.producer import RECORD_OVERHEAD, KafkaProducer, new_kafka_producer
+from eventsink.kafka.topic_manager import KafkaTopicManager
+
+__all__ = [
+    "DEFAULT_PARTITION_NUM",
+    "RECORD_OVERHEAD",
+    "KafkaConfig",
+    "KafkaConfigError",
+    "KafkaMessageTooLargeError",
+    "KafkaProducer",
+    "KafkaSinkError",
+    "KafkaTopicManager",
+    "KafkaUnreachableError",
+    "new_kafka_producer",
+]

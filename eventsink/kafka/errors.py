@@ -1,0 +1,19 @@
+"""Errors of the Kafka producer, topic manager and configuration."""
+
+from eventsink.errors import EventSinkError
+
+
+class KafkaSinkError(EventSinkError):
+    """Kafka refused or lost something for good; names the topic, partition and cause."""
+
+
+class KafkaConfigError(KafkaSinkError):
+    """A Kafka sink setting (sink URI parameter or ``[sink.kafka-config]`` key) is invalid."""
+
+
+class KafkaUnreachableError(KafkaSinkError):
+    """No bootstrap server answered within the dial timeout."""
+
+
+class KafkaMessageTooLargeError(KafkaSinkError):
+    """A message is over ``max-message-bytes`` (sarama's ErrMessageSizeTooLarge)."""

@@ -1,0 +1,180 @@
+"""KafkaProducer: the MQ sinks' Producer over aiokafka's record-batch API.
+
+Each ``send`` fills record batches with ``create_batch()`` and submits them with
+``send_batch()``: one future per batch, never one per message. Per partition one batch is in
+flight at a time, and a failed batch is retried before anything after it is submitted, so the
+order within a partition survives retries. Tansu has no InitProducerId, so the producer is not
+idempotent: a batch whose ack was lost is written again (duplicates, never gaps or reordering).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+
+from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaError, KafkaTimeoutError
+from aiokafka.producer.message_accumulator import BatchBuilder
+
+from codec.message import Message
+from eventsink.kafka.config import KafkaConfig
+from eventsink.kafka.errors import KafkaConfigError, KafkaMessageTooLargeError, KafkaSinkError
+from eventsink.kafka.topic_manager import KafkaTopicManager, dial
+
+log = logging.getLogger(__name__)
+
+#: sarama's MaxRecordOverhead (5 varints of 5 bytes, one of 10, one attribute byte)
+RECORD_OVERHEAD = 36
+_FIRST_BACKOFF_S = 0.1
+_MAX_BACKOFF_S = 2.0
+
+
+class KafkaProducer:
+    """Delivers message batches to (topic, partition) and returns once the broker acked them."""
+
+    def __init__(
+        self,
+        config: KafkaConfig,
+        topics: KafkaTopicManager,
+        client: AIOKafkaProducer,
+        max_message_bytes: int,
+    ) -> None:
+        self.config = config
+        self.topics = topics
+        self._client = client
+        #: ``max-message-bytes`` after lowering to the cluster's limit; encoders must use it
+        self.max_message_bytes = max_message_bytes
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._closed = False
+
+    async def partition_count(self, topic: str) -> int:
+        return await self.topics.partition_count(topic)
+
+    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
+        """Deliver ``messages`` in order to one partition; return once all are acknowledged."""
+        if not messages:
+            return
+        if self._closed:
+            raise KafkaSinkError(
+                f"producer closed; cannot send to topic {topic} partition {partition}"
+            )
+        self._check_sizes(topic, partition, messages)
+        count = await self.partition_count(topic)
+        if not 0 <= partition < count:
+            raise KafkaSinkError(
+                f"topic {topic} has {count} partitions; partition {partition} does not exist"
+            )
+        lock = self._locks.get((topic, partition))
+        if lock is None:
+            lock = self._locks[(topic, partition)] = asyncio.Lock()
+        async with lock:
+            start = 0
+            while start < len(messages):
+                start = await self._deliver(topic, partition, messages, start)
+
+    async def close(self) -> None:
+        """Flush what is queued, then drop the connections."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._client.stop()
+        finally:
+            await self.topics.close()
+
+    def _check_sizes(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
+        """sarama refuses a record over MaxMessageBytes before sending; so do we."""
+        limit = self.max_message_bytes - RECORD_OVERHEAD
+        for message in messages:
+            if len(message.value) + (len(message.key) if message.key else 0) > limit:
+                raise KafkaMessageTooLargeError(
+                    f"{message.type} message of table {message.table or '-'} is "
+                    f"{message.length() + RECORD_OVERHEAD} bytes, over max-message-bytes "
+                    f"{self.max_message_bytes}, for topic {topic} partition {partition}"
+                )
+
+    def _fill(self, messages: Sequence[Message], start: int) -> tuple[BatchBuilder, int]:
+        """A closed batch holding ``messages[start:end]``; the first message always fits."""
+        batch = self._client.create_batch()
+        append = batch.append
+        end = start
+        for index in range(start, len(messages)):
+            message = messages[index]
+            if append(timestamp=None, key=message.key, value=message.value) is None:
+                break
+            end = index + 1
+        batch.close()
+        return batch, end
+
+    async def _deliver(
+        self, topic: str, partition: int, messages: Sequence[Message], start: int
+    ) -> int:
+        """Send one batch starting at ``start`` until acked; return where the next one starts."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.send_retry_timeout_s
+        backoff = _FIRST_BACKOFF_S
+        attempt = 1
+        while True:
+            batch, end = self._fill(messages, start)
+            try:
+                ack = await self._client.send_batch(batch, topic, partition=partition)
+                await ack
+                return end
+            except KafkaError as exc:
+                if not _retriable(exc) or loop.time() + backoff >= deadline:
+                    raise KafkaSinkError(
+                        f"producing {end - start} messages to topic {topic} partition "
+                        f"{partition} failed after {attempt} attempt(s): "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
+                log.warning(
+                    "retrying %d messages to topic %s partition %d after %s (attempt %d)",
+                    end - start,
+                    topic,
+                    partition,
+                    type(exc).__name__,
+                    attempt,
+                )
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, _MAX_BACKOFF_S)
+            attempt += 1
+
+
+def _retriable(exc: KafkaError) -> bool:
+    """aiokafka marks transient errors ``retriable``; an expired batch is a timeout, too."""
+    return bool(getattr(exc, "retriable", False)) or isinstance(exc, KafkaTimeoutError)
+
+
+async def new_kafka_producer(config: KafkaConfig) -> KafkaProducer:
+    """Connect, check or create the default topic and lower ``max-message-bytes`` as TiCDC
+    does at sink creation; raise a KafkaSinkError naming the servers or topic otherwise."""
+    topics = await KafkaTopicManager.connect(config)
+    client: AIOKafkaProducer | None = None
+    try:
+        existing = await topics.describe_partitions(config.topic)
+        if existing is not None and config.partition_num is not None:
+            if config.partition_num > existing:
+                raise KafkaConfigError(
+                    f"partition-num {config.partition_num} is larger than the {existing} "
+                    f"partitions of the existing topic {config.topic}"
+                )
+            if config.partition_num < existing:
+                log.warning(
+                    "partition-num %d is less than the %d partitions of topic %s; using all",
+                    config.partition_num,
+                    existing,
+                    config.topic,
+                )
+        max_bytes = await topics.adjust_max_message_bytes(config.topic, config.max_message_bytes)
+        await topics.partition_count(config.topic)
+        client = AIOKafkaProducer(**config.producer_kwargs(max_bytes))
+        await dial(config, client.start(), "producer")
+    except BaseException:
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.stop()
+        await topics.close()
+        raise
+    return KafkaProducer(config, topics, client, max_bytes)

@@ -1,0 +1,44 @@
+"""Claim-check storage: where the full value of an oversized row goes before its stand-in is sent.
+
+The codec does no I/O; it hands the sink ``(location, payload)`` and the sink stores the payload
+there first, so a consumer that reads the small message can always fetch the full one (spec 5.3).
+Only ``file://`` locations are supported: the external storages TiCDC allows (S3, GCS, Azure)
+are out of tisink's scope.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from eventsink.errors import EventSinkError
+
+
+class ClaimCheckError(EventSinkError):
+    """A claim-check payload could not be stored; the message names the location."""
+
+
+def claim_check_path(location: str) -> Path:
+    """The local file behind a ``file://`` claim-check location."""
+    parts = urlsplit(location)
+    if parts.scheme != "file":
+        raise ClaimCheckError(
+            f"claim-check location {location!r}: only file:// storage is supported"
+        )
+    path = unquote(parts.netloc + parts.path)
+    if not path or path.endswith("/"):
+        raise ClaimCheckError(f"claim-check location {location!r} names no file")
+    return Path(path)
+
+
+def store_claim_check(location: str, payload: bytes) -> None:
+    """Write ``payload`` to ``location`` durably enough that a consumer finds it after the ack."""
+    path = claim_check_path(location)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".part")
+        tmp.write_bytes(payload)
+        os.replace(tmp, path)
+    except OSError as err:
+        raise ClaimCheckError(f"claim-check location {location!r}: cannot write: {err}") from err

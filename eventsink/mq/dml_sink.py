@@ -1,0 +1,328 @@
+"""The MQ DML sink (TiCDC ``cdc/sink/dmlsink/mq/mq_dml_sink.go`` and its worker).
+
+``write_events`` only queues transactions. One worker task flattens them into rows, in order:
+route each row (topic, partition), let the bootstrap cadence put a BOOTSTRAP ahead of a table's
+first row, encode the row (Simple is a one-row-per-message protocol, spec 7.5) and queue the
+message on its partition's sender. A txn's callback fires once every one of its rows is
+acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
+
+Memory is bounded by bytes in flight (encoded, not yet acknowledged): the worker pauses when
+they pass ``max_inflight_bytes``, and callers that feed the sink await ``wait_for_capacity()``
+before handing it more, which is how back-pressure reaches the player.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from codec.encoder import RowEventEncoder
+from codec.message import Message
+from eventsink.base import CallbackableEvent, TableSinkState
+from eventsink.errors import EventSinkError, SinkDeadError
+from eventsink.mq.claim_check import store_claim_check
+from eventsink.mq.partition_sender import PartitionSender, QueuedMessage
+from eventsink.mq.producer import Producer
+from eventsink.mq.stats import MQStats
+from model.events import DDLEvent, SingleTableTxn
+
+if TYPE_CHECKING:
+    from codec.bootstrap import BootstrapCadence, BootstrapSend
+
+    from eventsink.router import EventRouter
+
+log = logging.getLogger(__name__)
+
+IDLE_TICK_SECONDS = 1.0
+"""How often an idle worker still asks the cadence for due bootstraps (TiCDC ticks every 5 s
+whether or not rows arrive, so idle tables keep getting bootstraps)."""
+
+
+class _TxnAck:
+    """Counts a txn's outstanding rows; fires the txn callback when the last one is acked."""
+
+    __slots__ = ("callback", "remaining")
+
+    def __init__(self, remaining: int, callback: Callable[[], None]) -> None:
+        self.remaining = remaining
+        self.callback = callback
+
+    def acked(self) -> None:
+        self.remaining -= 1
+        if self.remaining == 0:
+            self.callback()
+
+
+class MQDMLSink:
+    """An EventSink of single-table txns over any Producer (Kafka, files)."""
+
+    wants_txn = True
+
+    def __init__(
+        self,
+        producer: Producer,
+        encoder: RowEventEncoder,
+        router: EventRouter,
+        cadence: BootstrapCadence | None,
+        *,
+        scheme: str,
+        max_inflight_bytes: int = 64 << 20,
+    ) -> None:
+        if max_inflight_bytes <= 0:
+            raise EventSinkError(f"max_inflight_bytes must be positive, got {max_inflight_bytes}")
+        self.scheme = scheme
+        self._producer = producer
+        self._encoder = encoder
+        self._router = router
+        self._cadence = cadence if cadence is not None and cadence.enabled else None
+        self._max_inflight = max_inflight_bytes
+        self._backlog: list[CallbackableEvent[SingleTableTxn]] = []
+        self._topics: dict[tuple[str, str], str] = {}
+        self._partition_counts: dict[str, int] = {}
+        self._senders: dict[tuple[str, int], PartitionSender] = {}
+        self._inflight_bytes = 0
+        self._stats = MQStats()
+        self._error: EventSinkError | None = None
+        self._closed = False
+        self._worker: asyncio.Task[None] | None = None
+        self._input_ready: asyncio.Event | None = None
+        self._changed: asyncio.Event | None = None
+
+    # --- the EventSink protocol ----------------------------------------------------------
+
+    def write_events(self, events: Sequence[CallbackableEvent[SingleTableTxn]]) -> None:
+        """Queue txns and return at once; an empty call is a health check."""
+        if self._error is not None:
+            raise SinkDeadError(f"{self.scheme} sink is dead: {self._error}") from self._error
+        if self._closed:
+            raise EventSinkError(f"{self.scheme} sink is closed")
+        if not events:
+            return
+        self._ensure_started()
+        self._backlog.extend(events)
+        assert self._input_ready is not None
+        self._input_ready.set()
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._error
+
+    async def close(self) -> None:
+        """Deliver everything queued (unless dead), stop the tasks and close the producer."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._worker is not None:
+            assert self._input_ready is not None
+            self._input_ready.set()
+            await self._worker
+        for sender in self._senders.values():
+            if self._error is not None:
+                sender.stop()
+            await sender.close()
+        await self._producer.close()
+        log.info("%s sink closed: %s", self.scheme, self._stats.as_dict())
+
+    # --- back-pressure and observability -------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the worker now rather than at the first ``write_events``."""
+        self._ensure_started()
+
+    async def wait_for_capacity(self) -> None:
+        """Return once the sink can take more: queued txns are picked up and the bytes in
+        flight are below ``max_inflight_bytes``. Raises SinkDeadError if the sink died."""
+        self._ensure_started()
+        assert self._changed is not None
+        while not self._has_capacity():
+            self._changed.clear()
+            await self._changed.wait()
+        if self._error is not None:
+            raise SinkDeadError(f"{self.scheme} sink is dead: {self._error}") from self._error
+
+    @property
+    def inflight_bytes(self) -> int:
+        return self._inflight_bytes
+
+    def stats(self) -> dict[str, int]:
+        """Counters of delivered messages (by type), bytes, txns; plus the bytes in flight."""
+        return {**self._stats.as_dict(), "inflight_bytes": self._inflight_bytes}
+
+    # --- the worker ----------------------------------------------------------------------
+
+    def _ensure_started(self) -> None:
+        if self._worker is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError as err:
+            raise EventSinkError(
+                f"{self.scheme} sink needs a running asyncio loop to start its worker"
+            ) from err
+        self._input_ready = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._worker = loop.create_task(self._run(), name=f"{self.scheme}-dml-worker")
+
+    def _has_capacity(self) -> bool:
+        if self._error is not None:
+            return True
+        return not self._backlog and self._inflight_bytes < self._max_inflight
+
+    def _notify(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+
+    async def _run(self) -> None:
+        assert self._input_ready is not None
+        try:
+            while self._error is None:
+                if not self._backlog:
+                    if self._closed:
+                        return
+                    self._input_ready.clear()
+                    await self._wait_input()
+                    continue
+                batch, self._backlog = self._backlog, []
+                self._notify()
+                for event in batch:
+                    await self._dispatch(event)
+                    if self._error is not None:
+                        return
+                self._emit_due_bootstraps()
+        except asyncio.CancelledError:
+            raise
+        except EventSinkError as err:
+            self._fail(err)
+        except Exception as err:
+            failure = EventSinkError(f"{self.scheme} sink worker failed: {err!r}")
+            failure.__cause__ = err
+            self._fail(failure)
+
+    async def _wait_input(self) -> None:
+        assert self._input_ready is not None
+        if self._cadence is None:
+            await self._input_ready.wait()
+            return
+        try:
+            await asyncio.wait_for(self._input_ready.wait(), IDLE_TICK_SECONDS)
+        except TimeoutError:
+            self._emit_due_bootstraps()
+
+    async def _dispatch(self, event: CallbackableEvent[SingleTableTxn]) -> None:
+        txn = event.event
+        if event.sink_state.state is not TableSinkState.NORMAL:
+            # TiCDC drops rows of a stopping table but still fires the callback, so the
+            # table sink can finish closing.
+            self._stats.skipped_txns += 1
+            event.callback()
+            return
+        if not txn.rows:
+            event.callback()
+            return
+        table = txn.table
+        topic = self._topic_for(table.schema, table.table)
+        partitions = self._partition_counts.get(topic) or await self._partition_count(topic)
+        ack = _TxnAck(len(txn.rows), event.callback)
+        cadence = self._cadence
+        for row in txn.rows:
+            partition = self._router.partition_for_row(row, partitions)
+            if cadence is not None:
+                send = cadence.add_event(row.table, topic, partitions)
+                if send is not None:
+                    self._emit_bootstrap(send)
+            try:
+                message = self._encoder.encode_row(row)
+            except Exception as err:
+                raise EventSinkError(
+                    f"encoding {row.describe()} for topic {topic!r} failed: {err}"
+                ) from err
+            if message.claim_check is not None:
+                store_claim_check(*message.claim_check)
+                self._stats.claim_checks += 1
+            self._enqueue(topic, partition, message, ack)
+            if self._inflight_bytes >= self._max_inflight:
+                await self._wait_below_limit()
+                if self._error is not None:
+                    return
+        self._stats.txns += 1
+
+    def _topic_for(self, schema: str, table: str) -> str:
+        key = (schema, table)
+        topic = self._topics.get(key)
+        if topic is None:
+            topic = self._topics[key] = self._router.topic_for_table(schema, table)
+        return topic
+
+    async def _partition_count(self, topic: str) -> int:
+        try:
+            count = await self._producer.partition_count(topic)
+        except EventSinkError:
+            raise
+        except Exception as err:
+            raise EventSinkError(f"partition count of topic {topic!r}: {err}") from err
+        if count <= 0:
+            raise EventSinkError(f"topic {topic!r} has {count} partitions")
+        self._partition_counts[topic] = count
+        return count
+
+    def _emit_due_bootstraps(self) -> None:
+        if self._cadence is None or self._error is not None:
+            return
+        try:
+            for send in self._cadence.tick():
+                self._emit_bootstrap(send)
+        except EventSinkError as err:
+            self._fail(err)
+
+    def _emit_bootstrap(self, send: BootstrapSend) -> None:
+        """One encoding, the same bytes to each partition, with the DML path's empty key."""
+        try:
+            message = self._encoder.encode_ddl(DDLEvent.bootstrap(send.table))
+        except Exception as err:
+            raise EventSinkError(
+                f"encoding the bootstrap of {send.table.qualified_name} for topic "
+                f"{send.topic!r} failed: {err}"
+            ) from err
+        if message.key is None:
+            message = dataclasses.replace(message, key=b"")
+        for partition in send.partitions:
+            self._enqueue(send.topic, partition, message, None)
+
+    def _enqueue(self, topic: str, partition: int, message: Message, ack: _TxnAck | None) -> None:
+        sender = self._senders.get((topic, partition))
+        if sender is None:
+            sender = PartitionSender(self._producer, topic, partition, self._acked, self._fail)
+            self._senders[(topic, partition)] = sender
+        self._inflight_bytes += message.length()
+        sender.put(message, ack)
+
+    async def _wait_below_limit(self) -> None:
+        assert self._changed is not None
+        while self._error is None and self._inflight_bytes >= self._max_inflight:
+            self._changed.clear()
+            await self._changed.wait()
+
+    # --- sender callbacks ----------------------------------------------------------------
+
+    def _acked(self, batch: list[QueuedMessage]) -> None:
+        stats = self._stats
+        for message, ack in batch:
+            size = message.length()
+            self._inflight_bytes -= size
+            stats.count(message.type, size, message.rows)
+            if ack is not None:
+                ack.acked()
+        self._notify()
+
+    def _fail(self, err: EventSinkError) -> None:
+        if self._error is None:
+            self._error = err
+            log.error("%s sink is dead: %s", self.scheme, err)
+            for sender in self._senders.values():
+                sender.stop()
+        self._notify()
+        if self._input_ready is not None:
+            self._input_ready.set()

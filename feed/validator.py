@@ -1,0 +1,51 @@
+"""Row image validation for one table version, compiled once per schema (DDL)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from feed.values import Check, compile_check
+from model.table import TableInfo
+
+
+class ImageValidator:
+    """Checks that a row image has exactly the table's stored columns, each value fitting.
+
+    Built once per DDL, so the per-row work is a loop over precompiled (name, nullable, check)
+    triples.
+    """
+
+    __slots__ = ("_checks", "_names", "_virtual", "table")
+
+    def __init__(self, table: TableInfo) -> None:
+        self.table = table
+        self._checks: tuple[tuple[str, bool, Check], ...] = tuple(
+            (col.name, col.nullable, compile_check(col)) for col in table.stored_columns
+        )
+        self._names = frozenset(name for name, _, _ in self._checks)
+        self._virtual = frozenset(col.name for col in table.columns if col.virtual)
+
+    def problem(self, image: Any) -> tuple[str, str] | None:
+        """None when ``image`` is valid, else ``(column, reason)`` for the first bad column
+        (column "" when the image itself is not an object)."""
+        if type(image) is not dict:
+            return "", "a row image must be a JSON object"
+        for name, nullable, check in self._checks:
+            try:
+                value = image[name]
+            except KeyError:
+                return name, "missing from the row image"
+            if value is None:
+                if not nullable:
+                    return name, "NULL in a NOT NULL column"
+                continue
+            reason = check(value)
+            if reason is not None:
+                return name, reason
+        if len(image) != len(self._checks):
+            for name in image:
+                if name in self._virtual:
+                    return name, "a virtual generated column must be absent from row images"
+                if name not in self._names:
+                    return name, "unknown column"
+        return None

@@ -1,0 +1,123 @@
+"""Appenders: how a table sink buffers rows for its event sink (TiCDC ``event_appender.go``).
+
+Row sinks (blackhole) take rows one by one; MQ and file sinks take single-table transactions,
+so the TxnAppender groups consecutive rows into ``SingleTableTxn``. Both check that rows come in
+commit order, which the table sink's binary search over the buffer relies on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+from model.events import RowChangedEvent, SingleTableTxn
+from tablesink.errors import EventOrderError
+from tablesink.split import split_row_stream, split_txn_rows
+
+E = TypeVar("E", RowChangedEvent, SingleTableTxn)
+
+
+class Appender(Protocol[E]):
+    """Buffers rows as events of type ``E`` and prepares a flushed prefix for the event sink."""
+
+    #: the last row appended (names the table in errors)
+    last: RowChangedEvent | None
+
+    def append(self, buffer: list[E], rows: Sequence[RowChangedEvent]) -> None:
+        """Add ``rows`` to the end of ``buffer``; all or nothing (raises EventOrderError)."""
+        ...
+
+    def split_updates(self, events: list[E]) -> list[E]:
+        """The flushed ``events`` with key-changing UPDATEs split into DELETE + INSERT."""
+        ...
+
+
+def check_order(last: RowChangedEvent | None, rows: Sequence[RowChangedEvent]) -> None:
+    """Raise EventOrderError unless ``rows`` continue ``last`` in (commitTs, startTs) order.
+
+    TiCDC panics when commitTs goes backwards, when startTs goes backwards at an equal commitTs,
+    and when one transaction (startTs) carries two commitTs.
+    """
+    if not rows:
+        return
+    prev = rows[0] if last is None else last
+    prev_commit = prev.commit_ts
+    for row in rows:
+        commit = row.commit_ts
+        if commit == prev_commit:
+            if row.start_ts < prev.start_ts:
+                raise EventOrderError(
+                    f"startTs went backwards at equal commitTs: {row.describe()} "
+                    f"after {prev.describe()}"
+                )
+        elif commit < prev_commit:
+            raise EventOrderError(
+                f"commitTs went backwards: {row.describe()} after {prev.describe()}"
+            )
+        elif row.start_ts == prev.start_ts:
+            raise EventOrderError(
+                f"one transaction has two commitTs: {row.describe()} after {prev.describe()}"
+            )
+        prev = row
+        prev_commit = commit
+
+
+class RowAppender:
+    """Buffers rows one by one (TiCDC ``RowChangeEventAppender``, used by row sinks)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        #: the last row appended, kept across flushes so order is checked across them too
+        self.last: RowChangedEvent | None = None
+
+    def append(self, buffer: list[RowChangedEvent], rows: Sequence[RowChangedEvent]) -> None:
+        if not rows:
+            return
+        check_order(self.last, rows)
+        buffer.extend(rows)
+        self.last = rows[-1]
+
+    def split_updates(self, events: list[RowChangedEvent]) -> list[RowChangedEvent]:
+        return split_row_stream(events)
+
+
+class TxnAppender:
+    """Groups consecutive rows into single-table transactions (TiCDC ``TxnEventAppender``).
+
+    A new transaction starts on ``split_txn`` (a huge transaction cut by the source) or when
+    startTs changes. ``table_info_version`` is the table's schema version raised to at least the
+    table sink's start ts, as storage sinks name their schema files by it.
+    """
+
+    __slots__ = ("last", "table_sink_start_ts")
+
+    def __init__(self, table_sink_start_ts: int = 0) -> None:
+        self.table_sink_start_ts = table_sink_start_ts
+        #: the last row appended, kept across flushes so order is checked across them too
+        self.last: RowChangedEvent | None = None
+
+    def append(self, buffer: list[SingleTableTxn], rows: Sequence[RowChangedEvent]) -> None:
+        if not rows:
+            return
+        check_order(self.last, rows)
+        txn = buffer[-1] if buffer else None
+        for row in rows:
+            if txn is None or row.split_txn or row.start_ts != txn.start_ts:
+                txn = SingleTableTxn(
+                    start_ts=row.start_ts,
+                    commit_ts=row.commit_ts,
+                    table=row.table,
+                    rows=[row],
+                    physical_table_id=row.physical_table_id,
+                    table_info_version=max(row.table.version, self.table_sink_start_ts),
+                )
+                buffer.append(txn)
+            else:
+                txn.rows.append(row)
+        self.last = rows[-1]
+
+    def split_updates(self, events: list[SingleTableTxn]) -> list[SingleTableTxn]:
+        for txn in events:
+            txn.rows = split_txn_rows(txn.rows)
+        return events
