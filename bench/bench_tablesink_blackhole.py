@@ -113,7 +113,6 @@ def main() -> None:
     intervals = make_intervals(args.rows, tables, args.resolve_every)
     rss_rows_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     gc.collect()
-    gc.freeze()  # the prebuilt rows are long-lived; keep the collector off them, as a player would
 
     baseline = run_baseline(intervals)
     elapsed, delivered, checkpoint = run_table_sinks(intervals, tables, args.per_row)

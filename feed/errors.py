@@ -47,9 +47,7 @@ class FeedError(TisinkError):
     def at(self, file: str, line: int) -> FeedError:
         """The same error, located at ``file:line`` (the parser knows the place, the checks
         below it do not)."""
-        return FeedError(
-            self.reason, file=file, line=line, table=self.table, column=self.column
-        )
+        return FeedError(self.reason, file=file, line=line, table=self.table, column=self.column)
 
 
 class PlayError(TisinkError):

@@ -20,8 +20,8 @@ from feed.errors import FeedError
 from feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow, Source
 from feed.schemas import SchemaTracker
 from model.errors import SchemaError
-from model.events import DDLEvent, DDLType, RowChangedEvent
 from model.events import MAX_UINT64 as _MAX_TS
+from model.events import DDLEvent, DDLType, RowChangedEvent
 from model.table import TableInfo
 
 log = logging.getLogger(__name__)
@@ -42,9 +42,7 @@ def feed_files(path: str | os.PathLike[str]) -> list[Path]:
         if not root.is_file():
             raise FeedError(f"feed {root} does not exist")
         return [root]
-    files = sorted(
-        p for p in root.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
-    )
+    files = sorted(p for p in root.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
     if not files:
         raise FeedError(f"feed folder {root} holds no files")
     return files
@@ -81,7 +79,7 @@ class FeedParser:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as err:
-            raise FeedError(f"invalid JSON: {err}") from None
+            raise FeedError(f"invalid JSON at character {err.pos}: {err.msg}") from None
         if type(obj) is not dict:
             raise FeedError("a record must be a JSON object")
         kind = obj.get("type")
@@ -181,4 +179,4 @@ def _schema(obj: dict[str, Any], key: str) -> TableInfo | None:
     try:
         return TableInfo.from_dict(value)
     except SchemaError as err:
-        raise FeedError(f"{key}: {err}") from None
+        raise FeedError(f"bad {key} object: {err}") from None

@@ -14,22 +14,24 @@ from feed.validator import ImageValidator
 from model.events import DDLEvent, DDLType
 from model.table import TableInfo
 
+
 class SchemaTracker:
     """Applies DDL records in feed order and answers "which schema does this row use"."""
 
     def __init__(self) -> None:
         self._live: dict[int, ImageValidator] = {}
-        self._gone: dict[int, str] = {}
+        self._gone: dict[int, tuple[str, str]] = {}  # tableID -> (table name, what happened)
 
     def validator(self, table_id: int) -> ImageValidator:
         """The compiled validator of the live table ``table_id``; FeedError if there is none."""
         try:
             return self._live[table_id]
         except KeyError:
-            why = self._gone.get(table_id)
-            if why is None:
+            gone = self._gone.get(table_id)
+            if gone is None:
                 raise FeedError(f"unknown tableID {table_id} (no DDL created it)") from None
-            raise FeedError(f"tableID {table_id} was {why}") from None
+            name, why = gone
+            raise FeedError(f"tableID {table_id} was {why}", table=name) from None
 
     def apply(self, ddl: DDLEvent) -> None:
         """Check ``ddl`` against the current state and apply it; FeedError names the table."""
@@ -62,7 +64,8 @@ class SchemaTracker:
                     f"got {table.table_id}",
                     table=name,
                 )
-            self._retire(pre, f"truncated into tableID {table.table_id} at commitTs {ddl.commit_ts}")
+            why = f"truncated into tableID {table.table_id} at commitTs {ddl.commit_ts}"
+            self._retire(pre, why)
             self._register(table)
         else:  # ALTER, RENAME, CINDEX, DINDEX: the same tableID, a new schema
             if pre is not None and pre.table_id != table.table_id:
@@ -77,13 +80,13 @@ class SchemaTracker:
         self._gone.pop(table.table_id, None)
 
     def _refuse_gone(self, table: TableInfo) -> None:
-        why = self._gone.get(table.table_id)
-        if why is not None:
-            raise FeedError(f"tableID {table.table_id} was {why}", table=table.qualified_name)
+        gone = self._gone.get(table.table_id)
+        if gone is not None:
+            raise FeedError(f"tableID {table.table_id} was {gone[1]}", table=gone[0])
 
     def _retire(self, table: TableInfo, why: str) -> None:
         """Mark ``table``'s id gone. A tableID never seen before is accepted: the feed may
         start after the table's CREATE, and the DDL itself carries the whole schema."""
         self._refuse_gone(table)
         self._live.pop(table.table_id, None)
-        self._gone[table.table_id] = why
+        self._gone[table.table_id] = (table.qualified_name, why)

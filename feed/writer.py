@@ -60,7 +60,8 @@ class FeedWriter:
     def __init__(self, target: str | os.PathLike[str] | IO[bytes] | IO[str]) -> None:
         self._owned = isinstance(target, str | os.PathLike)
         if self._owned:
-            self._stream: IO[Any] = Path(target).open("wb")  # type: ignore[arg-type]
+            # held open until close(): the writer is the context manager
+            self._stream: IO[Any] = Path(target).open("wb")  # noqa: SIM115
         else:
             self._stream = target  # type: ignore[assignment]
         self._text = isinstance(self._stream, io.TextIOBase)

@@ -60,7 +60,7 @@ class ChangefeedConfig:
     kafka_client_id: str = ""
     auto_create_topic: bool = True
     #: the raw ``[sink.kafka-config]`` table (all keys, incl. TLS/SASL) for the Kafka sink
-    kafka_config: Mapping[str, Any] = field(default_factory=dict)
+    kafka_config: Mapping[str, Any] = field(default_factory=dict, repr=False)
     #: dotted keys found in the TOML that tisink does not implement
     ignored_keys: tuple[str, ...] = ()
     #: where the settings came from, for error messages
@@ -139,7 +139,9 @@ class ChangefeedConfig:
         return cls.from_mapping(data, source=source)
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], *, source: str = "<mapping>") -> ChangefeedConfig:
+    def from_mapping(
+        cls, data: Mapping[str, Any], *, source: str = "<mapping>"
+    ) -> ChangefeedConfig:
         """Build from an already parsed TOML document."""
         values: dict[str, Any] = {}
         ignored: list[str] = []

@@ -49,7 +49,9 @@ def parse_sink_uri(uri: str) -> SinkURI:
     if uri != uri.strip() or any(ch.isspace() for ch in uri):
         raise SinkURIError(f"sink URI {uri!r} contains whitespace")
     if "://" not in uri:
-        raise SinkURIError(f"sink URI {uri!r} has no scheme; expected scheme://... (e.g. file:///dir)")
+        raise SinkURIError(
+            f"sink URI {uri!r} has no scheme; expected scheme://... (e.g. file:///dir)"
+        )
     try:
         parts = urlsplit(uri)
     except ValueError as err:

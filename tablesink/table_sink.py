@@ -77,8 +77,8 @@ class TableSink(Generic[E]):
             raise TableSinkClosedError(f"{self._name()}: rows appended after close")
         self._appender.append(self._buffer, rows)
 
-    def update_resolved_ts(self, resolved: ResolvedTs) -> None:
-        """Flush every buffered event with commitTs <= ``resolved.ts`` to the event sink.
+    def update_resolved_ts(self, rts: ResolvedTs) -> None:
+        """Flush every buffered event with commitTs <= ``rts.ts`` to the event sink.
 
         Only moves forward by (ts, batch id). With nothing to flush it still records the
         resolved ts and calls ``write_events([])``, TiCDC's health check of the event sink.
@@ -86,14 +86,14 @@ class TableSink(Generic[E]):
         """
         self._check_sink()
         if self._state.state is not TableSinkState.NORMAL:
-            raise TableSinkClosedError(f"{self._name()}: resolved ts {resolved} after close")
-        if resolved <= self._max_resolved:
+            raise TableSinkClosedError(f"{self._name()}: resolved ts {rts.ts} after close")
+        if rts <= self._max_resolved:
             return
-        self._max_resolved = resolved
+        self._max_resolved = rts
         buffer = self._buffer
-        ts = resolved.ts
+        ts = rts.ts
         if not buffer or buffer[0].commit_ts > ts:
-            self._tracker.add_resolved_ts(resolved)
+            self._tracker.add_resolved_ts(rts)
             self._write([])
             return
         if buffer[-1].commit_ts <= ts:
@@ -107,7 +107,7 @@ class TableSink(Generic[E]):
             flushed = self._appender.split_updates(flushed)
         ack = self._tracker.add_events(len(flushed))
         events = list(map(CallbackableEvent, flushed, repeat(ack), repeat(self._state)))
-        self._tracker.add_resolved_ts(resolved)
+        self._tracker.add_resolved_ts(rts)
         self._write(events)
 
     def get_checkpoint_ts(self) -> ResolvedTs:

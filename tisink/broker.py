@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
 _STDERR_TAIL_BYTES = 4000
 _PORT_ATTEMPTS = 3
+_STORAGE = "memory://tansu/"
 
 
 class BrokerStartError(TisinkError):
@@ -132,6 +133,14 @@ def start_broker(
 
 def _launch(port: int, advertised: str, startup_timeout: float) -> EmbeddedBroker:
     binary = broker_binary()
+    # Tansu binds with SO_REUSEPORT: a second one on a busy port would start and share it.
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind((LOOPBACK, port))
+    except OSError as exc:
+        raise BrokerStartError(
+            f"cannot start the embedded broker on {LOOPBACK}:{port}: {exc}"
+        ) from exc
     fd, name = tempfile.mkstemp(prefix="tisink-tansu-", suffix=".log")
     log_path = Path(name)
     args = [
@@ -142,7 +151,7 @@ def _launch(port: int, advertised: str, startup_timeout: float) -> EmbeddedBroke
         "--advertised-listener-url",
         f"tcp://{advertised}",
         "--storage-engine",
-        "memory://tansu/",
+        _STORAGE,
     ]
     with os.fdopen(fd, "wb") as out:
         process = subprocess.Popen(

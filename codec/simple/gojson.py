@@ -8,9 +8,9 @@ are fixed here:
 * Go's default HTML-safe escaping writes ``<``, ``>``, ``&`` as ``\\u003c``, ``\\u003e``,
   ``\\u0026`` and always escapes U+2028/U+2029. These bytes can only occur inside JSON strings,
   so a byte-level replace after a fast ``in`` check is exact.
-* Go turns invalid UTF-8 into U+FFFD; a Python string can only be invalid through lone
-  surrogates (e.g. a ``"\\ud800"`` escape in a feed line), which orjson refuses. On that rare
-  error the strings are repaired and the value dumped again.
+* A Python string can hold lone surrogates (e.g. from a ``"\\ud800"`` escape in a feed line),
+  which orjson refuses and TiDB cannot store. Go's JSON decoder reads such an escape as U+FFFD,
+  so on that rare error they become U+FFFD and the value is dumped again.
 """
 
 from __future__ import annotations

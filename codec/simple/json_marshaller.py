@@ -32,6 +32,7 @@ class JSONMarshaller:
     def __init__(self, time_zone: str | None = None) -> None:
         self._zone_name, self._tz = zone_for(time_zone)
         self._renderers: dict[tuple[int, int], JSONRowRenderer] = {}
+        self._last: JSONRowRenderer | None = None
         self._schemas: dict[tuple[int, int], tuple[TableInfo, orjson.Fragment]] = {}
 
     @property
@@ -40,11 +41,15 @@ class JSONMarshaller:
         return self._zone_name
 
     def renderer(self, table: TableInfo) -> JSONRowRenderer:
+        last = self._last
+        if last is not None and last.table is table:
+            return last
         key = (table.table_id, table.version)
         renderer = self._renderers.get(key)
         if renderer is None or (renderer.table is not table and renderer.table != table):
             renderer = JSONRowRenderer(table, self._tz, self._zone_name)
             self._renderers[key] = renderer
+        self._last = renderer
         return renderer
 
     def marshal_row(
@@ -57,14 +62,11 @@ class JSONMarshaller:
     ) -> bytes:
         table = row.table
         renderer = self.renderer(table)
-        message: dict[str, Any] = {"version": 1}
-        if table.schema:
-            message["database"] = table.schema
-        if table.table:
-            message["table"] = table.table
+        before, after = row.before, row.after
+        message: dict[str, Any] = renderer.head.copy()
         if row.physical_table_id:
             message["tableID"] = row.physical_table_id
-        message["type"] = row.op.value
+        message["type"] = "INSERT" if before is None else "DELETE" if after is None else "UPDATE"
         message["commitTs"] = row.commit_ts
         message["buildTs"] = build_ts
         if table.version:
@@ -81,14 +83,10 @@ class JSONMarshaller:
                 "current": checksum.current,
                 "previous": checksum.previous,
             }
-        if row.after is not None:
-            data = renderer.render(row.after, handle_key_only=handle_key_only)
-            if data:
-                message["data"] = data
-        if row.before is not None:
-            old = renderer.render(row.before, handle_key_only=handle_key_only)
-            if old:
-                message["old"] = old
+        if after is not None and (data := renderer.render(after, handle_key_only)):
+            message["data"] = data
+        if before is not None and (old := renderer.render(before, handle_key_only)):
+            message["old"] = old
         return self._dumps(message, row.describe)
 
     def marshal_ddl(self, ddl: DDLEvent, build_ts: int) -> bytes:

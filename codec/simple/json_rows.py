@@ -50,7 +50,9 @@ def _number(v: Any) -> float:
 
 
 def _float_text(v: Any) -> str:
-    return float32_text(_number(v))
+    if type(v) is float:
+        return float32_text(v)
+    return float32_text(float(_number(v)))
 
 
 def _double_text(v: Any) -> str:
@@ -104,16 +106,22 @@ def converter_for(column: ColumnInfo, tz: datetime.tzinfo, zone_name: str) -> Co
 class JSONRowRenderer:
     """Renders row images of one table version into sorted ``data``/``old`` dicts."""
 
-    __slots__ = ("_columns", "_key_columns", "table")
+    __slots__ = ("_columns", "_key_columns", "head", "table")
 
     def __init__(self, table: TableInfo, tz: datetime.tzinfo, zone_name: str) -> None:
         self.table = table
+        self.head: dict[str, Any] = {"version": 1}
+        """The message fields fixed per table: ``version`` and the omitempty names."""
+        if table.schema:
+            self.head["database"] = table.schema
+        if table.table:
+            self.head["table"] = table.table
         stored = sorted(table.stored_columns, key=lambda c: c.name)
         self._columns = tuple((c.name, converter_for(c, tz, zone_name)) for c in stored)
         handle_key = set(table.handle_key)
         self._key_columns = tuple(pair for pair in self._columns if pair[0] in handle_key)
 
-    def render(self, image: Image, *, handle_key_only: bool = False) -> dict[str, Any]:
+    def render(self, image: Image, handle_key_only: bool = False) -> dict[str, Any]:
         """The map for one image; only the handle-key columns when ``handle_key_only``."""
         out: dict[str, Any] = {}
         name = ""

@@ -30,13 +30,13 @@ _ZERO_TIMESTAMP_PREFIX = "0000-00-00"
 # --- time zones and timestamps ------------------------------------------------------------------
 
 
-@lru_cache(maxsize=64)
 def zone_for(time_zone: str | None) -> tuple[str, datetime.tzinfo]:
     """The ``location`` name and tzinfo for a timestamp value.
 
     ``None`` (or TiCDC's "", "system", "local") means the process's zone, named the way TiCDC's
     ``GetTimezone`` names it: the TZ variable, else the IANA name behind /etc/localtime, else UTC.
-    UTC itself maps to ``datetime.timezone.utc`` so that rendering it is a no-op.
+    UTC itself maps to ``datetime.timezone.utc`` so that rendering it is a no-op. Not cached:
+    the environment may change between encoders, and ZoneInfo caches the zone data itself.
     """
     name = _local_zone_name() if time_zone is None or time_zone in _LOCAL_NAMES else time_zone
     if name in _UTC_NAMES:
@@ -179,19 +179,27 @@ def to_float32(v: float) -> float:
         return float("inf") if v > 0 else float("-inf")
 
 
+_F32_TEXT: dict[float, str] = {}
+_F32_TEXT_LIMIT = 1 << 16
+
+
 def float32_text(v: float) -> str:
     """Go's ``FormatFloat(float64(float32(v)), 'f', -1, 32)``: shortest float32 digits, no
-    exponent."""
+    exponent. Memoised per input value (zero is excluded: 0.0 and -0.0 are equal keys)."""
+    text = _F32_TEXT.get(v)
+    if text is None:
+        text = _float32_text(v)
+        if v and v == v and len(_F32_TEXT) < _F32_TEXT_LIMIT:
+            _F32_TEXT[v] = text
+    return text
+
+
+def _float32_text(v: float) -> str:
     f = to_float32(v)
     if f != f or f in (float("inf"), float("-inf")):
         return _GO_SPECIALS[repr(f)]
     if f == 0.0:
         return "-0" if repr(f)[0] == "-" else "0"
-    return _shortest_float32(f)
-
-
-@lru_cache(maxsize=65536)
-def _shortest_float32(f: float) -> str:
     for digits in range(1, 10):
         candidate = f"{f:.{digits - 1}e}"
         if _parse_float32(candidate) == f:

@@ -31,7 +31,6 @@ from model.events import DDLEvent, SingleTableTxn
 
 if TYPE_CHECKING:
     from codec.bootstrap import BootstrapCadence, BootstrapSend
-
     from eventsink.router import EventRouter
 
 log = logging.getLogger(__name__)

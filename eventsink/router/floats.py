@@ -8,6 +8,7 @@ interval, because rounding through float64 first can pick a different value.
 
 from __future__ import annotations
 
+import math
 import struct
 from decimal import Decimal
 from fractions import Fraction
@@ -16,9 +17,18 @@ _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
 
 
+def _special(value: float) -> str | None:
+    """Go's spelling of NaN and the infinities, or None for a finite value."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return None
+
+
 def format_float64(value: float) -> str:
     """The shortest round-trip digits of a float64, positional (``1e+21`` -> ``1000...``)."""
-    return _positional(Decimal(repr(value)))
+    return _special(value) or _positional(Decimal(repr(value)))
 
 
 def to_float32(value: float) -> float:
@@ -32,6 +42,9 @@ def to_float32(value: float) -> float:
 def format_float32(value: float) -> str:
     """The shortest digits that parse back (at 32 bits) to ``value`` rounded to float32."""
     single = to_float32(value)
+    special = _special(single)
+    if special is not None:
+        return special
     if single == 0.0:
         return "-0" if str(single).startswith("-") else "0"
     exact = Fraction(single)

@@ -10,6 +10,7 @@ DELETE, the old one.
 
 from __future__ import annotations
 
+import datetime
 import logging
 import zlib
 from collections.abc import Callable, Sequence
@@ -52,10 +53,13 @@ class TsDispatcher:
         return _by_commit_ts
 
 
-def _hash_columns(table: TableInfo, columns: Sequence[ColumnInfo]) -> RowPartitioner:
+def _hash_columns(
+    table: TableInfo, columns: Sequence[ColumnInfo], zone: datetime.tzinfo
+) -> RowPartitioner:
     base = _table_crc(table)
     plan = tuple(
-        (col.name, zlib.crc32(col.name.encode()), value_bytes_for(table, col)) for col in columns
+        (col.name, zlib.crc32(col.name.encode()), value_bytes_for(table, col, zone))
+        for col in columns
     )
 
     def partition(row: RowChangedEvent, partition_num: int) -> int:
@@ -74,15 +78,16 @@ def _hash_columns(table: TableInfo, columns: Sequence[ColumnInfo]) -> RowPartiti
 class IndexValueDispatcher:
     """``index-value`` (alias ``rowid``): hash the handle key, or the named unique index."""
 
-    __slots__ = ("index_name",)
+    __slots__ = ("index_name", "zone")
 
-    def __init__(self, index_name: str = "") -> None:
+    def __init__(self, index_name: str = "", zone: datetime.tzinfo = datetime.UTC) -> None:
         self.index_name = index_name
+        self.zone = zone
 
     def bind(self, table: TableInfo) -> RowPartitioner:
         if not self.index_name:
             handle = set(table.handle_key)
-            return _hash_columns(table, [c for c in table.columns if c.name in handle])
+            return _hash_columns(table, [c for c in table.columns if c.name in handle], self.zone)
         wanted = self.index_name.lower()
         index = next((i for i in table.indexes if i.name.lower() == wanted), None)
         if index is None:
@@ -96,16 +101,17 @@ class IndexValueDispatcher:
                 "dispatcher is not unique"
             )
         by_name = table.column_by_name
-        return _hash_columns(table, [by_name[name] for name in index.columns])
+        return _hash_columns(table, [by_name[name] for name in index.columns], self.zone)
 
 
 class ColumnsDispatcher:
     """``columns``: hash the listed columns, matched case-insensitively, by their real names."""
 
-    __slots__ = ("columns",)
+    __slots__ = ("columns", "zone")
 
-    def __init__(self, columns: Sequence[str]) -> None:
+    def __init__(self, columns: Sequence[str], zone: datetime.tzinfo = datetime.UTC) -> None:
         self.columns = tuple(columns)
+        self.zone = zone
 
     def bind(self, table: TableInfo) -> RowPartitioner:
         by_lower = {c.name.lower(): c for c in table.columns}
@@ -123,26 +129,29 @@ class ColumnsDispatcher:
                     "dispatcher is a virtual generated column"
                 )
             chosen.append(col)
-        return _hash_columns(table, chosen)
+        return _hash_columns(table, chosen, self.zone)
 
 
 PartitionDispatcher = TableDispatcher | TsDispatcher | IndexValueDispatcher | ColumnsDispatcher
 
 
 def partition_dispatcher(
-    rule: str, index_name: str = "", columns: Sequence[str] = ()
+    rule: str,
+    index_name: str = "",
+    columns: Sequence[str] = (),
+    zone: datetime.tzinfo = datetime.UTC,
 ) -> PartitionDispatcher:
     """The dispatcher for a rule's ``partition``; unknown names fall back to ``table`` as ticdc
-    does on Kafka."""
+    does on Kafka. ``zone`` renders timestamp values for the value-hashing dispatchers."""
     name = rule.lower()
     if name in ("default", "table"):
         return TableDispatcher()
     if name == "ts":
         return TsDispatcher()
     if name in ("index-value", "rowid"):
-        return IndexValueDispatcher(index_name)
+        return IndexValueDispatcher(index_name, zone)
     if name == "columns":
-        return ColumnsDispatcher(columns)
+        return ColumnsDispatcher(columns, zone)
     log.warning(
         "partition dispatcher %r is not default/table/ts/index-value/columns; using table", rule
     )

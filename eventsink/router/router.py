@@ -2,8 +2,9 @@
 
 Rules are tried in order and the first whose matcher accepts the table wins; an implicit last
 rule ``*.*`` sends everything else to the default topic with the ``default`` (table)
-dispatcher. Rule lookups are cached per table name and bound partitioners per table schema
-version, so routing a row costs two dict lookups and its hash.
+dispatcher. Matching rules and topics are cached per table name, bound partitioners per table
+schema version, and both per TableInfo object, so routing a row costs a dict lookup and its
+hash.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from codec.errors import ConfigError
+from codec.simple.values import zone_for
 from eventsink.router.errors import DispatchError, RouterError
 from eventsink.router.filter import TableFilter
 from eventsink.router.partition import PartitionDispatcher, RowPartitioner, partition_dispatcher
@@ -42,8 +45,30 @@ class _CompiledRule:
     partition: PartitionDispatcher
 
 
+class _Route:
+    """What a row of one TableInfo object needs: its topic, and its partitioner once bound
+    (lazily, so a dispatcher that does not fit the table fails only rows that need it)."""
+
+    __slots__ = ("partitioner", "table", "topic")
+
+    def __init__(self, table: TableInfo, topic: str) -> None:
+        self.table = table
+        self.topic = topic
+        self.partitioner: RowPartitioner | None = None
+
+
+# Routes are cached by TableInfo object; a source that builds a new TableInfo per row would
+# grow the cache without bound, so it is cleared past this size.
+_MAX_ROUTES = 4096
+
+
 class EventRouter:
-    """Routes rows and DDL of tables to topics and partitions by the dispatch rules."""
+    """Routes rows and DDL of tables to topics and partitions by the dispatch rules.
+
+    ``time_zone`` is the zone timestamp values are hashed in: TiCDC hashes the row as it decoded
+    it, in its own time zone, which is the one the encoders render (EncoderConfig.time_zone;
+    None means the process's zone).
+    """
 
     def __init__(
         self,
@@ -51,13 +76,19 @@ class EventRouter:
         rules: Sequence[DispatchRule] = (),
         *,
         case_sensitive: bool = False,
+        time_zone: str | None = None,
     ) -> None:
         self.default_topic = default_topic
         self.case_sensitive = case_sensitive
+        try:
+            self._zone = zone_for(time_zone)[1]
+        except ConfigError as err:
+            raise RouterError(f"event router: {err}") from err
         self.rules = (*rules, IMPLICIT_RULE)
         self._compiled = tuple(self._compile(pos, rule) for pos, rule in enumerate(self.rules))
-        self._by_name: dict[tuple[str, str], _CompiledRule] = {}
+        self._by_name: dict[tuple[str, str], tuple[_CompiledRule, str]] = {}
         self._partitioners: dict[tuple[int, int, str, str], RowPartitioner] = {}
+        self._routes: dict[int, _Route] = {}
 
     def _compile(self, position: int, rule: DispatchRule) -> _CompiledRule:
         where = f"dispatch rule #{position + 1} (matcher {list(rule.matcher)})"
@@ -69,29 +100,41 @@ class EventRouter:
                 position=position,
                 filter=TableFilter(rule.matcher, case_sensitive=self.case_sensitive),
                 topic=topic_generator(rule.topic, self.default_topic),
-                partition=partition_dispatcher(rule.partition, rule.index, rule.columns),
+                partition=partition_dispatcher(
+                    rule.partition, rule.index, rule.columns, self._zone
+                ),
             )
         except RouterError as err:
             raise type(err)(f"{where}: {err}") from err
 
     def rule_for(self, schema: str, table: str) -> DispatchRule:
         """The first rule whose matcher accepts the table (the implicit one at worst)."""
-        return self._match(schema, table).rule
+        return self._match(schema, table)[0].rule
 
-    def _match(self, schema: str, table: str) -> _CompiledRule:
+    def _match(self, schema: str, table: str) -> tuple[_CompiledRule, str]:
+        """The matching rule and the table's topic, cached per (schema, table) name."""
         key = (schema, table)
-        compiled = self._by_name.get(key)
-        if compiled is None:
+        found = self._by_name.get(key)
+        if found is None:
             compiled = next(c for c in self._compiled if c.filter.match_table(schema, table))
-            self._by_name[key] = compiled
-        return compiled
+            found = (compiled, compiled.topic.substitute(schema, table))
+            self._by_name[key] = found
+        return found
+
+    def _route(self, table: TableInfo) -> _Route:
+        route = self._routes.get(id(table))
+        if route is None or route.table is not table:
+            if len(self._routes) >= _MAX_ROUTES:
+                self._routes.clear()
+            route = _Route(table, self._match(table.schema, table.table)[1])
+            self._routes[id(table)] = route
+        return route
 
     def topic_for_table(self, schema: str, table: str) -> str:
-        return self._match(schema, table).topic.substitute(schema, table)
+        return self._match(schema, table)[1]
 
     def topic_for_row(self, row: RowChangedEvent) -> str:
-        table = row.table
-        return self._match(table.schema, table.table).topic.substitute(table.schema, table.table)
+        return self._route(row.table).topic
 
     def topic_for_ddl(self, ddl: DDLEvent) -> str:
         """The table before the DDL names the topic (so a RENAME goes where the old rows went);
@@ -102,21 +145,27 @@ class EventRouter:
         return self.topic_for_table(subject.schema, subject.table)
 
     def partition_for_row(self, row: RowChangedEvent, partition_num: int) -> int:
-        table = row.table
-        key = (table.table_id, table.version, table.schema, table.table)
-        partitioner = self._partitioners.get(key)
+        route = self._route(row.table)
+        partitioner = route.partitioner
         if partitioner is None:
-            partitioner = self._bind(table)
-            self._partitioners[key] = partitioner
+            partitioner = route.partitioner = self._partitioner(row.table)
         if partition_num <= 0:
             raise RouterError(
-                f"table {table.qualified_name}: topic {self.topic_for_row(row)!r} has "
+                f"table {row.table.qualified_name}: topic {route.topic!r} has "
                 f"{partition_num} partitions"
             )
         return partitioner(row, partition_num)
 
+    def _partitioner(self, table: TableInfo) -> RowPartitioner:
+        """Bound once per (table id, schema version, name), shared by equal TableInfo copies."""
+        key = (table.table_id, table.version, table.schema, table.table)
+        partitioner = self._partitioners.get(key)
+        if partitioner is None:
+            partitioner = self._partitioners[key] = self._bind(table)
+        return partitioner
+
     def _bind(self, table: TableInfo) -> RowPartitioner:
-        compiled = self._match(table.schema, table.table)
+        compiled = self._match(table.schema, table.table)[0]
         try:
             return compiled.partition.bind(table)
         except DispatchError as err:

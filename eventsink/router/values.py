@@ -4,20 +4,24 @@ Row images hold the feed value form; TiCDC hashes the text of the value as TiDB 
 integers in decimal, floats in Go's shortest ``'f'`` form at 32 or 64 bits, strings as their
 bytes, binary as the raw bytes (``binary(N)`` zero-padded to N), enum and set as their numeric
 value, bit as an unsigned integer, decimals and temporal values with exactly the column's
-fraction digits, json as TiDB prints it, vectors as ``[f32,...]``. One converter is built per
-column and schema version, so the per-row path is a dict lookup and one call.
+fraction digits, timestamps moved from UTC into the zone TiCDC decodes rows in (the sink's
+time zone, as the encoders use), json as TiDB prints it, vectors as ``[f32,...]``. One converter
+is built per column and schema version, so the per-row path is a dict lookup and one call.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import datetime
 import math
 from collections.abc import Callable
 from typing import Any
 
+from codec.errors import CodecError
+from codec.simple.values import timestamp_text
 from eventsink.router.errors import DispatchError
-from eventsink.router.floats import format_float32, format_float64
+from eventsink.router.floats import format_float32, format_float64, to_float32
 from eventsink.router.jsontext import tidb_json_text
 from model.mysqltypes import TypeFamily
 from model.table import ColumnInfo, TableInfo
@@ -25,34 +29,24 @@ from model.table import ColumnInfo, TableInfo
 ValueBytes = Callable[[Any], bytes]
 
 
-def value_bytes_for(table: TableInfo, column: ColumnInfo) -> ValueBytes:
-    """The converter from a feed value of ``column`` (never None) to the hashed bytes."""
-    where = f"table {table.qualified_name} column {column.name!r}"
+def value_bytes_for(table: TableInfo, column: ColumnInfo, zone: datetime.tzinfo) -> ValueBytes:
+    """The converter from a feed value of ``column`` (never None) to the hashed bytes;
+    ``zone`` is where timestamp values are rendered."""
     family = column.family
-    if family in (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT):
-        return _integer
-    if family is TypeFamily.FLOAT:
-        return _float32
-    if family is TypeFamily.DOUBLE:
-        return _float64
-    if family is TypeFamily.STRING:
-        return _string
+    simple = _BY_FAMILY.get(family)
+    if simple is not None:
+        return simple
+    where = f"table {table.qualified_name} column {column.name!r}"
     if family is TypeFamily.BINARY:
-        width = column.length if column.mysql_type == "binary" else 0
-        return _binary(where, width)
-    if family in (TypeFamily.DECIMAL, TypeFamily.DATETIME, TypeFamily.TIMESTAMP, TypeFamily.TIME):
-        return _with_fraction(column.decimal)
-    if family is TypeFamily.DATE:
-        return _string
+        return _binary(where, column.length if column.mysql_type == "binary" else 0)
+    if family is TypeFamily.TIMESTAMP:
+        return _timestamp(where, column.decimal, zone)
     if family is TypeFamily.ENUM:
         return _enum(where, column.elements)
     if family is TypeFamily.SET:
         return _set(where, column.elements)
-    if family is TypeFamily.JSON:
-        return _json
-    if family is TypeFamily.VECTOR:
-        return _vector
-    raise DispatchError(f"{where}: cannot hash values of type {column.mysql_type}")
+    # decimal, datetime and time: the text with the column's fraction digits
+    return _with_fraction(column.decimal)
 
 
 def _integer(value: Any) -> bytes:
@@ -66,7 +60,8 @@ def _finite(value: Any) -> float:
 
 
 def _float32(value: Any) -> bytes:
-    return format_float32(_finite(value)).encode()
+    single = to_float32(_finite(value))
+    return format_float32(single).encode() if math.isfinite(single) else b"0"
 
 
 def _float64(value: Any) -> bytes:
@@ -100,6 +95,18 @@ def _with_fraction(digits: int) -> ValueBytes:
         if len(fraction) < digits:
             text = f"{head}.{fraction.ljust(digits, '0')}"
         return text.encode()
+
+    return convert
+
+
+def _timestamp(where: str, digits: int, zone: datetime.tzinfo) -> ValueBytes:
+    with_fraction = _with_fraction(digits)
+
+    def convert(value: Any) -> bytes:
+        try:
+            return with_fraction(timestamp_text(str(value), zone))
+        except CodecError as err:
+            raise DispatchError(f"{where}: {err}") from err
 
     return convert
 
@@ -146,3 +153,17 @@ def _json(value: Any) -> bytes:
 
 def _vector(value: Any) -> bytes:
     return ("[" + ",".join(format_float32(float(v)) for v in value) + "]").encode()
+
+
+_BY_FAMILY: dict[TypeFamily, ValueBytes] = {
+    TypeFamily.INT: _integer,
+    TypeFamily.BIGINT: _integer,
+    TypeFamily.YEAR: _integer,
+    TypeFamily.BIT: _integer,
+    TypeFamily.FLOAT: _float32,
+    TypeFamily.DOUBLE: _float64,
+    TypeFamily.STRING: _string,
+    TypeFamily.DATE: _string,
+    TypeFamily.JSON: _json,
+    TypeFamily.VECTOR: _vector,
+}

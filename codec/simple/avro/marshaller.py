@@ -102,4 +102,3 @@ def _remember(cache: dict[int, _Compiled], table: TableInfo, compiled: _Compiled
         del cache[next(iter(cache))]
     cache[id(table)] = compiled
     return compiled
-

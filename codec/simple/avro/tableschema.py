@@ -23,9 +23,8 @@ from model.mysqltypes import TypeFamily
 from model.table import ColumnInfo, TableInfo
 
 FLAGGED_TYPES = frozenset(
-    ("tinyint", "smallint", "mediumint", "int", "bigint", "float", "double", "bit", "year")
-    + ("decimal",)
-)
+    ("tinyint", "smallint", "mediumint", "int", "bigint", "float", "double", "decimal", "bit")
+) | {"year"}
 """Types whose DataType carries ``unsigned`` and ``zerofill`` (possibly false)."""
 
 SCALED_TYPES = frozenset(("decimal", "timestamp"))
@@ -53,8 +52,7 @@ def raw_default(column: ColumnInfo) -> bytes | None:
             return number.to_bytes(width, "big")
         except OverflowError as err:
             raise CodecError(
-                f"column {column.name!r}: BIT default {default!r} does not fit bit("
-                f"{column.length})"
+                f"column {column.name!r}: BIT default {default!r} does not fit bit({column.length})"
             ) from err
     if isinstance(default, str):
         return default.encode()
@@ -133,4 +131,3 @@ def table_schema_bytes(table: TableInfo) -> bytes:
             array_bytes(indexes),
         )
     )
-

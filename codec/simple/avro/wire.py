@@ -13,18 +13,24 @@ _INT64_MIN = -(1 << 63)
 _UINT64_SPAN = 1 << 64
 _SMALL_LIMIT = 1 << 14
 """Zigzagged values below this have a precomputed encoding (one or two bytes)."""
+_CHUNK_BITS = 14
+_CHUNK_MASK = _SMALL_LIMIT - 1
 
 
-def _varint_slow(n: int) -> bytes:
+def _varint(z: int) -> bytes:
     out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
+    while z >= 0x80:
+        out.append((z & 0x7F) | 0x80)
+        z >>= 7
+    out.append(z)
     return bytes(out)
 
 
-_SMALL: tuple[bytes, ...] = tuple(_varint_slow(n) for n in range(_SMALL_LIMIT))
+_SMALL: tuple[bytes, ...] = tuple(_varint(z) for z in range(_SMALL_LIMIT))
+_CHUNK: tuple[bytes, ...] = tuple(
+    bytes(((z & 0x7F) | 0x80, (z >> 7) | 0x80)) for z in range(_SMALL_LIMIT)
+)
+"""14 low bits of a longer varint: two bytes, both with the continuation bit set."""
 
 
 def long_bytes(n: int) -> bytes:
@@ -34,7 +40,11 @@ def long_bytes(n: int) -> bytes:
         return _SMALL[z]
     if n > 0x7FFF_FFFF_FFFF_FFFF or n < _INT64_MIN:
         raise OverflowError(f"{n} does not fit an Avro long")
-    return _varint_slow(z)
+    head = b""
+    while z >= _SMALL_LIMIT:
+        head += _CHUNK[z & _CHUNK_MASK]
+        z >>= _CHUNK_BITS
+    return head + _SMALL[z]
 
 
 def as_int64(n: int) -> int:

@@ -1,0 +1,67 @@
+"""SinkFactory: from a sink URI and a changefeed config to event, DDL and table sinks.
+
+The one entry point the player and the command line use, so every scheme (built-in or plugin)
+is built the same way: parse the URI, let its parameters override the config, ask the scheme's
+provider for the sinks.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from codec.clock import Clock, WallClock
+from ddlsink.base import DDLSink
+from ddlsink.blackhole import BlackholeDDLSink
+from eventsink.base import EventSink
+from sink.config import ChangefeedConfig
+from sink.errors import SinkError
+from sink.registry import load_provider
+from sink.uri import SinkURI, parse_sink_uri
+from tablesink import TableSink
+
+log = logging.getLogger(__name__)
+
+
+class SinkFactory:
+    """Builds the sinks of one changefeed; one provider instance serves all of them."""
+
+    def __init__(
+        self, uri: str, config: ChangefeedConfig | None = None, *, clock: Clock | None = None
+    ) -> None:
+        self.uri: SinkURI = parse_sink_uri(uri)
+        self.config: ChangefeedConfig = (config or ChangefeedConfig()).with_uri(self.uri)
+        self.clock: Clock = clock or WallClock()
+        self.provider = load_provider(self.uri.scheme)
+
+    @property
+    def scheme(self) -> str:
+        return self.uri.scheme
+
+    async def create_event_sink(self) -> EventSink:
+        sink = await self.provider.create_event_sink(self.uri, self.config, self.clock)
+        for member in ("write_events", "close", "wants_txn"):
+            if not hasattr(sink, member):
+                raise SinkError(
+                    f"the {self.scheme!r} provider returned {type(sink).__name__}, "
+                    f"which lacks EventSink.{member}"
+                )
+        log.info("event sink %s ready for %s", type(sink).__name__, self.uri.redacted())
+        return sink
+
+    async def create_ddl_sink(self) -> DDLSink:
+        create = getattr(self.provider, "create_ddl_sink", None)
+        if create is None:
+            log.info("scheme %r has no DDL sink; DDL and checkpoints are dropped", self.scheme)
+            return BlackholeDDLSink()
+        sink: DDLSink = await create(self.uri, self.config, self.clock)
+        return sink
+
+    def create_table_sink(
+        self, table_id: int, event_sink: EventSink, start_ts: int = 0
+    ) -> TableSink:
+        return TableSink(
+            table_id,
+            event_sink,
+            start_ts=start_ts,
+            output_raw_change_event=self.config.output_raw_change_event,
+        )

@@ -1,0 +1,32 @@
+"""Claim-check storage: file:// locations only, written whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from eventsink.mq.claim_check import ClaimCheckError, claim_check_path, store_claim_check
+
+
+def test_store_writes_payload_under_nested_folders(tmp_path):
+    location = f"file://{tmp_path}/a/b/c.json"
+    store_claim_check(location, b"payload")
+    assert (tmp_path / "a/b/c.json").read_bytes() == b"payload"
+    assert not (tmp_path / "a/b/c.json.part").exists()
+
+
+@pytest.mark.parametrize(
+    ("location", "reason"),
+    [("s3://bucket/key.json", "only file://"), ("file:///tmp/dir/", "names no file")],
+)
+def test_bad_locations(location, reason):
+    with pytest.raises(ClaimCheckError, match=reason):
+        claim_check_path(location)
+
+
+def test_unwritable_location_names_it(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    location = f"file://{blocker}/x.json"
+    with pytest.raises(ClaimCheckError, match="cannot write") as info:
+        store_claim_check(location, b"p")
+    assert location in str(info.value)

@@ -1,0 +1,114 @@
+"""FileProducer: one JSON line per message, offsets per partition, resumable; and its reader."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codec.message import Message
+from eventsink.file import (
+    FileProducer,
+    FileSinkError,
+    list_file_topics,
+    partition_file,
+    read_file_topic,
+)
+
+
+async def test_lines_and_offsets(tmp_path):
+    producer = FileProducer(tmp_path, 2)
+    assert await producer.partition_count("orders") == 2
+    await producer.send("orders", 1, [Message(b'{"a":1}', key=b""), Message(b"x", key=None)])
+    await producer.send("orders", 1, [Message(b"y", key=b"k")])
+    await producer.send("orders", 0, [Message(b"z")])
+    await producer.close()
+
+    lines = partition_file(tmp_path, "orders", 1).read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {"offset": 0, "key": "", "value": base64.b64encode(b'{"a":1}').decode()},
+        {"offset": 1, "key": None, "value": base64.b64encode(b"x").decode()},
+        {"offset": 2, "key": base64.b64encode(b"k").decode(), "value": "eQ=="},
+    ]
+    assert list(read_file_topic(tmp_path, "orders")) == [
+        (0, 0, None, b"z"),
+        (1, 0, b"", b'{"a":1}'),
+        (1, 1, None, b"x"),
+        (1, 2, b"k", b"y"),
+    ]
+    assert list_file_topics(tmp_path) == ["orders"]
+
+
+async def test_offsets_resume_from_existing_files(tmp_path):
+    first = FileProducer(tmp_path, 1)
+    await first.send("t", 0, [Message(b"a"), Message(b"b")])
+    await first.close()
+    second = FileProducer(tmp_path, 1)
+    await second.send("t", 0, [Message(b"c")])
+    await second.close()
+    await second.send("t", 0, [Message(b"d")])  # closing is not final: the file reopens
+    await second.close()
+    assert [(o, v) for _, o, _, v in read_file_topic(tmp_path, "t")] == [
+        (0, b"a"),
+        (1, b"b"),
+        (2, b"c"),
+        (3, b"d"),
+    ]
+
+
+async def test_partition_out_of_range_and_bad_topic(tmp_path):
+    producer = FileProducer(tmp_path, 2)
+    with pytest.raises(FileSinkError, match=r"topic 't' partition 2: out of range"):
+        await producer.send("t", 2, [Message(b"a")])
+    for topic in ("../escape", "a/b", "..", ""):
+        with pytest.raises(FileSinkError, match="not a valid topic name"):
+            await producer.partition_count(topic)
+    with pytest.raises(FileSinkError, match="partition-num"):
+        FileProducer(tmp_path, 0)
+
+
+def test_reader_names_file_and_line_of_a_bad_record(tmp_path):
+    path = partition_file(tmp_path, "t", 0)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"offset":0,"key":null,"value":"YQ=="}\n\n{"offset":1,"key":null}\n')
+    records = read_file_topic(tmp_path, "t")
+    assert next(records) == (0, 0, None, b"a")
+    with pytest.raises(FileSinkError, match=r"partition-0\.jsonl:3: bad record"):
+        next(records)
+    with pytest.raises(FileSinkError, match="no folder"):
+        list(read_file_topic(tmp_path, "missing"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batches=st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=2),
+            st.lists(
+                st.tuples(st.none() | st.binary(max_size=8), st.binary(max_size=40)), max_size=5
+            ),
+        ),
+        max_size=8,
+    )
+)
+def test_property_round_trip(tmp_path_factory, batches):
+    import asyncio
+
+    directory = tmp_path_factory.mktemp("files")
+
+    async def write() -> None:
+        producer = FileProducer(directory, 3)
+        for partition, records in batches:
+            await producer.send("p", partition, [Message(v, key=k) for k, v in records])
+        await producer.close()
+
+    asyncio.run(write())
+    expected = []
+    for partition in range(3):
+        records = [r for p, rs in batches if p == partition for r in rs]
+        expected += [(partition, n, k, v) for n, (k, v) in enumerate(records)]
+    got = list(read_file_topic(directory, "p")) if expected else []
+    assert got == expected

@@ -1,0 +1,180 @@
+"""ChangefeedConfig: TiCDC's TOML keys, URI overrides, validation naming the key."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from eventsink.router import DispatchRule
+from sink.config import ChangefeedConfig
+from sink.errors import ChangefeedConfigError, SinkURIError
+from sink.uri import parse_sink_uri
+
+TICDC_FILE = """
+case-sensitive = true
+time-zone = "Asia/Shanghai"
+force-replicate = false
+
+[filter]
+rules = ["*.*"]
+
+[integrity]
+integrity-check-level = "correctness"
+corruption-handle-level = "warn"
+
+[sink]
+protocol = "simple"
+send-bootstrap-interval-in-sec = 60
+send-bootstrap-in-msg-count = 500
+send-bootstrap-to-all-partition = false
+send-all-bootstrap-at-start = true
+output-raw-change-event = true
+encoder-concurrency = 32
+
+[[sink.dispatchers]]
+matcher = ["shop.*"]
+topic = "shop_{table}"
+partition = "index-value"
+index = "uk_code"
+
+[[sink.dispatchers]]
+matcher = ["hr.people", "hr.pay"]
+dispatcher = "ts"
+
+[[sink.dispatchers]]
+matcher = ["log.*"]
+partition = "columns"
+columns = ["a", "b"]
+
+[sink.kafka-config]
+max-message-bytes = 2097152
+partition-num = 6
+compression = "lz4"
+required-acks = 1
+sasl-user = "cdc"
+sasl-password = "secret"
+
+[sink.kafka-config.codec-config]
+encoding-format = "avro"
+
+[sink.kafka-config.large-message-handle]
+large-message-handle-option = "claim-check"
+large-message-handle-compression = "snappy"
+claim-check-storage-uri = "file:///tmp/claims"
+claim-check-raw-value = true
+"""
+
+
+def test_a_ticdc_file_is_read_with_every_supported_key(caplog):
+    caplog.set_level(logging.WARNING, logger="sink.config")
+    config = ChangefeedConfig.from_toml(TICDC_FILE)
+    assert config.case_sensitive and config.time_zone == "Asia/Shanghai"
+    assert config.integrity_check_level == "correctness"
+    assert config.protocol == "simple" and config.output_raw_change_event
+    assert config.dispatch_rules == (
+        DispatchRule(("shop.*",), topic="shop_{table}", partition="index-value", index="uk_code"),
+        DispatchRule(("hr.people", "hr.pay"), partition="ts"),
+        DispatchRule(("log.*",), partition="columns", columns=("a", "b")),
+    )
+    assert (config.partition_num, config.compression, config.required_acks) == (6, "lz4", 1)
+    assert config.kafka_config["sasl-password"] == "secret"
+    assert "secret" not in repr(config)
+    enc = config.encoder_config
+    assert (enc.protocol, enc.encoding_format, enc.max_message_bytes) == ("simple", "avro", 2097152)
+    assert enc.enable_row_checksum and enc.time_zone == "Asia/Shanghai"
+    assert (enc.send_bootstrap_interval_in_sec, enc.send_bootstrap_in_msg_count) == (60, 500)
+    assert not enc.send_bootstrap_to_all_partition and enc.send_all_bootstrap_at_start
+    assert enc.large_message_handle_option == "claim-check"
+    assert enc.large_message_handle_compression == "snappy"
+    assert enc.claim_check_storage_uri == "file:///tmp/claims" and enc.claim_check_raw_value
+    assert set(config.ignored_keys) == {
+        "force-replicate",
+        "filter",
+        "integrity.corruption-handle-level",
+        "sink.encoder-concurrency",
+    }
+    assert any("sink.encoder-concurrency" in r.getMessage() for r in caplog.records)
+
+
+def test_inline_dispatchers_array_and_defaults():
+    config = ChangefeedConfig.from_toml(
+        '[sink]\ndispatchers = [{matcher = ["a.*"], topic = "x"}, {matcher = ["b.*"]}]\n'
+    )
+    assert config.dispatch_rules == (
+        DispatchRule(("a.*",), topic="x"),
+        DispatchRule(("b.*",)),
+    )
+    assert config.protocol is None and config.encoder_config.protocol == "simple"
+    assert config.with_protocol_default("debug").protocol == "debug"
+
+
+def test_file_path_and_path_string(tmp_path):
+    path = tmp_path / "changefeed.toml"
+    path.write_text('[sink]\nprotocol = "debug"\n')
+    assert ChangefeedConfig.from_toml(path).protocol == "debug"
+    assert ChangefeedConfig.from_toml(str(path)).source == str(path)
+
+
+def test_uri_parameters_override_the_file():
+    config = ChangefeedConfig.from_toml(TICDC_FILE).with_uri(
+        parse_sink_uri(
+            "kafka://h:1/t?protocol=debug&partition-num=2&max-message-bytes=1000"
+            "&encoding-format=json&large-message-handle-option=none&compression=zstd"
+            "&required-acks=-1&kafka-client-id=me&auto-create-topic=false&replication-factor=3"
+            "&claim-check-raw-value=false&unknown-param=kept-for-plugins"
+        )
+    )
+    assert config.protocol == "debug"
+    assert (config.partition_num, config.max_message_bytes, config.encoding_format) == (
+        2,
+        1000,
+        "json",
+    )
+    assert config.large_message_handle_option == "none" and not config.claim_check_raw_value
+    assert (config.compression, config.required_acks, config.kafka_client_id) == ("zstd", -1, "me")
+    assert not config.auto_create_topic and config.replication_factor == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('[sink]\nprotocol = "canal-json"', "unknown protocol 'canal-json'; tisink supports"),
+        ("[sink]\nsend-bootstrap-in-msg-count = 'x'", "sink.send-bootstrap-in-msg-count"),
+        ("[sink.kafka-config]\nmax-message-bytes = -1", "max-message-bytes: must be positive"),
+        ("[sink.kafka-config]\nrequired-acks = 2", "required-acks: must be -1, 0 or 1"),
+        ('[sink.kafka-config.codec-config]\nencoding-format = "xml"', "encoding-format"),
+        ('time-zone = "Mars/Olympus"', "unknown time zone"),
+        ('[integrity]\nintegrity-check-level = "paranoid"', "integrity-check-level"),
+        ("case-sensitive = 1", "case-sensitive: expected true or false"),
+        ("[sink]\ndispatchers = 3", "sink.dispatchers must be a list"),
+        ("[[sink.dispatchers]]\ntopic = 'x'", r"dispatchers\[0\].matcher"),
+        ("[[sink.dispatchers]]\nmatcher = []", "needs at least one table filter"),
+        ("[[sink.dispatchers]]\nmatcher = ['a.*']\ncolumns = 'a'", "columns: expected a list"),
+        ("[sink\nprotocol = 1", "invalid TOML"),
+    ],
+)
+def test_bad_files_name_the_key(text, reason):
+    with pytest.raises(ChangefeedConfigError, match=reason):
+        ChangefeedConfig.from_toml(text)
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("partition-num=0", "partition-num='0': must be positive"),
+        ("partition-num=three", "partition-num='three': expected an integer"),
+        ("auto-create-topic=yes", "auto-create-topic='yes'"),
+        ("protocol=avro", "unknown protocol 'avro'"),
+        ("large-message-handle-option=claim-check", "claim-check-storage-uri"),
+    ],
+)
+def test_bad_uri_parameters_name_the_parameter(query, reason):
+    with pytest.raises(SinkURIError, match=reason):
+        ChangefeedConfig().with_uri(parse_sink_uri(f"kafka://h:1/t?{query}"))
+
+
+def test_unreadable_file_is_named(tmp_path):
+    with pytest.raises(ChangefeedConfigError, match="cannot read"):
+        ChangefeedConfig.from_toml(Path(tmp_path / "missing.toml"))

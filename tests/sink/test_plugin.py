@@ -1,0 +1,98 @@
+"""The ``tisink.sinks`` entry point path with a real installed plugin (tests/plugin_dist).
+
+The plugin is built and installed by pip into a temporary target folder; a fresh interpreter
+with that folder on its path must list the scheme and build working sinks from ``memory://``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PLUGIN_DIST = Path(__file__).resolve().parents[1] / "plugin_dist"
+
+CHECK = """
+import asyncio, json
+from model.events import ResolvedTs, RowChangedEvent
+from model.table import ColumnInfo, make_table
+from sink import SinkFactory
+from sink.registry import available_schemes
+import tisink_memory_sink
+
+async def main():
+    factory = SinkFactory("memory://?name=probe")
+    event_sink = await factory.create_event_sink()
+    ddl_sink = await factory.create_ddl_sink()
+    table = make_table("s", "t", 7, 1, [ColumnInfo("id", "int")])
+    table_sink = factory.create_table_sink(7, event_sink)
+    table_sink.append_row_changed_events([RowChangedEvent(1, 2, table, after={"id": 1})])
+    table_sink.update_resolved_ts(ResolvedTs.normal(2))
+    await ddl_sink.write_checkpoint_ts(2, [table])
+    checkpoint = table_sink.get_checkpoint_ts().resolved_mark
+    await table_sink.close()
+    await event_sink.close()
+    await ddl_sink.close()
+    store = tisink_memory_sink.STORES["probe"]
+    return {
+        "schemes": available_schemes(),
+        "sink": type(event_sink).__name__,
+        "rows": len(store["rows"]),
+        "checkpoint": checkpoint,
+        "watermarks": store["checkpoints"],
+        "closed": store["closed"],
+    }
+
+print(json.dumps(asyncio.run(main())))
+"""
+
+
+@pytest.mark.timeout(180)
+def test_installed_plugin_scheme_is_listed_and_works(tmp_path):
+    source = tmp_path / "src"
+    shutil.copytree(PLUGIN_DIST, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    site = tmp_path / "site"
+    install = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    assert install.returncode == 0, install.stderr
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", CHECK], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["schemes"]["memory"] == "tisink-memory-sink"
+    assert result["schemes"]["file"] == "built-in"
+    assert result["sink"] == "MemoryEventSink"
+    assert (result["rows"], result["checkpoint"], result["watermarks"]) == (1, 2, [2])
+    assert result["closed"] == ["event sink", "ddl sink"]
+
+
+def test_without_the_plugin_the_scheme_is_unknown():
+    from sink.registry import available_schemes
+
+    assert "memory" not in available_schemes()
