@@ -21,10 +21,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codec.clock import FixedClock  # noqa: E402
-from codec.config import EncoderConfig  # noqa: E402
-from codec.simple.encoder import SimpleEncoder  # noqa: E402
-from model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, make_table  # noqa: E402
+from codec.clock import FixedClock
+from codec.config import EncoderConfig
+from codec.simple.encoder import SimpleEncoder
+from model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, make_table
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}

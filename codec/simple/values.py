@@ -159,13 +159,9 @@ def binary_bytes(column: ColumnInfo, value: str) -> bytes:
 def float64_text(v: float) -> str:
     """Go's ``FormatFloat(v, 'f', -1, 64)``: the shortest round-trip digits, never an exponent."""
     text = repr(v)
-    if text.endswith(".0"):
-        return text[:-2]
-    if "e" in text:
-        return format(Decimal(text), "f")
-    if text in ("inf", "-inf", "nan"):
-        return _GO_SPECIALS[text]
-    return text
+    if "e" in text or "n" in text:
+        return _GO_SPECIALS.get(text) or format(Decimal(text), "f")
+    return text[:-2] if text.endswith(".0") else text
 
 
 _GO_SPECIALS = {"inf": "+Inf", "-inf": "-Inf", "nan": "NaN"}

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from codec.bootstrap import BootstrapCadence
-
 from codec import new_encoder
+from codec.bootstrap import BootstrapCadence
 from codec.clock import Clock
 from codec.config import EncoderConfig
 from eventsink.kafka.config import KafkaConfig

@@ -52,15 +52,11 @@ def parsed_schema() -> Any:
     return parse_schema(schema_json())
 
 
-def decode_message(payload: bytes, *, record_names: bool = False) -> Native:
-    """Decode one Simple Avro message. ``record_names`` keeps union branches as
-    ``(name, value)`` tuples. Raw BIT defaults that are not UTF-8 decode with surrogate escapes."""
+def decode_message(payload: bytes) -> Native:
+    """Decode one Simple Avro message to plain dicts. Raw BIT defaults that are not UTF-8
+    decode with surrogate escapes (``"\\x02\\udcaa"`` for the bytes ``02 aa``)."""
     return schemaless_reader(
-        io.BytesIO(payload),
-        parsed_schema(),
-        None,
-        return_record_name=record_names,
-        handle_unicode_errors="surrogateescape",
+        io.BytesIO(payload), parsed_schema(), None, handle_unicode_errors="surrogateescape"
     )
 
 

@@ -2,9 +2,9 @@
 
 Every message is one bare Avro datum of the top-level union of ``message.json``, always its last
 branch ``com.pingcap.simple.avro.Message`` (first byte ``0x16``). Instead of a generic Avro
-writer (fastavro costs ~27 us per DML on Simple's map of unions), this writes the bytes directly
-from fragments compiled once per table version; tests prove the output equal to fastavro's
-``schemaless_writer`` with the official schema.
+writer (fastavro is 4-8x slower on Simple's map of unions, see bench/bench_simple_avro.py),
+this writes the bytes directly from fragments compiled once per table version; tests prove the
+output equal to fastavro's ``schemaless_writer`` with the official schema.
 """
 
 from __future__ import annotations
@@ -45,11 +45,6 @@ class AvroMarshaller:
         self._zone = zone_for(time_zone)
         self._rows: dict[int, DMLRecordEncoder] = {}
         self._schemas: dict[int, tuple[TableInfo, bytes]] = {}
-
-    @property
-    def location(self) -> str:
-        """The ``location`` written in every Timestamp value."""
-        return self._zone[0]
 
     def marshal_row(
         self,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 from collections.abc import Sequence
 
 import pytest
@@ -115,7 +116,7 @@ def test_batches_cover_messages_in_order_within_the_size(sizes: list[int], limit
     spans = _fill_all(sizes, limit)
     assert spans[0][0] == 0
     assert spans[-1][1] == len(sizes)
-    for (_, end, _), (start, _, _) in zip(spans, spans[1:], strict=False):
+    for (_, end, _), (start, _, _) in itertools.pairwise(spans):
         assert end == start
     for start, end, built in spans:
         assert end > start

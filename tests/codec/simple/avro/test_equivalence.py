@@ -203,14 +203,23 @@ def expected_value(column: ColumnInfo, value: Any) -> tuple[str, Any]:
     return ("string", value)
 
 
+ZONES = st.sampled_from(["UTC", "Asia/Shanghai", "America/New_York"])
+
+
 @SETTINGS
-@given(row=rows(), build_ts=INT64, handle_key_only=st.booleans(), location=st.none() | TEXT)
+@given(
+    row=rows(),
+    build_ts=INT64,
+    handle_key_only=st.booleans(),
+    location=st.none() | TEXT,
+    zone=ZONES,
+)
 def test_dml_equals_fastavro(
-    row: RowChangedEvent, build_ts: int, handle_key_only: bool, location: str | None
+    row: RowChangedEvent, build_ts: int, handle_key_only: bool, location: str | None, zone: str
 ) -> None:
     kwargs = {"handle_key_only": handle_key_only, "claim_check_location": location}
-    ours = AvroMarshaller("UTC").marshal_row(row, build_ts, **kwargs)
-    assert ours == GenericAvroMarshaller("UTC").marshal_row(row, build_ts, **kwargs)
+    ours = AvroMarshaller(zone).marshal_row(row, build_ts, **kwargs)
+    assert ours == GenericAvroMarshaller(zone).marshal_row(row, build_ts, **kwargs)
 
 
 @SETTINGS

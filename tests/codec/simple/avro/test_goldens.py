@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from codec.simple.avro import AvroMarshaller
-from codec.simple.avro.generic import decode_message
+from codec.simple.avro.generic import decode_message, schema_json
 from model.events import DDLEvent, DDLType, RowChangedEvent
 from model.table import TableInfo
 
@@ -104,3 +104,8 @@ def test_dml(simple_golden: Path, name: str) -> None:
     )
     assert row.op.value == doc["type"]
     _check(AvroMarshaller("UTC").marshal_row(row, doc["buildTs"]), _avro(simple_golden, name))
+
+
+def test_packaged_schema_is_the_official_one(official_schema: list[dict[str, Any]]) -> None:
+    assert schema_json() == official_schema
+    assert [s["name"] for s in schema_json()][-1] == "Message"

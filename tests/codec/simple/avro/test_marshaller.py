@@ -8,6 +8,7 @@ import pytest
 
 from codec.errors import CodecError
 from codec.simple.avro import AvroMarshaller
+from codec.simple.avro import marshaller as marshaller_module
 from codec.simple.avro.generic import GenericAvroMarshaller, decode_message
 from model.events import DDLEvent, DDLType, RowChangedEvent, RowChecksum
 from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
@@ -150,6 +151,19 @@ def test_a_new_table_version_is_recompiled(tagged: Any) -> None:
     assert _dml(tagged, first)["data"][1]["a"] == ("long", 2)
     assert _dml(tagged, second)["data"][1]["a"] == ("string", "2")
     assert _dml(tagged, second)["schemaVersion"] == 6
+
+
+def test_compiled_tables_are_bounded(tagged: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(marshaller_module, "MAX_CACHED_TABLES", 2)
+    marshaller = AvroMarshaller("UTC")
+    tables = [_table(ColumnInfo("a", "int"), version=v) for v in (1, 2, 3)]
+    for table in tables:
+        marshaller.marshal_row(RowChangedEvent(1, 2, table, after={"id": 1, "a": 2}), 3)
+        marshaller.marshal_ddl(DDLEvent.bootstrap(table), 3)
+    assert len(marshaller._rows) == 2
+    assert len(marshaller._schemas) == 2
+    again = marshaller.marshal_row(RowChangedEvent(1, 2, tables[0], after={"id": 1, "a": 2}), 3)
+    assert _dml(tagged, again)["schemaVersion"] == 1
 
 
 def test_ddl_without_table_and_create_without_pre_table(tagged: Any) -> None:
