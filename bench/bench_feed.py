@@ -84,8 +84,7 @@ def main() -> None:
         played = asyncio.run(play(path))
         playing = time.perf_counter() - started
     assert played == rows and read == rows + 3
-    size_mb = path.stat().st_size / 1e6 if path.exists() else 0
-    print(f"rows: {rows}  ({size_mb:.1f} MB)" if size_mb else f"rows: {rows}")
+    print(f"rows: {rows}")
     print(f"write:          {rows / wrote:>10,.0f} rows/s")
     print(f"read+validate:  {rows / reading:>10,.0f} rows/s")
     print(f"play blackhole: {rows / playing:>10,.0f} rows/s")

@@ -119,17 +119,13 @@ class FeedParser:
                 "DELETE: before)",
                 table=table.qualified_name,
             )
-        for key, expected in (("schema", table.schema), ("table", table.table)):
-            given = obj.get(key, expected)
-            if given != expected:
-                raise FeedError(
-                    f"{key} {given!r} does not match tableID {table_id}",
-                    table=table.qualified_name,
-                )
-        for image, label in ((after, ""), (before, " (before image)")):
-            if image is not None and (problem := validator.problem(image)) is not None:
-                column, reason = problem
-                raise FeedError(reason + label, table=table.qualified_name, column=column)
+        if "schema" in obj or "table" in obj:
+            _check_names(obj, table, table_id)
+        if after is not None and (problem := validator.problem(after)) is not None:
+            raise FeedError(problem[1], table=table.qualified_name, column=problem[0])
+        if before is not None and (problem := validator.problem(before)) is not None:
+            reason = f"{problem[1]} (before image)"
+            raise FeedError(reason, table=table.qualified_name, column=problem[0])
         if start_ts > commit_ts:
             raise FeedError(f"startTs {start_ts} is after commitTs {commit_ts}")
         self._order(commit_ts)
@@ -155,6 +151,16 @@ class FeedParser:
         ddl = DDLEvent(commit_ts, ddl_type, query, table, pre_table, start_ts)
         self.schemas.apply(ddl)
         return FeedDDL(commit_ts, start_ts, ddl, source)
+
+
+def _check_names(obj: dict[str, Any], table: TableInfo, table_id: int) -> None:
+    """The optional ``schema``/``table`` of a row must name the table of its tableID."""
+    for key, expected in (("schema", table.schema), ("table", table.table)):
+        given = obj.get(key, expected)
+        if given != expected:
+            raise FeedError(
+                f"{key} {given!r} does not match tableID {table_id}", table=table.qualified_name
+            )
 
 
 def _only(obj: dict[str, Any], allowed: frozenset[str]) -> None:

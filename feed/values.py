@@ -155,7 +155,7 @@ def _binary(col: ColumnInfo) -> Check:
 def _date(value: Any) -> str | None:
     if type(value) is not str or (match := _DATE.fullmatch(value)) is None:
         return f"{show(value)} is not a date (YYYY-MM-DD)"
-    if int(match.group(2)) > 12 or int(match.group(3)) > 31:
+    if match.group(2) > "12" or match.group(3) > "31":
         return f"{show(value)} is not a valid date"
     return None
 
@@ -169,7 +169,8 @@ def _datetime(col: ColumnInfo) -> Check:
         if type(value) is not str or (match := _DATETIME.fullmatch(value)) is None:
             return f"{show(value)} is not a {name} (YYYY-MM-DD HH:MM:SS[.ffffff])"
         _, month, day, hour, minute, second, fraction = match.groups()
-        if int(month) > 12 or int(day) > 31 or int(hour) > 23 or minute > "59" or second > "59":
+        # two-digit fields compare as strings: no int() on the hot path
+        if month > "12" or day > "31" or hour > "23" or minute > "59" or second > "59":
             return f"{show(value)} is not a valid {name}"
         if fraction and len(fraction) > fsp:
             return f"{show(value)} has more than {fsp} fraction digits ({name})"

@@ -13,7 +13,11 @@ the Kafka sink tests:
 * DescribeConfigs answers, but only with configs set at topic creation (for example
   ``max.message.bytes``); broker configs come back empty, and no size limit is enforced.
 * Produce works with every codec (none, gzip, snappy, lz4, zstd) from aiokafka, and
-  confluent-kafka (librdkafka) consumes what aiokafka produced.
+  confluent-kafka (librdkafka) consumes what aiokafka produced, keys null or empty as sent.
+* The high watermark (ListOffsets) advances by one per record *batch*, not per record, so a
+  reader must not use it to decide it has read everything.
+* It binds with SO_REUSEPORT: a second broker on a busy port starts and shares the port, so
+  ``start_broker`` checks that the port is free first.
 """
 
 from __future__ import annotations

@@ -17,8 +17,23 @@ from codec.simple.gojson import go_dumps
 from codec.simple.json_rows import JSONRowRenderer
 from codec.simple.json_schema import table_schema
 from codec.simple.values import zone_for
-from model.events import DDLEvent, RowChangedEvent
+from model.events import DDLEvent, RowChangedEvent, RowChecksum
 from model.table import TableInfo
+
+_INSERT = b',"type":"INSERT","commitTs":%d,"buildTs":%d'
+_UPDATE = b',"type":"UPDATE","commitTs":%d,"buildTs":%d'
+_DELETE = b',"type":"DELETE","commitTs":%d,"buildTs":%d'
+
+
+def _checksum(checksum: RowChecksum) -> bytes:
+    return go_dumps(
+        {
+            "version": checksum.version,
+            "corrupted": checksum.corrupted,
+            "current": checksum.current,
+            "previous": checksum.previous,
+        }
+    )
 
 
 class JSONMarshaller:
@@ -60,34 +75,29 @@ class JSONMarshaller:
         handle_key_only: bool = False,
         claim_check_location: str | None = None,
     ) -> bytes:
-        table = row.table
-        renderer = self.renderer(table)
+        renderer = self.renderer(row.table)
         before, after = row.before, row.after
-        message: dict[str, Any] = renderer.head.copy()
+        parts = [renderer.prefix]
         if row.physical_table_id:
-            message["tableID"] = row.physical_table_id
-        message["type"] = "INSERT" if before is None else "DELETE" if after is None else "UPDATE"
-        message["commitTs"] = row.commit_ts
-        message["buildTs"] = build_ts
-        if table.version:
-            message["schemaVersion"] = table.version
-        if claim_check_location:
-            message["claimCheckLocation"] = claim_check_location
-        if handle_key_only:
-            message["handleKeyOnly"] = True
-        checksum = row.checksum
-        if checksum is not None:
-            message["checksum"] = {
-                "version": checksum.version,
-                "corrupted": checksum.corrupted,
-                "current": checksum.current,
-                "previous": checksum.previous,
-            }
-        if after is not None and (data := renderer.render(after, handle_key_only)):
-            message["data"] = data
-        if before is not None and (old := renderer.render(before, handle_key_only)):
-            message["old"] = old
-        return self._dumps(message, row.describe)
+            parts.append(b',"tableID":%d' % row.physical_table_id)
+        op = _INSERT if before is None else _DELETE if after is None else _UPDATE
+        parts.append(op % (row.commit_ts, build_ts))
+        parts.append(renderer.schema_version)
+        try:
+            if claim_check_location:
+                parts.append(b',"claimCheckLocation":' + go_dumps(claim_check_location))
+            if handle_key_only:
+                parts.append(b',"handleKeyOnly":true')
+            if row.checksum is not None:
+                parts.append(b',"checksum":' + _checksum(row.checksum))
+            if after is not None and (data := renderer.render(after, handle_key_only)):
+                parts.append(b',"data":' + go_dumps(data))
+            if before is not None and (old := renderer.render(before, handle_key_only)):
+                parts.append(b',"old":' + go_dumps(old))
+        except orjson.JSONEncodeError as err:
+            raise CodecError(f"cannot marshal {row.describe()} as JSON: {err}") from err
+        parts.append(b"}")
+        return b"".join(parts)
 
     def marshal_ddl(self, ddl: DDLEvent, build_ts: int) -> bytes:
         if ddl.is_bootstrap:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from codec.errors import CodecError
+from codec.simple.gojson import go_dumps
 from codec.simple.values import (
     binary_bytes,
     enum_index,
@@ -118,21 +119,41 @@ _TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeF
 def _compile(columns: tuple[tuple[ColumnInfo, Converter], ...]) -> Callable[[Image], dict]:
     """Generate one straight-line function that builds the sorted map for these columns.
 
-    Per-row work is then a single dict display: no loop, no tuple unpacking, and text columns
-    are passed through after an inline type check. Names and converters reach the code through
-    the namespace (``k3``, ``c3``), never through the source text.
+    Per-row work is then a single dict display: no loop, no tuple unpacking, text, float and
+    decimal values checked inline with only the odd cases sent to their converter. Names and
+    converters reach the code as default arguments (``k3``, ``c3``: fast locals), never through
+    the source text.
     """
-    namespace: dict[str, Any] = {}
-    reads, items = [], []
+    namespace: dict[str, Any] = {
+        "float32_text": float32_text,
+        "float64_text": float64_text,
+        "decimal_match": _DECIMAL.fullmatch,
+    }
+    params, reads, items = ["image"], [], []
     for i, (column, convert) in enumerate(columns):
         namespace[f"k{i}"], namespace[f"c{i}"] = column.name, convert
+        params.append(f"k{i}=k{i}, c{i}=c{i}")
         reads.append(f"    v{i} = image[k{i}]")
-        if column.family in _TEXT_FAMILIES:
-            expr = f"v{i} if type(v{i}) is str or v{i} is None else c{i}(v{i})"
+        v, family = f"v{i}", column.family
+        slow = f"None if {v} is None else c{i}({v})"
+        if family in _TEXT_FAMILIES:
+            expr = f"{v} if type({v}) is str else {slow}"
+        elif family is TypeFamily.DECIMAL:
+            expr = f"{v} if type({v}) is str and decimal_match({v}) else {slow}"
+        elif family is TypeFamily.DOUBLE:
+            expr = f"float64_text({v}) if type({v}) is float else {slow}"
+        elif family is TypeFamily.FLOAT:
+            expr = f"float32_text({v}) if type({v}) is float else {slow}"
         else:
-            expr = f"None if v{i} is None else c{i}(v{i})"
+            expr = slow
         items.append(f"k{i}: {expr}")
-    source = "\n".join(["def render(image):", *reads, f"    return {{{', '.join(items)}}}"])
+    source = "\n".join(
+        [
+            f"def render({', '.join(params)}):",
+            *reads,
+            f"    return {{{', '.join(items)}}}",
+        ]
+    )
     exec(compile(source, "<simple-json-row-renderer>", "exec"), namespace)
     return namespace["render"]
 
@@ -140,16 +161,26 @@ def _compile(columns: tuple[tuple[ColumnInfo, Converter], ...]) -> Callable[[Ima
 class JSONRowRenderer:
     """Renders row images of one table version into sorted ``data``/``old`` dicts."""
 
-    __slots__ = ("_columns", "_key_columns", "_render", "_render_keys", "head", "table")
+    __slots__ = (
+        "_columns",
+        "_key_columns",
+        "_render",
+        "_render_keys",
+        "prefix",
+        "schema_version",
+        "table",
+    )
 
     def __init__(self, table: TableInfo, tz: datetime.tzinfo, zone_name: str) -> None:
         self.table = table
-        self.head: dict[str, Any] = {"version": 1}
-        """The message fields fixed per table: ``version`` and the omitempty names."""
-        if table.schema:
-            self.head["database"] = table.schema
-        if table.table:
-            self.head["table"] = table.table
+        names = b"".join(
+            b',"%s":%s' % (key, go_dumps(value))
+            for key, value in ((b"database", table.schema), (b"table", table.table))
+            if value
+        )
+        self.prefix = b'{"version":1' + names
+        """The message start fixed per table: ``version`` and the omitempty names."""
+        self.schema_version = b',"schemaVersion":%d' % table.version if table.version else b""
         stored = sorted(table.stored_columns, key=lambda c: c.name)
         self._columns = tuple((c, converter_for(c, tz, zone_name)) for c in stored)
         handle_key = set(table.handle_key)

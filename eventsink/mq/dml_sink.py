@@ -81,7 +81,8 @@ class MQDMLSink:
         self._backlog: list[CallbackableEvent[SingleTableTxn]] = []
         self._topics: dict[tuple[str, str], str] = {}
         self._partition_counts: dict[str, int] = {}
-        self._senders: dict[tuple[str, int], PartitionSender] = {}
+        self._senders: list[PartitionSender] = []
+        self._topic_senders: dict[str, list[PartitionSender | None]] = {}
         self._inflight_bytes = 0
         self._stats = MQStats()
         self._error: EventSinkError | None = None
@@ -118,7 +119,7 @@ class MQDMLSink:
             assert self._input_ready is not None
             self._input_ready.set()
             await self._worker
-        for sender in self._senders.values():
+        for sender in self._senders:
             if self._error is not None:
                 sender.stop()
             await sender.close()
@@ -187,7 +188,18 @@ class MQDMLSink:
                 batch, self._backlog = self._backlog, []
                 self._notify()
                 for event in batch:
-                    await self._dispatch(event)
+                    txn = event.event
+                    if event.sink_state.state is not TableSinkState.NORMAL or not txn.rows:
+                        self._skip(event)
+                        continue
+                    table = txn.table
+                    topic = self._topic_for(table.schema, table.table)
+                    partitions = self._partition_counts.get(topic) or await self._partition_count(
+                        topic
+                    )
+                    self._dispatch(txn, event.callback, topic, partitions)
+                    if self._inflight_bytes >= self._max_inflight:
+                        await self._wait_below_limit()
                     if self._error is not None:
                         return
                 self._emit_due_bootstraps()
@@ -210,42 +222,50 @@ class MQDMLSink:
         except TimeoutError:
             self._emit_due_bootstraps()
 
-    async def _dispatch(self, event: CallbackableEvent[SingleTableTxn]) -> None:
-        txn = event.event
+    def _skip(self, event: CallbackableEvent[SingleTableTxn]) -> None:
         if event.sink_state.state is not TableSinkState.NORMAL:
             # TiCDC drops rows of a stopping table but still fires the callback, so the
             # table sink can finish closing.
             self._stats.skipped_txns += 1
-            event.callback()
-            return
-        if not txn.rows:
-            event.callback()
-            return
-        table = txn.table
-        topic = self._topic_for(table.schema, table.table)
-        partitions = self._partition_counts.get(topic) or await self._partition_count(topic)
-        ack = _TxnAck(len(txn.rows), event.callback)
+        event.callback()
+
+    def _dispatch(
+        self, txn: SingleTableTxn, callback: Callable[[], None], topic: str, partitions: int
+    ) -> None:
+        """Route, bootstrap, encode and queue every row of ``txn``: the hot path, kept free of
+        awaits (back-pressure is checked between transactions)."""
+        rows = txn.rows
+        ack = _TxnAck(len(rows), callback)
         cadence = self._cadence
-        for row in txn.rows:
-            partition = self._router.partition_for_row(row, partitions)
-            if cadence is not None:
-                send = cadence.add_event(row.table, topic, partitions)
-                if send is not None:
-                    self._emit_bootstrap(send)
-            try:
-                message = self._encoder.encode_row(row)
-            except Exception as err:
-                raise EventSinkError(
-                    f"encoding {row.describe()} for topic {topic!r} failed: {err}"
-                ) from err
-            if message.claim_check is not None:
-                store_claim_check(*message.claim_check)
-                self._stats.claim_checks += 1
-            self._enqueue(topic, partition, message, ack)
-            if self._inflight_bytes >= self._max_inflight:
-                await self._wait_below_limit()
-                if self._error is not None:
-                    return
+        encode = self._encoder.encode_row
+        partition_for_row = self._router.partition_for_row
+        senders = self._topic_senders.get(topic) or self._new_topic(topic, partitions)
+        inflight = 0
+        row = rows[0]
+        try:
+            for row in rows:
+                partition = partition_for_row(row, partitions)
+                if cadence is not None:
+                    send = cadence.add_event(row.table, topic, partitions)
+                    if send is not None:
+                        self._emit_bootstrap(send)
+                message = encode(row)
+                if message.claim_check is not None:
+                    store_claim_check(*message.claim_check)
+                    self._stats.claim_checks += 1
+                inflight += len(message.value) + len(message.key or b"")
+                sender = senders[partition]
+                if sender is None:
+                    sender = senders[partition] = self._new_sender(topic, partition)
+                sender.put(message, ack)
+        except EventSinkError:
+            raise
+        except Exception as err:
+            raise EventSinkError(
+                f"encoding {row.describe()} for topic {topic!r} failed: {err}"
+            ) from err
+        finally:
+            self._inflight_bytes += inflight
         self._stats.txns += 1
 
     def _topic_for(self, schema: str, table: str) -> str:
@@ -290,11 +310,23 @@ class MQDMLSink:
         for partition in send.partitions:
             self._enqueue(send.topic, partition, message, None)
 
+    def _new_topic(self, topic: str, partitions: int) -> list[PartitionSender | None]:
+        senders: list[PartitionSender | None] = [None] * partitions
+        self._topic_senders[topic] = senders
+        return senders
+
+    def _new_sender(self, topic: str, partition: int) -> PartitionSender:
+        sender = PartitionSender(self._producer, topic, partition, self._acked, self._fail)
+        self._senders.append(sender)
+        return sender
+
     def _enqueue(self, topic: str, partition: int, message: Message, ack: _TxnAck | None) -> None:
-        sender = self._senders.get((topic, partition))
+        senders = self._topic_senders.get(topic)
+        if senders is None or partition >= len(senders):
+            senders = self._new_topic(topic, max(partition + 1, len(senders or ())))
+        sender = senders[partition]
         if sender is None:
-            sender = PartitionSender(self._producer, topic, partition, self._acked, self._fail)
-            self._senders[(topic, partition)] = sender
+            sender = senders[partition] = self._new_sender(topic, partition)
         self._inflight_bytes += message.length()
         sender.put(message, ack)
 
@@ -307,20 +339,24 @@ class MQDMLSink:
     # --- sender callbacks ----------------------------------------------------------------
 
     def _acked(self, batch: list[QueuedMessage]) -> None:
-        stats = self._stats
+        counts = self._stats.messages
+        size = rows = 0
         for message, ack in batch:
-            size = message.length()
-            self._inflight_bytes -= size
-            stats.count(message.type, size, message.rows)
+            size += len(message.value) + len(message.key or b"")
+            rows += message.rows
+            counts[message.type] += 1
             if ack is not None:
                 ack.acked()
+        self._inflight_bytes -= size
+        self._stats.bytes += size
+        self._stats.rows += rows
         self._notify()
 
     def _fail(self, err: EventSinkError) -> None:
         if self._error is None:
             self._error = err
             log.error("%s sink is dead: %s", self.scheme, err)
-            for sender in self._senders.values():
+            for sender in self._senders:
                 sender.stop()
         self._notify()
         if self._input_ready is not None:
