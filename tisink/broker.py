@@ -23,12 +23,14 @@ the Kafka sink tests:
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,6 +44,7 @@ LOOPBACK = "127.0.0.1"
 _STDERR_TAIL_BYTES = 4000
 _PORT_ATTEMPTS = 3
 _STORAGE = "memory://tansu/"
+_PR_SET_PDEATHSIG = 1
 
 
 class BrokerStartError(TisinkError):
@@ -159,7 +162,11 @@ def _launch(port: int, advertised: str, startup_timeout: float) -> EmbeddedBroke
     ]
     with os.fdopen(fd, "wb") as out:
         process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
     broker = EmbeddedBroker(process, port, advertised, log_path)
     deadline = time.monotonic() + startup_timeout
@@ -181,6 +188,13 @@ def _launch(port: int, advertised: str, startup_timeout: float) -> EmbeddedBroke
         f"embedded broker on {LOOPBACK}:{port} did not answer a Metadata request within "
         f"{startup_timeout:g}s; its output ends with:\n{tail}"
     )
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM the broker when its parent dies, so a
+    killed test run or CLI leaves no orphaned broker behind."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def answers_metadata(host: str, port: int, timeout: float = 1.0) -> bool:

@@ -23,12 +23,14 @@ class RunSummary:
     sink_uri: str = ""
     engine: str = "inline"
 
-    def add_sink_stats(self, stats: dict[str, Any] | None) -> None:
-        """Merge a sink's ``stats()`` (``messages`` by type and ``bytes``) into the totals."""
+    def add_sink_stats(self, stats: dict[str, int] | None) -> None:
+        """Merge an MQ sink's ``stats()`` (``<type>_messages`` counters and ``bytes``)."""
         if not stats:
             return
         merged = Counter(self.messages)
-        merged.update(stats.get("messages", {}))
+        for key, count in stats.items():
+            if key.endswith("_messages") and count:
+                merged[key.removesuffix("_messages").upper()] += count
         self.messages = dict(sorted(merged.items()))
         self.bytes += int(stats.get("bytes", 0))
 

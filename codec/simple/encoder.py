@@ -43,6 +43,20 @@ def marshaller_for(config: EncoderConfig) -> Marshaller:
     return JSONMarshaller(config.time_zone)
 
 
+def _without_checksum(row: RowChangedEvent) -> RowChangedEvent:
+    """TiCDC writes ``checksum`` only with ``enable-row-checksum``; the row itself is shared."""
+    return RowChangedEvent(
+        row.start_ts,
+        row.commit_ts,
+        row.table,
+        row.before,
+        row.after,
+        split_txn=row.split_txn,
+        physical_table_id=row.physical_table_id,
+        approximate_size=row.approximate_size,
+    )
+
+
 class SimpleEncoder:
     """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=simple``."""
 
@@ -76,6 +90,8 @@ class SimpleEncoder:
         return self._marshaller
 
     def encode_row(self, row: RowChangedEvent) -> Message:
+        if row.checksum is not None and not self._config.enable_row_checksum:
+            row = _without_checksum(row)
         build_ts = self._clock.now_ms()
         value = self._compress(self._marshaller.marshal_row(row, build_ts))
         if len(value) <= self._limit:

@@ -3,7 +3,8 @@
 Messages are Go ``json.Marshal`` bytes of TiCDC's ``message`` struct: fields in declaration
 order, ``omitempty`` fields left out when empty (``database``, ``table``, ``tableID``, ``sql``,
 ``schemaVersion``, ``claimCheckLocation``, ``handleKeyOnly``, ``checksum``, ``data``, ``old``,
-``tableSchema``, ``preTableSchema``), ``commitTs`` and ``buildTs`` always present.
+``tableSchema``, ``preTableSchema``), ``commitTs`` and ``buildTs`` always present. ``checksum``
+is written whenever the row carries one; the encoder drops it unless ``enable-row-checksum``.
 """
 
 from __future__ import annotations

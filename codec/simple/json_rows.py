@@ -81,6 +81,25 @@ def _enum_texts(column: ColumnInfo) -> Converter:
     return texts.__getitem__
 
 
+def _set_texts(column: ColumnInfo) -> Converter:
+    """Bitmask text of a list of member names, with the member bits looked up once."""
+    members = list(enumerate(column.elements))
+    bits = {name: 1 << position for position, name in reversed(members)}  # first one wins
+
+    def convert(v: Any) -> str:
+        if type(v) is list:
+            mask = 0
+            try:
+                for name in v:
+                    mask |= bits[name]
+                return str(mask)
+            except (KeyError, TypeError):
+                pass
+        return str(set_bitmask(column, v))  # comma strings, and the error naming the member
+
+    return convert
+
+
 def converter_for(column: ColumnInfo, tz: datetime.tzinfo, zone_name: str) -> Converter:
     """The function from a non-NULL feed value to the JSON value TiCDC writes for ``column``."""
     family = column.family
@@ -105,7 +124,7 @@ def converter_for(column: ColumnInfo, tz: datetime.tzinfo, zone_name: str) -> Co
     if family is TypeFamily.ENUM:
         return _enum_texts(column)
     if family is TypeFamily.SET:
-        return lambda v: str(set_bitmask(column, v))
+        return _set_texts(column)
     if family is TypeFamily.JSON:
         return json_text
     if family is TypeFamily.VECTOR:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaClient
@@ -55,3 +59,28 @@ def test_metadata_advertises_the_given_address() -> None:
                 await client.close()
 
         assert asyncio.run(brokers()) == [("127.0.0.1", advertised_port)]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="parent-death signal is Linux-only")
+def test_broker_dies_with_a_killed_parent() -> None:
+    code = (
+        "import time; from tisink.broker import start_broker; "
+        "b = start_broker(); print(b.process.pid, flush=True); time.sleep(60)"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    broker_pid = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while _running(broker_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(broker_pid)
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie waiting to be reaped."""
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False

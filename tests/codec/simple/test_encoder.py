@@ -197,7 +197,8 @@ def test_claim_check_needs_a_file_uri() -> None:
 def test_checksum_sits_before_data(table: TableInfo) -> None:
     row = _row(table)
     row.checksum = RowChecksum(version=1, corrupted=False, current=123, previous=0)
-    value = _encoder().encode_row(row).value
+    assert b"checksum" not in _encoder().encode_row(row).value  # enable-row-checksum is off
+    value = _encoder(enable_row_checksum=True).encode_row(row).value
     assert b'"schemaVersion":9,"checksum":{"version":1,"corrupted":false,"current":123,' in value
     assert b'"previous":0},"data":{' in value
 
