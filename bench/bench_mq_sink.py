@@ -3,9 +3,9 @@
 Three producers isolate the costs: ``null`` (acks at once: routing, encoding and the sink's
 bookkeeping only), ``file`` (the FileProducer's JSON Lines writes) and the encoder alone
 (``encode``, a loop over ``encode_row``) as the floor. Rows are 10-column Simple Protocol
-JSON inserts spread over 4 tables and 3 partitions.
+JSON inserts spread over 4 tables and 3 partitions, ``--txn-rows`` rows per transaction.
 
-    python bench/bench_mq_sink.py --rows 200000 --protocol simple
+    python bench/bench_mq_sink.py --rows 200000 --protocol simple --txn-rows 10
 """
 
 from __future__ import annotations
@@ -52,12 +52,15 @@ def tables() -> list[TableInfo]:
     return [make_table("bench", f"t{n}", 100 + n, 1, columns, primary) for n in range(TABLES)]
 
 
-def rows(count: int, schemas: list[TableInfo]) -> list[list[RowChangedEvent]]:
+def rows(count: int, schemas: list[TableInfo], txn_rows: int) -> list[list[RowChangedEvent]]:
+    """Rows round-robin over the tables; ``txn_rows`` consecutive rows of a table share one
+    commitTs, so they form one transaction."""
     per_table: list[list[RowChangedEvent]] = [[] for _ in schemas]
     base = 1_700_000_000_000
     for i in range(count):
         table = schemas[i % len(schemas)]
-        ts = compose_ts(base + i // 100, i % 100)
+        txn = i // (txn_rows * len(schemas))
+        ts = compose_ts(base + txn // 100, txn % 100)
         after = {"id": i, **{f"c{c}": f"value-{i}-{c}" for c in range(9)}}
         per_table[i % len(schemas)].append(RowChangedEvent(ts - 1, ts, table, after=after))
     return per_table
@@ -98,9 +101,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--protocol", default="simple", choices=("simple", "debug"))
     parser.add_argument("--encoding-format", default="json", choices=("json", "avro"))
+    parser.add_argument("--txn-rows", type=int, default=10, help="rows per transaction")
     args = parser.parse_args()
     config = EncoderConfig(protocol=args.protocol, encoding_format=args.encoding_format)
-    batches = rows(args.rows, tables())
+    batches = rows(args.rows, tables(), args.txn_rows)
 
     encoder = new_encoder(config, FixedClock(0))
     started = time.perf_counter()

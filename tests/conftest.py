@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.broker_fixture import kafka_bootstrap
+
+__all__ = ["kafka_bootstrap", "shared_dir", "simple_golden"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 

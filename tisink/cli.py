@@ -96,6 +96,16 @@ def play(
     _print_summary(summary.to_dict())
 
 
+@app.command()
+def broker(
+    port: Annotated[int, typer.Option(help="Loopback port to listen on.")] = 9092,
+) -> None:
+    """Run the embedded Kafka-protocol broker (Tansu) in the foreground until interrupted."""
+    from tisink.broker import run_broker_foreground
+
+    raise typer.Exit(run_broker_foreground(port))
+
+
 def _print_summary(summary: dict[str, object]) -> None:
     table = Table("summary", "value", show_header=False)
     for key, value in summary.items():

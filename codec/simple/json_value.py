@@ -40,7 +40,7 @@ def json_text(v: Any) -> str:
     return "".join(buf)
 
 
-_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
+_INT64_MIN, _UINT64_MAX = -(1 << 63), (1 << 64) - 1
 
 
 def _json_append(buf: list[str], v: Any) -> None:

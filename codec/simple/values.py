@@ -2,7 +2,8 @@
 
 Every function takes the feed-file value form (spec/feed-format.md "Values") and returns the text
 or number TiCDC would write. They are pure and cheap, because they run once per column per row;
-the marshallers bind them into per-table renderers once per schema version.
+the marshallers bind them into per-table renderers once per schema version. The float and
+JSON-column rules live in ``floats`` and ``json_value`` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -10,18 +11,30 @@ from __future__ import annotations
 import binascii
 import datetime
 import os
-import struct
-from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from codec.errors import CodecError, ConfigError
+from codec.simple.floats import float32_text, float64_text, to_float32, vector_text
+from codec.simple.json_value import json_text
 from model.table import ColumnInfo
 
-_F32 = struct.Struct("<f")
-_U32 = struct.Struct("<I")
+__all__ = [
+    "binary_bytes",
+    "bit_default_number",
+    "enum_index",
+    "float32_text",
+    "float64_text",
+    "json_text",
+    "set_bitmask",
+    "timestamp_text",
+    "to_float32",
+    "vector_text",
+    "zone_for",
+]
+
 _UTC_NAMES = ("UTC", "Etc/UTC")
 _LOCAL_NAMES = ("", "system", "local", "Local")
 _ZERO_TIMESTAMP_PREFIX = "0000-00-00"

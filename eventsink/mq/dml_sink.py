@@ -6,9 +6,10 @@ first row, encode the row (Simple is a one-row-per-message protocol, spec 7.5) a
 message on its partition's sender. A txn's callback fires once every one of its rows is
 acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
 
-Memory is bounded by bytes in flight (encoded, not yet acknowledged): the worker pauses when
-they pass ``max_inflight_bytes``, and callers that feed the sink await ``wait_for_capacity()``
-before handing it more, which is how back-pressure reaches the player.
+Memory is bounded by bytes in flight (encoded, not yet acknowledged): the worker pauses between
+transactions once they pass ``max_inflight_bytes`` (so the bound may be exceeded by one
+transaction), and callers that feed the sink await ``wait_for_capacity()`` before handing it
+more, which is how back-pressure reaches the player.
 """
 
 from __future__ import annotations
