@@ -46,7 +46,7 @@ def _main(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
-    log_level: Annotated[str, typer.Option(help="Log level for tisink and its libraries.")] = "INFO",
+    log_level: Annotated[str, typer.Option(help="Log level.")] = "INFO",
     log_json: Annotated[
         bool | None, typer.Option("--log-json/--log-console", help="Force the log renderer.")
     ] = None,
@@ -69,8 +69,9 @@ def sinks() -> None:
 @app.command()
 def play(
     feed: Annotated[Path | None, typer.Option(help="Feed file or folder of feed files.")] = None,
-    sink_uri: Annotated[str, typer.Option(help="Where to write, e.g. file:///tmp/out?protocol=simple")]
-    = "log://",
+    sink_uri: Annotated[
+        str, typer.Option(help="Where to write, e.g. file:///tmp/out?protocol=simple")
+    ] = "log://",
     config: Annotated[Path | None, typer.Option(help="Changefeed TOML (TiCDC keys).")] = None,
     engine: Annotated[Engine, typer.Option(help="Where the player runs.")] = Engine.inline,
     clock: Annotated[

@@ -45,9 +45,7 @@ async def _play(feed: Path, factory: SinkFactory, sink_uri: str) -> RunSummary:
                 clock=factory.clock,
             )
         except PlayError as err:
-            log.error(
-                "play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts
-            )
+            log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
             raise
         _fill(summary, stats)
     finally:

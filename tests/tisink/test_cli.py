@@ -48,8 +48,17 @@ def test_sinks_lists_builtin_schemes():
 @pytest.mark.parametrize("uri", ["blackhole://", "log://"])
 def test_play_counts_rows_and_ddl_exactly(tmp_path, uri):
     summary_path = tmp_path / "summary.json"
-    out = run("play", "--engine", "inline", "--feed", str(DEMO_FEED), "--sink-uri", uri,
-              "--summary-json", str(summary_path))
+    out = run(
+        "play",
+        "--engine",
+        "inline",
+        "--feed",
+        str(DEMO_FEED),
+        "--sink-uri",
+        uri,
+        "--summary-json",
+        str(summary_path),
+    )
     assert out.returncode == 0, out.stderr
     summary = json.loads(summary_path.read_text())
     assert (summary["rows"], summary["ddl"]) == count_records(Path(DEMO_FEED))
@@ -62,13 +71,20 @@ def test_play_to_file_counts_messages_by_type(tmp_path):
     summary_path = tmp_path / "summary.json"
     out_dir = tmp_path / "out"
     uri = f"file://{out_dir}?protocol=simple&partition-num=3"
-    out = run("play", "--feed", str(DEMO_FEED), "--sink-uri", uri, "--clock", "feed",
-              "--summary-json", str(summary_path))
+    out = run(
+        "play",
+        "--feed",
+        str(DEMO_FEED),
+        "--sink-uri",
+        uri,
+        "--clock",
+        "feed",
+        "--summary-json",
+        str(summary_path),
+    )
     assert out.returncode == 0, out.stderr
     summary = json.loads(summary_path.read_text())
-    lines = sum(
-        len(p.read_text().splitlines()) for p in out_dir.rglob("partition-*.jsonl")
-    )
+    lines = sum(len(p.read_text().splitlines()) for p in out_dir.rglob("partition-*.jsonl"))
     assert sum(summary["messages"].values()) == lines
     assert summary["messages"]["DML"] >= summary["rows"]
     assert summary["bytes"] > 0
