@@ -32,17 +32,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FILE_TOPIC = "tisink"
+DEFAULT_FILE_TOPIC = "tidb-cdc"
 """Topic of the file sink when the URI has no ``topic`` parameter."""
-DEFAULT_FILE_PARTITION_NUM = 3
-"""Partitions per topic of the file sink without ``partition-num`` (TiCDC's default for the
-topics it creates)."""
+DEFAULT_FILE_PARTITION_NUM = 1
+"""Partitions per topic of the file sink without ``partition-num``."""
 FALLBACK_PROTOCOL = "debug"
 """What the file and log sinks encode with when no protocol is configured: readable JSON."""
 
 
 def new_router(default_topic: str, config: ChangefeedConfig) -> EventRouter:
-    return EventRouter(default_topic, config.dispatch_rules, case_sensitive=config.case_sensitive)
+    return EventRouter(
+        default_topic,
+        config.dispatch_rules,
+        case_sensitive=config.case_sensitive,
+        time_zone=config.encoder_config.time_zone,
+    )
 
 
 class BlackholeProvider:

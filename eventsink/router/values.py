@@ -19,10 +19,15 @@ from collections.abc import Callable
 from typing import Any
 
 from codec.errors import CodecError
-from codec.simple.values import timestamp_text
+from codec.simple.values import (
+    float32_text,
+    float64_text,
+    json_text,
+    timestamp_text,
+    to_float32,
+    vector_text,
+)
 from eventsink.router.errors import DispatchError
-from eventsink.router.floats import format_float32, format_float64, to_float32
-from eventsink.router.jsontext import tidb_json_text
 from model.mysqltypes import TypeFamily
 from model.table import ColumnInfo, TableInfo
 
@@ -61,11 +66,11 @@ def _finite(value: Any) -> float:
 
 def _float32(value: Any) -> bytes:
     single = to_float32(_finite(value))
-    return format_float32(single).encode() if math.isfinite(single) else b"0"
+    return float32_text(single).encode() if math.isfinite(single) else b"0"
 
 
 def _float64(value: Any) -> bytes:
-    return format_float64(_finite(value)).encode()
+    return float64_text(_finite(value)).encode()
 
 
 def _string(value: Any) -> bytes:
@@ -148,11 +153,11 @@ def _set(where: str, elements: tuple[str, ...]) -> ValueBytes:
 
 
 def _json(value: Any) -> bytes:
-    return tidb_json_text(value).encode()
+    return json_text(value).encode()
 
 
 def _vector(value: Any) -> bytes:
-    return ("[" + ",".join(format_float32(float(v)) for v in value) + "]").encode()
+    return vector_text([float(v) for v in value]).encode()
 
 
 _BY_FAMILY: dict[TypeFamily, ValueBytes] = {
