@@ -24,7 +24,9 @@ BOOTSTRAP = "BOOTSTRAP"
 DDL = "DDL"
 DML = "DML"
 DML_TYPES = frozenset({"INSERT", "UPDATE", "DELETE"})
-DDL_TYPES = frozenset({"CREATE", "RENAME", "CINDEX", "DINDEX", "ERASE", "TRUNCATE", "ALTER", "QUERY"})
+DDL_TYPES = frozenset(
+    {"CREATE", "RENAME", "CINDEX", "DINDEX", "ERASE", "TRUNCATE", "ALTER", "QUERY"}
+)
 _UINT64 = (1 << 64) - 1
 
 
@@ -100,11 +102,15 @@ def _schema(raw: Any, schema_key: str) -> AnnouncedSchema | None:
     )
 
 
-def _from_fields(kind: str, kind_type: str, body: Mapping[str, Any], schema_key: str) -> SimpleMessage:
+def _from_fields(
+    kind: str, kind_type: str, body: Mapping[str, Any], schema_key: str
+) -> SimpleMessage:
     if kind == WATERMARK:
         return SimpleMessage(WATERMARK, WATERMARK, body["commitTs"] & _UINT64)
     if kind == BOOTSTRAP:
-        return SimpleMessage(BOOTSTRAP, BOOTSTRAP, 0, table_schema=_schema(body["tableSchema"], schema_key))
+        return SimpleMessage(
+            BOOTSTRAP, BOOTSTRAP, 0, table_schema=_schema(body["tableSchema"], schema_key)
+        )
     if kind == DDL:
         return SimpleMessage(
             DDL,

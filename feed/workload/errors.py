@@ -1,0 +1,17 @@
+"""Errors of the workload generator: a scenario that cannot be generated."""
+
+from __future__ import annotations
+
+from feed.errors import FeedError
+
+
+class ScenarioError(FeedError):
+    """A scenario file is malformed or asks for something the generator cannot produce.
+
+    ``file`` is the scenario's path (or built-in name); ``table`` and ``column`` name the part
+    that is wrong, so the message reads ``demo.toml: table shop.orders column id: reason``.
+    """
+
+    def _render(self) -> str:
+        where = f"{self.file}: " if self.file is not None and self.line is None else ""
+        return where + super()._render()

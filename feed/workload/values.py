@@ -1,0 +1,232 @@
+"""Seeded value generators per column, in the feed's value form (spec/feed-format.md "Values").
+
+``compile_generator`` builds one closure per column and schema version; a closure draws from
+the table's ``random.Random`` only, so the values depend on the seed and the table, never on
+which process generates them. Text includes characters that JSON encoders must escape
+(``<>&``, quotes, U+2028) and multi-byte UTF-8, so a consumer's decoder is exercised too.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+import time
+from collections.abc import Callable
+from typing import Any
+
+from feed.workload.errors import ScenarioError
+from model.mysqltypes import INTEGER_RANGES, TypeFamily
+from model.table import ColumnInfo
+
+ValueGen = Callable[[random.Random], Any]
+
+ALPHABET = string.ascii_letters + string.digits + " " * 10 + "<>&\"'\\/é中😀\u2028"
+"""Characters of generated text; at most 4 UTF-8 bytes each."""
+DEFAULT_MAX_SIZE = 32
+"""Longest generated text or binary value when the scenario gives no ``size``."""
+_DATE_SPAN = (0, 2_145_916_799)  # 1970-01-01 .. 2037-12-31, valid for date and datetime
+_TIMESTAMP_SPAN = (1, 2_147_483_647)  # TiDB's TIMESTAMP range in UTC
+_FLOAT_SPAN = 1e4
+_DOUBLE_SPAN = 1e9
+_JSON_WORDS = ("alpha", "beta", "gamma", "delta", "<tag>", "a&b", "中文", "")
+
+
+def compile_generator(col: ColumnInfo, size: tuple[int, int] | None = None) -> ValueGen:
+    """The generator of ``col``'s (non-NULL) values; ``size`` bounds text/binary lengths."""
+    family = col.family
+    builder = _BUILDERS[family]
+    return builder(col, size)
+
+
+def _integer(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    low, high, unsigned_max = INTEGER_RANGES[col.mysql_type]
+    if col.unsigned:
+        low, high = 0, unsigned_max
+    bits = (high - low).bit_length()  # every integer type spans a power of two
+    return lambda rng: low + rng.getrandbits(bits)
+
+
+def _year(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    return lambda rng: 1901 + rng.randrange(255)
+
+
+def _bit(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    bits = col.length or 1
+    return lambda rng: rng.getrandbits(bits)
+
+
+def _floating(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    span = _FLOAT_SPAN if col.mysql_type == "float" else _DOUBLE_SPAN
+    low = 0.0 if col.unsigned else -span
+    digits = 2 if col.mysql_type == "float" else 4
+    return lambda rng: round(rng.uniform(low, span), digits)
+
+
+def _decimal(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    scale = col.decimal
+    whole_limit = 10 ** min(col.length - scale, 12)
+    fraction_limit = 10**scale
+
+    def gen(rng: random.Random) -> str:
+        whole = rng.randrange(whole_limit)
+        text = f"{whole}.{rng.randrange(fraction_limit):0{scale}d}" if scale else str(whole)
+        negative = not col.unsigned and rng.random() < 0.25 and text.strip("0.") != ""
+        return "-" + text if negative else text
+
+    return gen
+
+
+def _bounds(col: ColumnInfo, size: tuple[int, int] | None, unit_bytes: int) -> tuple[int, int]:
+    """Length bounds of a text/binary value: the scenario's ``size`` capped by the column."""
+    low, high = size if size is not None else (0, DEFAULT_MAX_SIZE)
+    if col.length:
+        cap = col.length if col.mysql_type in ("char", "varchar") else col.length // unit_bytes
+        high = min(high, cap)
+        low = min(low, high)
+    return low, high
+
+
+def _text(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    low, high = _bounds(col, size, 4)
+
+    def gen(rng: random.Random) -> str:
+        return "".join(rng.choices(ALPHABET, k=rng.randint(low, high)))
+
+    return gen
+
+
+def _binary(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    if col.mysql_type == "binary":
+        width = col.length or 1  # BINARY(n) is padded to n bytes
+        return lambda rng: _b64(rng.randbytes(width))
+    low, high = _bounds(col, size, 1)
+    return lambda rng: _b64(rng.randbytes(rng.randint(low, high)))
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _clock_text(seconds: int, fsp: int, rng: random.Random) -> str:
+    t = time.gmtime(seconds)
+    text = (
+        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d} "
+        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+    )
+    return f"{text}.{rng.randrange(10**fsp):0{fsp}d}" if fsp else text
+
+
+def _datetime(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    low, high = _TIMESTAMP_SPAN if col.family is TypeFamily.TIMESTAMP else _DATE_SPAN
+    fsp = col.decimal
+    return lambda rng: _clock_text(rng.randint(low, high), fsp, rng)
+
+
+def _date(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    low, high = _DATE_SPAN
+    return lambda rng: _clock_text(rng.randint(low, high), 0, rng)[:10]
+
+
+def _time(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    fsp = col.decimal
+
+    def gen(rng: random.Random) -> str:
+        hours = rng.randint(-838, 838)
+        text = f"{'-' if hours < 0 else ''}{abs(hours):02d}:{rng.randrange(60):02d}:"
+        text += f"{rng.randrange(60):02d}"
+        return f"{text}.{rng.randrange(10**fsp):0{fsp}d}" if fsp else text
+
+    return gen
+
+
+def _enum(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    members = col.elements
+    return lambda rng: rng.choice(members)
+
+
+def _set(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    members = col.elements
+    return lambda rng: [m for m in members if rng.random() < 0.5]
+
+
+def _json(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    def gen(rng: random.Random) -> Any:
+        doc: dict[str, Any] = {"id": rng.randrange(1 << 40), "name": rng.choice(_JSON_WORDS)}
+        if rng.random() < 0.5:
+            doc["tags"] = rng.sample(_JSON_WORDS, rng.randint(0, 3))
+        if rng.random() < 0.3:
+            doc["nested"] = {"ok": rng.random() < 0.5, "none": None, "n": rng.randint(-99, 99)}
+        return doc if rng.random() < 0.9 else [doc["id"], doc["name"]]
+
+    return gen
+
+
+def _vector(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    dims = col.length or 3
+    return lambda rng: [round(rng.uniform(-1.0, 1.0), 3) for _ in range(dims)]
+
+
+_BUILDERS: dict[TypeFamily, Callable[[ColumnInfo, tuple[int, int] | None], ValueGen]] = {
+    TypeFamily.INT: _integer,
+    TypeFamily.BIGINT: _integer,
+    TypeFamily.YEAR: _year,
+    TypeFamily.BIT: _bit,
+    TypeFamily.FLOAT: _floating,
+    TypeFamily.DOUBLE: _floating,
+    TypeFamily.DECIMAL: _decimal,
+    TypeFamily.STRING: _text,
+    TypeFamily.BINARY: _binary,
+    TypeFamily.DATE: _date,
+    TypeFamily.DATETIME: _datetime,
+    TypeFamily.TIMESTAMP: _datetime,
+    TypeFamily.TIME: _time,
+    TypeFamily.ENUM: _enum,
+    TypeFamily.SET: _set,
+    TypeFamily.JSON: _json,
+    TypeFamily.VECTOR: _vector,
+}
+
+KEY_FAMILIES = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.STRING, TypeFamily.BINARY)
+"""Types a primary or unique key column may have: the generator derives them from the row's
+sequence number, which keeps them unique."""
+
+
+def key_generator(col: ColumnInfo, table: str) -> Callable[[int], Any]:
+    """The unique value of key column ``col`` for row sequence number ``seq`` (1, 2, ...)."""
+    family = col.family
+    if family in (TypeFamily.INT, TypeFamily.BIGINT):
+        high = INTEGER_RANGES[col.mysql_type][2 if col.unsigned else 1]
+
+        def int_key(seq: int) -> int:
+            if seq > high:
+                raise ScenarioError(
+                    f"key overflows {col.mysql_type} at row {seq}", table=table, column=col.name
+                )
+            return seq
+
+        return int_key
+    if family is TypeFamily.STRING:
+        width = min(col.length or 20, 20)
+        return lambda seq: _fit(f"k{seq:0{width - 1}d}", width, col, table)
+    if family is TypeFamily.BINARY:
+        width = col.length if col.mysql_type == "binary" else 8
+        return lambda seq: _b64(seq.to_bytes(width, "big"))
+    raise ScenarioError(
+        f"{col.mysql_type} cannot be a key column (use an integer, string or binary type)",
+        table=table,
+        column=col.name,
+    )
+
+
+def _fit(text: str, width: int, col: ColumnInfo, table: str) -> str:
+    if len(text) > width:
+        raise ScenarioError(f"key overflows {col.mysql_type}({width})", table=table, column=col.name)
+    return text
+
+
+def oversized_value(col: ColumnInfo, nbytes: int, rng: random.Random) -> str:
+    """A value of about ``nbytes`` bytes for a long text or blob column (large-message tests)."""
+    if col.family is TypeFamily.BINARY:
+        return _b64(rng.randbytes(nbytes))
+    return rng.choice(string.ascii_letters) * nbytes

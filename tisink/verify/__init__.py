@@ -1,0 +1,27 @@
+"""``tisink verify``: read a Simple Protocol stream back and check what consumers rely on.
+
+``verify(sink_uri, ...)`` reads every partition of a ``kafka://`` or ``file://`` sink's topics
+from the beginning and returns a ``VerifyReport``; ``render_text`` formats it for the CLI.
+"""
+
+from tisink.verify.checker import PartitionChecker, StreamChecker
+from tisink.verify.errors import MessageDecodeError, VerifyError
+from tisink.verify.message import AnnouncedSchema, MessageDecoder, SimpleMessage
+from tisink.verify.report import RULES, VerifyReport, Violation, render_text
+from tisink.verify.run import DEFAULT_TIMEOUT_S, verify
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "RULES",
+    "AnnouncedSchema",
+    "MessageDecodeError",
+    "MessageDecoder",
+    "PartitionChecker",
+    "SimpleMessage",
+    "StreamChecker",
+    "VerifyError",
+    "VerifyReport",
+    "Violation",
+    "render_text",
+    "verify",
+]

@@ -1,0 +1,176 @@
+"""The rules a Simple Protocol consumer relies on, checked per partition in offset order.
+
+A consumer reads each partition on its own, so every rule is judged within one partition:
+
+* ``schema-before-dml``: a table's first DML comes after a BOOTSTRAP or a DDL whose
+  ``tableSchema`` is that table (names compared; the DML's ``tableID`` is physical).
+* ``schema-version-announced``: the DML's ``schemaVersion`` equals the ``version`` of such an
+  announcement for its table seen earlier.
+* ``watermark-monotonic``: WATERMARK commitTs never decreases (a repeat is fine).
+* ``dml-behind-watermark``: after WATERMARK W, no DML has commitTs <= W.
+* ``handle-commit-ts-order``: per row handle (the handle key of the announced schema; tables
+  without one are skipped) commitTs never decreases. The table and index-value dispatchers send
+  one handle to one partition, so the check stays within the partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tisink.verify.errors import MessageDecodeError
+from tisink.verify.message import DML, WATERMARK, AnnouncedSchema, MessageDecoder, SimpleMessage
+from tisink.verify.report import VerifyReport, Violation
+
+TableKey = tuple[str, str]
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for a decoded column value (Avro records decode to dicts)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+class PartitionChecker:
+    """The state of one partition: announced schemas, the last watermark, handle commitTs."""
+
+    def __init__(self, topic: str, partition: int, report: VerifyReport) -> None:
+        self.topic = topic
+        self.partition = partition
+        self._report = report
+        self._schemas: dict[TableKey, dict[int, AnnouncedSchema]] = {}
+        self._without_schema: set[TableKey] = set()
+        self._watermark: tuple[int, int] | None = None
+        self._handles: dict[tuple[TableKey, Any], tuple[int, int]] = {}
+
+    def violation(self, offset: int, rule: str, detail: str, message: str) -> None:
+        self._report.add_violation(
+            Violation(self.topic, self.partition, offset, rule, detail, message)
+        )
+
+    def check(self, offset: int, message: SimpleMessage) -> None:
+        if message.kind == DML:
+            self._dml(offset, message)
+        elif message.kind == WATERMARK:
+            self._watermark_at(offset, message)
+        elif message.table_schema is not None:
+            schema = message.table_schema
+            key = (schema.schema, schema.table)
+            self._schemas.setdefault(key, {})[schema.version] = schema
+            self._report.tables.add(schema.name)
+
+    def _watermark_at(self, offset: int, message: SimpleMessage) -> None:
+        ts = message.commit_ts
+        if self._watermark is not None and ts < self._watermark[0]:
+            last_ts, last_offset = self._watermark
+            self.violation(
+                offset,
+                "watermark-monotonic",
+                f"watermark {ts} is below watermark {last_ts} at offset {last_offset}",
+                message.summary(),
+            )
+            return
+        self._watermark = (ts, offset)
+
+    def _dml(self, offset: int, message: SimpleMessage) -> None:
+        key = (message.database, message.table)
+        self._report.tables.add(message.table_name)
+        if self._watermark is not None and message.commit_ts <= self._watermark[0]:
+            self.violation(
+                offset,
+                "dml-behind-watermark",
+                f"commitTs {message.commit_ts} <= watermark {self._watermark[0]} "
+                f"at offset {self._watermark[1]}",
+                message.summary(),
+            )
+        versions = self._schemas.get(key)
+        if versions is None:
+            # reported once per table: every later DML of it would repeat the same finding
+            if key not in self._without_schema:
+                self._without_schema.add(key)
+                self.violation(
+                    offset,
+                    "schema-before-dml",
+                    f"first DML of {message.table_name} has no BOOTSTRAP or DDL tableSchema "
+                    "before it",
+                    message.summary(),
+                )
+            return
+        schema = versions.get(message.schema_version)
+        if schema is None:
+            announced = ", ".join(str(v) for v in versions)
+            self.violation(
+                offset,
+                "schema-version-announced",
+                f"schemaVersion {message.schema_version} of {message.table_name} was not "
+                f"announced (announced: {announced})",
+                message.summary(),
+            )
+            return
+        if schema.handle_key:
+            self._handle_order(offset, key, schema.handle_key, message)
+
+    def _handle_order(
+        self, offset: int, key: TableKey, columns: tuple[str, ...], message: SimpleMessage
+    ) -> None:
+        seen = set()
+        for image in (message.data, message.old):
+            handle = _handle_of(image, columns)
+            if handle is None or handle in seen:
+                continue
+            seen.add(handle)
+            last = self._handles.get((key, handle))
+            if last is not None and message.commit_ts < last[0]:
+                self.violation(
+                    offset,
+                    "handle-commit-ts-order",
+                    f"handle {_describe(columns, handle)} of {message.table_name}: commitTs "
+                    f"{message.commit_ts} is below {last[0]} at offset {last[1]}",
+                    message.summary(),
+                )
+                continue
+            self._handles[(key, handle)] = (message.commit_ts, offset)
+
+
+def _handle_of(image: Mapping[str, Any] | None, columns: tuple[str, ...]) -> Any:
+    if not image or any(c not in image for c in columns):
+        return None
+    return tuple(_frozen(image[c]) for c in columns)
+
+
+def _describe(columns: tuple[str, ...], handle: tuple[Any, ...]) -> str:
+    return "(" + ", ".join(f"{c}={v!r}" for c, v in zip(columns, handle, strict=True)) + ")"
+
+
+class StreamChecker:
+    """Feeds records of any number of partitions, each in offset order, into a report."""
+
+    def __init__(self, report: VerifyReport, decoder: MessageDecoder) -> None:
+        self.report = report
+        self._decoder = decoder
+        self._partitions: dict[tuple[str, int], PartitionChecker] = {}
+
+    def partition(self, topic: str, partition: int) -> PartitionChecker:
+        checker = self._partitions.get((topic, partition))
+        if checker is None:
+            checker = PartitionChecker(topic, partition, self.report)
+            self._partitions[(topic, partition)] = checker
+        return checker
+
+    def check_record(self, topic: str, partition: int, offset: int, value: bytes | None) -> None:
+        """Decode and check one record; an undecodable one is a ``decodable`` violation."""
+        checker = self.partition(topic, partition)
+        self.report.messages += 1
+        self.report.partitions[f"{topic}[{partition}]"] += 1
+        try:
+            message = self._decoder.decode(value)
+        except MessageDecodeError as err:
+            self.report.counts["UNDECODABLE"] += 1
+            size = "null" if value is None else f"{len(value)} bytes"
+            checker.violation(offset, "decodable", str(err), f"payload of {size}")
+            return
+        self.report.counts[message.type] += 1
+        checker.check(offset, message)

@@ -1,0 +1,135 @@
+"""Records of Kafka topics read with confluent-kafka (librdkafka), from the earliest offset.
+
+A partition is done when librdkafka reports its end (``enable.partition.eof``) at or past the
+high watermark seen at start. The watermark from ListOffsets is only a lower bound: Tansu, the
+embedded broker, advances it once per record batch, so it cannot say by itself where the
+partition ends; the fetch-time end-of-partition event can. Partitions not done within the
+timeout are returned as unfinished, never waited for forever.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+
+from eventsink.kafka.config import KafkaConfig
+from tisink.verify.errors import VerifyError
+
+log = logging.getLogger(__name__)
+
+OnRecord = Callable[[str, int, int, bytes | None], None]
+_BATCH = 1000
+_POLL_S = 0.2
+
+
+def consumer_settings(config: KafkaConfig) -> dict[str, Any]:
+    """librdkafka settings for the sink's brokers, TLS and SASL (the sink URI's names)."""
+    settings: dict[str, Any] = {"bootstrap.servers": config.bootstrap_servers}
+    if config.uses_tls:
+        settings.update(
+            {
+                k: v
+                for k, v in (
+                    ("ssl.ca.location", config.ca),
+                    ("ssl.certificate.location", config.cert),
+                    ("ssl.key.location", config.key),
+                )
+                if v
+            }
+        )
+        if config.insecure_skip_verify:
+            settings["enable.ssl.certificate.verification"] = False
+    if config.sasl_mechanism:
+        settings["security.protocol"] = "SASL_SSL" if config.uses_tls else "SASL_PLAINTEXT"
+        settings["sasl.mechanisms"] = config.sasl_mechanism
+        settings["sasl.username"] = config.sasl_user
+        settings["sasl.password"] = config.sasl_password
+    elif config.uses_tls:
+        settings["security.protocol"] = "SSL"
+    return settings
+
+
+class KafkaRecordReader:
+    """One consumer (no group membership, no commits) over the partitions of some topics."""
+
+    def __init__(self, settings: Mapping[str, Any], timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self._where = settings.get("bootstrap.servers", "?")
+        try:
+            self._consumer = Consumer(
+                {
+                    **settings,
+                    "group.id": f"tisink-verify-{uuid.uuid4().hex}",
+                    "enable.auto.commit": False,
+                    "enable.partition.eof": True,
+                    "auto.offset.reset": "earliest",
+                }
+            )
+        except KafkaException as err:
+            raise VerifyError(f"Kafka {self._where}: bad consumer settings: {err}") from err
+
+    def __enter__(self) -> KafkaRecordReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._consumer.close()
+
+    def partition_counts(self) -> dict[str, int]:
+        """Every topic of the cluster with its partition count (no auto-creation)."""
+        try:
+            metadata = self._consumer.list_topics(timeout=self.timeout_s)
+        except KafkaException as err:
+            raise VerifyError(f"Kafka {self._where}: cannot read metadata: {err}") from err
+        return {
+            name: len(topic.partitions)
+            for name, topic in metadata.topics.items()
+            if topic.error is None and not name.startswith("__")
+        }
+
+    def read(self, topics: Sequence[str], on_record: OnRecord) -> list[str]:
+        """Call ``on_record`` for every record of ``topics``; returns the unfinished partitions."""
+        counts = self.partition_counts()
+        deadline = time.monotonic() + self.timeout_s
+        ends: dict[tuple[str, int], int] = {}
+        assignment = []
+        for topic in topics:
+            for partition in range(counts.get(topic, 0)):
+                low, high = self._watermarks(topic, partition)
+                if high > low:
+                    ends[(topic, partition)] = high
+                    assignment.append(TopicPartition(topic, partition, OFFSET_BEGINNING))
+        positions = dict.fromkeys(ends, -1)
+        log.debug("verify reads %s; ends at start %s", self._where, ends)
+        if assignment:
+            self._consumer.assign(assignment)
+        pending = set(ends)
+        while pending and time.monotonic() < deadline:
+            for message in self._consumer.consume(_BATCH, _POLL_S):
+                key = (message.topic(), message.partition())
+                error = message.error()
+                if error is None:
+                    positions[key] = message.offset()
+                    on_record(key[0], key[1], message.offset(), message.value())
+                elif error.code() == KafkaError._PARTITION_EOF:
+                    if message.offset() >= ends.get(key, 0):
+                        pending.discard(key)
+                else:
+                    raise VerifyError(f"Kafka {key[0]}[{key[1]}]: {error.str()}")
+        return [
+            f"{topic}[{partition}]: read up to offset {positions[(topic, partition)]}, "
+            f"end at start >= {ends[(topic, partition)]}; not reached in {self.timeout_s}s"
+            for topic, partition in sorted(pending)
+        ]
+
+    def _watermarks(self, topic: str, partition: int) -> tuple[int, int]:
+        try:
+            return self._consumer.get_watermark_offsets(
+                TopicPartition(topic, partition), timeout=self.timeout_s
+            )
+        except KafkaException as err:
+            raise VerifyError(f"Kafka {topic}[{partition}]: cannot read offsets: {err}") from err

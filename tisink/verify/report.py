@@ -1,0 +1,119 @@
+"""The verify result: what was read, which rules broke where, and a plain-text rendering.
+
+The text is Rich-free so the CLI, logs and CI output show the same lines.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+RULES: dict[str, str] = {
+    "decodable": "every message decodes as a Simple Protocol message",
+    "schema-before-dml": "a table's first DML follows its BOOTSTRAP or a DDL with its tableSchema",
+    "schema-version-announced": "a DML's schemaVersion was announced for its table before it",
+    "watermark-monotonic": "WATERMARK commitTs never goes back",
+    "dml-behind-watermark": "no DML after WATERMARK W has commitTs <= W",
+    "handle-commit-ts-order": "a row handle's commitTs never goes back",
+}
+"""Rule name -> what it promises, in the order the report lists them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken rule at one message."""
+
+    topic: str
+    partition: int
+    offset: int
+    rule: str
+    detail: str
+    message: str
+    """The message's one-line summary (or the raw payload's size for undecodable ones)."""
+
+    def location(self) -> str:
+        return f"{self.topic}[{self.partition}]@{self.offset}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "offset": self.offset,
+            "rule": self.rule,
+            "detail": self.detail,
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.location()} {self.rule}: {self.detail} | {self.message}"
+
+
+@dataclass
+class VerifyReport:
+    """Counts and the first ``max_violations`` violations of one verify run."""
+
+    source: str
+    encoding_format: str = "json"
+    topics: list[str] = field(default_factory=list)
+    max_violations: int = 20
+    messages: int = 0
+    counts: Counter[str] = field(default_factory=Counter)
+    partitions: Counter[str] = field(default_factory=Counter)
+    tables: set[str] = field(default_factory=set)
+    violations: list[Violation] = field(default_factory=list)
+    violation_counts: Counter[str] = field(default_factory=Counter)
+    unfinished: list[str] = field(default_factory=list)
+    """Partitions whose end was not reached before the timeout ("topic[p]: why")."""
+
+    @property
+    def ok(self) -> bool:
+        """No violation and every partition read to its end."""
+        return not self.violation_counts and not self.unfinished
+
+    def add_violation(self, violation: Violation) -> None:
+        self.violation_counts[violation.rule] += 1
+        if len(self.violations) < self.max_violations:
+            self.violations.append(violation)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "source": self.source,
+            "encoding_format": self.encoding_format,
+            "topics": list(self.topics),
+            "messages": self.messages,
+            "counts": dict(sorted(self.counts.items())),
+            "partitions": dict(sorted(self.partitions.items())),
+            "tables": sorted(self.tables),
+            "violation_counts": dict(sorted(self.violation_counts.items())),
+            "violations": [v.to_dict() for v in self.violations],
+            "unfinished": list(self.unfinished),
+        }
+
+
+def render_text(report: VerifyReport) -> str:
+    """The report as plain lines for a terminal or a log."""
+    lines = [
+        f"verify {report.source} ({report.encoding_format}): " + ("OK" if report.ok else "FAILED"),
+        f"topics: {', '.join(report.topics) or '-'}",
+        f"messages: {report.messages}"
+        + (f" ({_join(report.counts)})" if report.counts else " (nothing to read)"),
+        f"partitions: {_join(report.partitions) or '-'}",
+        f"tables: {', '.join(sorted(report.tables)) or '-'}",
+    ]
+    lines.extend(f"unfinished: {entry}" for entry in report.unfinished)
+    if report.violation_counts:
+        lines.append("violations:")
+        for rule in RULES:
+            if report.violation_counts[rule]:
+                lines.append(f"  {rule}: {report.violation_counts[rule]} ({RULES[rule]})")
+        shown = len(report.violations)
+        total = sum(report.violation_counts.values())
+        lines.append(f"first {shown} of {total}:" if shown < total else "each:")
+        lines.extend(f"  {violation}" for violation in report.violations)
+    return "\n".join(lines)
+
+
+def _join(counter: Counter[str]) -> str:
+    return ", ".join(f"{key} {count}" for key, count in sorted(counter.items()))
