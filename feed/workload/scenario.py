@@ -1,0 +1,330 @@
+"""Scenario files: the TOML that describes a workload (format in feed/workload/README.md).
+
+``load_scenario`` takes a built-in name (``demo``, ``all-types``) or a path, checks every
+section and key (an unknown key is an error, so a typo never silently falls back to a
+default) and returns a frozen Scenario.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, replace
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from feed.workload.errors import ScenarioError
+from feed.workload.types import parse_column_type
+from feed.workload.values import KEY_FAMILIES
+from model.mysqltypes import TypeFamily
+from model.table import ColumnInfo, IndexInfo
+
+ACTIONS = (
+    "add_column",
+    "drop_column",
+    "modify_column",
+    "add_index",
+    "drop_index",
+    "rename",
+    "truncate",
+    "create_table",
+    "drop_table",
+)
+_TOP_KEYS = {"name", "description", "rows", "duration_s", "rate", "start", "txn_size", "mix"}
+_TOP_KEYS |= {"null_ratio", "keys", "zipf_s", "tables", "ddl"}
+_TABLE_KEYS = {"schema", "name", "weight", "keys", "zipf_s", "mix", "txn_size", "null_ratio"}
+_TABLE_KEYS |= {"columns", "primary", "indexes", "oversized"}
+_COLUMN_KEYS = {"name", "type", "nullable", "default", "null_ratio", "size", "generated"}
+_DDL_KEYS = {"at", "table", "action", "column", "name", "index", "to"}
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    column: ColumnInfo
+    size: tuple[int, int] | None = None
+    null_ratio: float = 0.1
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """Every ``every``-th insert of the table carries a ``nbytes`` value in ``column``."""
+
+    every: int
+    nbytes: int
+    column: str
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    schema: str
+    name: str
+    columns: tuple[ColumnSpec, ...]
+    indexes: tuple[IndexInfo, ...]
+    weight: float = 1.0
+    keys: str = "uniform"
+    zipf_s: float = 1.1
+    mix: tuple[float, float, float] = (0.6, 0.3, 0.1)
+    txn_size: tuple[int, int] = (1, 5)
+    oversized: Oversized | None = None
+    deferred: bool = False
+    """Created by a ``create_table`` DDL of the schedule instead of at the start."""
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+
+@dataclass(frozen=True)
+class DDLSpec:
+    at: float
+    table: int
+    """Index of the table in Scenario.tables."""
+    action: str
+    column: ColumnSpec | None = None
+    name: str = ""
+    index: IndexInfo | None = None
+    to: str = ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    rows: int
+    rate: float
+    start_ms: int
+    tables: tuple[TableSpec, ...]
+    ddls: tuple[DDLSpec, ...]
+    source: str
+
+    def table_index(self, name: str) -> int:
+        """The index of the table called ``name`` (``table`` or ``schema.table``)."""
+        for position, spec in enumerate(self.tables):
+            if name in (spec.name, spec.qualified_name):
+                return position
+        raise ScenarioError(f"no table {name!r} in the scenario", file=self.source)
+
+
+def builtin_scenarios() -> list[str]:
+    folder = resources.files("feed.workload") / "scenarios"
+    return sorted(p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_scenario(name_or_path: str | Path) -> Scenario:
+    """A built-in scenario by name, or the scenario file at a path."""
+    text_name = str(name_or_path)
+    if text_name in builtin_scenarios():
+        resource = resources.files("feed.workload") / "scenarios" / f"{text_name}.toml"
+        return parse_scenario(resource.read_text(encoding="utf-8"), f"{text_name}.toml")
+    path = Path(name_or_path)
+    if not path.is_file():
+        known = ", ".join(builtin_scenarios())
+        raise ScenarioError(f"no scenario file {path} and no built-in {text_name!r} ({known})")
+    return parse_scenario(path.read_text(encoding="utf-8"), str(path))
+
+
+def parse_scenario(text: str, source: str) -> Scenario:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ScenarioError(f"invalid TOML: {err}", file=source) from None
+    return _Parser(source).scenario(doc)
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, reason: str, table: str | None = None, column: str | None = None) -> None:
+        raise ScenarioError(reason, file=self.source, table=table, column=column)
+
+    def keys(self, obj: Any, allowed: set[str], where: str) -> dict[str, Any]:
+        if not isinstance(obj, dict):
+            self.fail(f"{where} must be a table")
+        unknown = sorted(set(obj) - allowed)
+        if unknown:
+            self.fail(f"unknown key {unknown[0]!r} in {where}")
+        return obj
+
+    def scenario(self, doc: dict[str, Any]) -> Scenario:
+        doc = self.keys(doc, _TOP_KEYS, "the scenario")
+        rate = float(doc.get("rate", 1000))
+        if rate <= 0:
+            self.fail(f"rate must be positive, got {rate}")
+        rows = doc.get("rows")
+        if rows is None:
+            rows = int(float(doc.get("duration_s", 10)) * rate)
+        defaults = {key: doc[key] for key in ("txn_size", "mix", "null_ratio", "keys", "zipf_s") if key in doc}
+        tables = [self.table(t, defaults) for t in doc.get("tables", [])]
+        if not tables:
+            self.fail("a scenario needs at least one [[tables]] entry")
+        names = [t.qualified_name for t in tables]
+        if len(set(names)) != len(names):
+            self.fail("table names repeat")
+        scenario = Scenario(
+            name=str(doc.get("name", Path(self.source).stem)),
+            description=str(doc.get("description", "")),
+            rows=int(rows),
+            rate=rate,
+            start_ms=self.start_ms(doc.get("start", "2024-01-01T00:00:00Z")),
+            tables=tuple(tables),
+            ddls=(),
+            source=self.source,
+        )
+        ddls = [self.ddl(d, scenario) for d in doc.get("ddl", [])]
+        deferred = {d.table for d in ddls if d.action == "create_table"}
+        tables = [replace(t, deferred=i in deferred) for i, t in enumerate(tables)]
+        return replace(scenario, tables=tuple(tables), ddls=tuple(ddls))
+
+    def start_ms(self, value: Any) -> int:
+        try:
+            moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+        except ValueError:
+            self.fail(f"start {value!r} is not an ISO 8601 time")
+        if moment.tzinfo is None:
+            self.fail(f"start {value!r} needs a time zone (e.g. Z)")
+        return int(moment.timestamp() * 1000)
+
+    def table(self, obj: Any, defaults: dict[str, Any]) -> TableSpec:
+        obj = self.keys(obj, _TABLE_KEYS, "a [[tables]] entry")
+        merged = {**defaults, **obj}
+        if "name" not in obj:
+            self.fail("a [[tables]] entry needs a name")
+        schema, name = str(obj.get("schema", "test")), str(obj["name"])
+        qualified = f"{schema}.{name}"
+        null_ratio = float(merged.get("null_ratio", 0.1))
+        columns = tuple(self.column(c, qualified, null_ratio) for c in obj.get("columns", []))
+        if not columns:
+            self.fail("a table needs columns", table=qualified)
+        by_name = {c.column.name: c.column for c in columns}
+        if len(by_name) != len(columns):
+            self.fail("column names repeat", table=qualified)
+        indexes = []
+        primary = obj.get("primary", [])
+        if primary:
+            indexes.append(IndexInfo("primary", tuple(primary), unique=True, primary=True))
+        for index in obj.get("indexes", []):
+            index = self.keys(index, {"name", "columns", "unique"}, f"an index of {qualified}")
+            indexes.append(
+                IndexInfo(str(index["name"]), tuple(index["columns"]), bool(index.get("unique")))
+            )
+        columns = self.key_columns(columns, indexes, qualified)
+        keys = str(merged.get("keys", "uniform"))
+        if keys not in ("uniform", "zipf"):
+            self.fail(f"keys must be uniform or zipf, got {keys!r}", table=qualified)
+        return TableSpec(
+            schema=schema,
+            name=name,
+            columns=columns,
+            indexes=tuple(indexes),
+            weight=float(obj.get("weight", 1.0)),
+            keys=keys,
+            zipf_s=float(merged.get("zipf_s", 1.1)),
+            mix=self.mix(merged.get("mix"), qualified),
+            txn_size=self.pair(merged.get("txn_size", [1, 5]), "txn_size", qualified, minimum=1),
+            oversized=self.oversized(obj.get("oversized"), by_name, qualified),
+        )
+
+    def key_columns(
+        self, columns: tuple[ColumnSpec, ...], indexes: list[IndexInfo], table: str
+    ) -> tuple[ColumnSpec, ...]:
+        """Key columns must exist and have a type the generator keeps unique; they are NOT NULL
+        when in the primary key (as in MySQL)."""
+        names = {c.column.name for c in columns}
+        primary = {n for i in indexes if i.primary for n in i.columns}
+        unique = {n for i in indexes if i.unique for n in i.columns}
+        out = []
+        for index in indexes:
+            for name in index.columns:
+                if name not in names:
+                    self.fail(f"index {index.name!r} names a missing column", table, name)
+        for spec in columns:
+            col = spec.column
+            if col.name in unique and col.family not in KEY_FAMILIES:
+                self.fail(f"{col.mysql_type} cannot be in a unique key", table, col.name)
+            if col.name in primary and col.nullable:
+                spec = replace(spec, column=replace(col, nullable=False))
+            out.append(spec)
+        return tuple(out)
+
+    def column(self, obj: Any, table: str, null_ratio: float) -> ColumnSpec:
+        obj = self.keys(obj, _COLUMN_KEYS, f"a column of {table}")
+        if "name" not in obj or "type" not in obj:
+            self.fail("a column needs a name and a type", table=table)
+        try:
+            col = parse_column_type(str(obj["type"]), str(obj["name"]))
+        except ScenarioError as err:
+            self.fail(err.reason, table=table, column=str(obj["name"]))
+        generated = obj.get("generated")
+        if generated not in (None, "virtual", "stored"):
+            self.fail(f"generated must be virtual or stored, got {generated!r}", table, col.name)
+        col = replace(
+            col,
+            nullable=bool(obj.get("nullable", True)),
+            default=obj.get("default"),
+            generated=generated,
+        )
+        size = obj.get("size")
+        return ColumnSpec(
+            column=col,
+            size=None if size is None else self.pair(size, "size", table, minimum=0),
+            null_ratio=float(obj.get("null_ratio", null_ratio)),
+        )
+
+    def mix(self, value: Any, table: str) -> tuple[float, float, float]:
+        if value is None:
+            return (0.6, 0.3, 0.1)
+        value = self.keys(value, {"insert", "update", "delete"}, f"the mix of {table}")
+        weights = [float(value.get(k, 0.0)) for k in ("insert", "update", "delete")]
+        total = sum(weights)
+        if total <= 0 or min(weights) < 0 or weights[0] <= 0:
+            self.fail("mix needs non-negative weights and some inserts", table=table)
+        return (weights[0] / total, weights[1] / total, weights[2] / total)
+
+    def pair(self, value: Any, key: str, table: str, *, minimum: int) -> tuple[int, int]:
+        if isinstance(value, int):
+            value = [value, value]
+        if not isinstance(value, list) or len(value) != 2 or not minimum <= value[0] <= value[1]:
+            self.fail(f"{key} must be [low, high] with {minimum} <= low <= high", table=table)
+        return int(value[0]), int(value[1])
+
+    def oversized(self, value: Any, columns: dict[str, ColumnInfo], table: str) -> Oversized | None:
+        if value is None:
+            return None
+        value = self.keys(value, {"every", "bytes", "column"}, f"oversized of {table}")
+        name = str(value.get("column", ""))
+        col = columns.get(name)
+        if col is None or col.family not in (TypeFamily.STRING, TypeFamily.BINARY):
+            self.fail("oversized needs a text or blob column", table=table, column=name)
+        nbytes, every = int(value.get("bytes", 1 << 20)), int(value.get("every", 1000))
+        if col.length and nbytes > col.length or every <= 0:
+            self.fail(f"oversized {nbytes} bytes every {every} does not fit", table, name)
+        return Oversized(every, nbytes, name)
+
+    def ddl(self, obj: Any, scenario: Scenario) -> DDLSpec:
+        obj = self.keys(obj, _DDL_KEYS, "a [[ddl]] entry")
+        action = str(obj.get("action", ""))
+        if action not in ACTIONS:
+            self.fail(f"unknown DDL action {action!r} (expected one of {', '.join(ACTIONS)})")
+        table = scenario.table_index(str(obj.get("table", "")))
+        qualified = scenario.tables[table].qualified_name
+        at = float(obj.get("at", 0.5))
+        if not 0.0 <= at <= 1.0:
+            self.fail(f"at must be a fraction of the rows in 0..1, got {at}", table=qualified)
+        column = None
+        if action in ("add_column", "modify_column"):
+            column = self.column(obj.get("column"), qualified, 0.1)
+            if action == "add_column" and not column.column.nullable and column.column.default is None:
+                self.fail("a NOT NULL column added later needs a default", qualified, column.column.name)
+        index = None
+        if action == "add_index":
+            spec = self.keys(obj.get("index"), {"name", "columns"}, f"the index of {qualified}")
+            index = IndexInfo(str(spec.get("name")), tuple(spec.get("columns", ())))
+        name = str(obj.get("name", ""))
+        if action in ("drop_column", "drop_index") and not name:
+            self.fail(f"{action} needs name", table=qualified)
+        to = str(obj.get("to", ""))
+        if action == "rename" and not to:
+            self.fail("rename needs to", table=qualified)
+        return DDLSpec(at, table, action, column, name, index, to)
