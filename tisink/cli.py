@@ -8,6 +8,7 @@ from importlib.metadata import version as dist_version
 from pathlib import Path
 from typing import Annotated
 
+import orjson
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -80,6 +81,9 @@ def play(
     summary_json: Annotated[
         Path | None, typer.Option(help="Write a machine-readable summary here.")
     ] = None,
+    verify_after: Annotated[
+        bool, typer.Option("--verify/--no-verify", help="Read a Kafka/file stream back after.")
+    ] = True,
 ) -> None:
     """Play a change feed through the sink framework to a sink."""
     from tisink.play import run_play
@@ -87,7 +91,9 @@ def play(
     if feed is None:
         raise typer.BadParameter("--feed is required", param_hint="--feed")
     try:
-        summary = run_play(feed, sink_uri, config, feed_clock=clock is ClockMode.feed)
+        summary = run_play(
+            feed, sink_uri, config, feed_clock=clock is ClockMode.feed, verify_after=verify_after
+        )
     except TisinkError as err:
         console.print(f"[bold red]play failed:[/] {err}")
         raise typer.Exit(1) from err
@@ -95,6 +101,51 @@ def play(
     if summary_json:
         summary.write(summary_json)
     _print_summary(summary.to_dict())
+    if summary.verified is False:
+        raise typer.Exit(1)
+
+
+@app.command()
+def verify(
+    sink_uri: Annotated[str, typer.Option(help="The kafka:// or file:// sink URI to read back.")],
+    protocol: Annotated[str, typer.Option(help="Protocol of the stream.")] = "simple",
+    timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the end of the stream.")
+    ] = 30.0,
+    topic: Annotated[
+        list[str] | None, typer.Option(help="Extra topic to read (repeatable).")
+    ] = None,
+    topic_pattern: Annotated[
+        str | None, typer.Option(help="Also read existing topics matching this regex.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Changefeed TOML (dispatcher topics).")
+    ] = None,
+    max_violations: Annotated[int, typer.Option(help="Violations to list.")] = 20,
+    summary_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+) -> None:
+    """Read a Simple stream back and check what consumers rely on; exit 1 on a violation."""
+    from tisink.verify import render_text
+    from tisink.verify import verify as run_verify
+
+    try:
+        report = run_verify(
+            sink_uri,
+            protocol=protocol,
+            timeout_s=timeout,
+            topics=topic or (),
+            topic_pattern=topic_pattern,
+            config_path=config,
+            max_violations=max_violations,
+        )
+    except TisinkError as err:
+        console.print(f"[bold red]verify failed:[/] {err}")
+        raise typer.Exit(2) from err
+    typer.echo(render_text(report))
+    if summary_json:
+        summary_json.parent.mkdir(parents=True, exist_ok=True)
+        summary_json.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
+    raise typer.Exit(0 if report.ok else 1)
 
 
 @app.command()

@@ -15,21 +15,42 @@ from feed.reader import read_feed
 from feed.stats import PlayStats
 from sink import ChangefeedConfig, SinkFactory
 from tisink.summary import RunSummary
+from tisink.verify import render_text, verify
 
 log = logging.getLogger(__name__)
 
 
+VERIFIABLE_SCHEMES = ("kafka", "file")
+
+
 def run_play(
-    feed: Path, sink_uri: str, config_path: Path | None, *, feed_clock: bool = False
+    feed: Path,
+    sink_uri: str,
+    config_path: Path | None,
+    *,
+    feed_clock: bool = False,
+    verify_after: bool = True,
 ) -> RunSummary:
-    """Play ``feed`` into ``sink_uri``; returns the run summary or raises a TisinkError."""
+    """Play ``feed`` into ``sink_uri``, then (for a Simple stream in Kafka or files) read it back
+    with ``tisink verify``; returns the run summary or raises a TisinkError."""
     config = ChangefeedConfig.from_toml(config_path) if config_path else None
     clock: Clock = FeedClock() if feed_clock else WallClock()
     factory = SinkFactory(sink_uri, config, clock=clock)
-    return asyncio.run(_play(feed, factory, sink_uri))
+    summary = asyncio.run(_play(feed, factory))
+    if verify_after and _verifiable(factory):
+        report = verify(sink_uri, config_path=config_path)
+        summary.verified = report.ok
+        if not report.ok:
+            log.error("verify found problems:\n%s", render_text(report))
+    return summary
 
 
-async def _play(feed: Path, factory: SinkFactory, sink_uri: str) -> RunSummary:
+def _verifiable(factory: SinkFactory) -> bool:
+    protocol = factory.config.protocol or ("simple" if factory.scheme == "kafka" else None)
+    return factory.scheme in VERIFIABLE_SCHEMES and protocol == "simple"
+
+
+async def _play(feed: Path, factory: SinkFactory) -> RunSummary:
     summary = RunSummary(sink_uri=factory.uri.redacted())
     started = time.perf_counter()
     event_sink = await factory.create_event_sink()

@@ -23,6 +23,9 @@ ValueGen = Callable[[random.Random], Any]
 
 ALPHABET = string.ascii_letters + string.digits + " " * 10 + "<>&\"'\\/é中😀\u2028"
 """Characters of generated text; at most 4 UTF-8 bytes each."""
+_POOL = "".join(random.Random(0x715_1A4).choices(ALPHABET, k=1 << 16))
+"""Generated text is a slice of this fixed random text: one RNG draw per value, not per
+character, and still a different string almost every time."""
 DEFAULT_MAX_SIZE = 32
 """Longest generated text or binary value when the scenario gives no ``size``."""
 _DATE_SPAN = (0, 2_145_916_799)  # 1970-01-01 .. 2037-12-31, valid for date and datetime
@@ -90,8 +93,13 @@ def _bounds(col: ColumnInfo, size: tuple[int, int] | None, unit_bytes: int) -> t
 def _text(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
     low, high = _bounds(col, size, 4)
 
+    limit = len(_POOL) - high
+    if limit <= 0:
+        return lambda rng: "".join(rng.choices(ALPHABET, k=rng.randint(low, high)))
+
     def gen(rng: random.Random) -> str:
-        return "".join(rng.choices(ALPHABET, k=rng.randint(low, high)))
+        start = int(rng.random() * limit)
+        return _POOL[start : start + low + int(rng.random() * (high - low + 1))]
 
     return gen
 

@@ -40,6 +40,7 @@ class PartitionChecker:
     def __init__(self, topic: str, partition: int, report: VerifyReport) -> None:
         self.topic = topic
         self.partition = partition
+        self.label = f"{topic}[{partition}]"
         self._report = report
         self._schemas: dict[TableKey, dict[int, AnnouncedSchema]] = {}
         self._without_schema: set[TableKey] = set()
@@ -164,7 +165,7 @@ class StreamChecker:
         """Decode and check one record; an undecodable one is a ``decodable`` violation."""
         checker = self.partition(topic, partition)
         self.report.messages += 1
-        self.report.partitions[f"{topic}[{partition}]"] += 1
+        self.report.partitions[checker.label] += 1
         try:
             message = self._decoder.decode(value)
         except MessageDecodeError as err:

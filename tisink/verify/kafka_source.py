@@ -57,8 +57,13 @@ def consumer_settings(config: KafkaConfig) -> dict[str, Any]:
 class KafkaRecordReader:
     """One consumer (no group membership, no commits) over the partitions of some topics."""
 
-    def __init__(self, settings: Mapping[str, Any], timeout_s: float) -> None:
+    def __init__(
+        self, settings: Mapping[str, Any], timeout_s: float, *, request_timeout_s: float = 10.0
+    ) -> None:
         self.timeout_s = timeout_s
+        """How long reading may take before the partitions not done are given up."""
+        self.request_timeout_s = request_timeout_s
+        """Bound of one metadata or offsets request (the sink URI's ``read-timeout``)."""
         self._where = settings.get("bootstrap.servers", "?")
         try:
             self._consumer = Consumer(
@@ -82,7 +87,7 @@ class KafkaRecordReader:
     def partition_counts(self) -> dict[str, int]:
         """Every topic of the cluster with its partition count (no auto-creation)."""
         try:
-            metadata = self._consumer.list_topics(timeout=self.timeout_s)
+            metadata = self._consumer.list_topics(timeout=self.request_timeout_s)
         except KafkaException as err:
             raise VerifyError(f"Kafka {self._where}: cannot read metadata: {err}") from err
         return {
@@ -94,7 +99,6 @@ class KafkaRecordReader:
     def read(self, topics: Sequence[str], on_record: OnRecord) -> list[str]:
         """Call ``on_record`` for every record of ``topics``; returns the unfinished partitions."""
         counts = self.partition_counts()
-        deadline = time.monotonic() + self.timeout_s
         ends: dict[tuple[str, int], int] = {}
         assignment = []
         for topic in topics:
@@ -108,6 +112,7 @@ class KafkaRecordReader:
         if assignment:
             self._consumer.assign(assignment)
         pending = set(ends)
+        deadline = time.monotonic() + self.timeout_s
         while pending and time.monotonic() < deadline:
             for message in self._consumer.consume(_BATCH, _POLL_S):
                 key = (message.topic(), message.partition())
@@ -118,18 +123,25 @@ class KafkaRecordReader:
                 elif error.code() == KafkaError._PARTITION_EOF:
                     if message.offset() >= ends.get(key, 0):
                         pending.discard(key)
-                else:
+                elif error.fatal() or key[0] is not None:
                     raise VerifyError(f"Kafka {key[0]}[{key[1]}]: {error.str()}")
+                else:
+                    # client-level trouble (a dropped connection...) that librdkafka retries
+                    log.warning("Kafka %s: %s", self._where, error.str())
         return [
-            f"{topic}[{partition}]: read up to offset {positions[(topic, partition)]}, "
-            f"end at start >= {ends[(topic, partition)]}; not reached in {self.timeout_s}s"
+            f"{topic}[{partition}]: {_read_so_far(positions[(topic, partition)])}, "
+            f"end at start >= offset {ends[(topic, partition)]}; not reached in {self.timeout_s}s"
             for topic, partition in sorted(pending)
         ]
 
     def _watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         try:
             return self._consumer.get_watermark_offsets(
-                TopicPartition(topic, partition), timeout=self.timeout_s
+                TopicPartition(topic, partition), timeout=self.request_timeout_s
             )
         except KafkaException as err:
             raise VerifyError(f"Kafka {topic}[{partition}]: cannot read offsets: {err}") from err
+
+
+def _read_so_far(last_offset: int) -> str:
+    return "nothing read" if last_offset < 0 else f"read up to offset {last_offset}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from model.errors import TisinkError
 from sink import ChangefeedConfig, parse_sink_uri
@@ -40,11 +41,12 @@ def verify(
         uri = parse_sink_uri(sink_uri)
         config = ChangefeedConfig.from_toml(config_path) if config_path else ChangefeedConfig()
         config = config.with_uri(uri)
-    except VerifyError:
-        raise
     except TisinkError as err:
         raise VerifyError(f"verify {sink_uri}: {err}") from err
-    for name, value in (("--protocol", protocol), ("the sink's protocol", config.protocol)):
+    for name, value in (
+        ("the protocol asked for", protocol),
+        ("the sink's protocol", config.protocol),
+    ):
         if value not in (None, "simple"):
             raise VerifyError(f"verify checks the simple protocol only; {name} is {value!r}")
     report = VerifyReport(
@@ -54,7 +56,7 @@ def verify(
     )
     decoder = MessageDecoder(config.encoding_format, config.large_message_handle_compression)
     checker = StreamChecker(report, decoder)
-    selection = {
+    selection: dict[str, Any] = {
         "topics": tuple(topics or ()),
         "topic_pattern": topic_pattern,
         "rules": config.dispatch_rules,
@@ -84,7 +86,7 @@ def _verify_kafka(
     config: ChangefeedConfig,
     timeout_s: float,
     checker: StreamChecker,
-    selection: dict,
+    selection: dict[str, Any],
 ) -> None:
     # imported here: the file path must work where the Kafka client libraries are missing
     from eventsink.kafka.config import KafkaConfig
@@ -97,6 +99,9 @@ def _verify_kafka(
     except TisinkError as err:
         raise VerifyError(f"verify {uri.redacted()}: {err}") from err
     report = checker.report
-    with KafkaRecordReader(consumer_settings(kafka), timeout_s) as reader:
+    settings = consumer_settings(kafka)
+    with KafkaRecordReader(
+        settings, timeout_s, request_timeout_s=kafka.request_timeout_s
+    ) as reader:
         report.topics = select_topics(kafka.topic, reader.partition_counts(), **selection)
         report.unfinished = reader.read(report.topics, checker.check_record)

@@ -1,0 +1,29 @@
+"""The seeded workload generator: scenarios (TOML) to change feeds (feed/workload/README.md).
+
+A scenario names tables with columns of any mysqlType, the insert/update/delete mix,
+transaction sizes, key distributions, value sizes, oversized rows and a DDL schedule; a seed
+makes the feed reproducible byte for byte, also when tables are generated in parallel.
+"""
+
+from feed.workload.errors import ScenarioError
+from feed.workload.generator import (
+    generate_feed,
+    generate_records,
+    generate_table_records,
+    merge_partitions,
+    record_line,
+)
+from feed.workload.scenario import Scenario, builtin_scenarios, load_scenario, parse_scenario
+
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "builtin_scenarios",
+    "generate_feed",
+    "generate_records",
+    "generate_table_records",
+    "load_scenario",
+    "merge_partitions",
+    "parse_scenario",
+    "record_line",
+]

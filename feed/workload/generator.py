@@ -1,0 +1,115 @@
+"""Public entry points of the workload generator: whole feeds and per-table partitions.
+
+``generate_records`` walks the schedule once and lets every table commit its transactions;
+``generate_table_records`` does the same for a subset of tables (a Spark task's share). Both
+walk the same global schedule and draw each table's values from its own RNG, so the
+partitions merged by commitTs (``merge_partitions``) are the whole feed, byte for byte.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import orjson
+
+from feed.records import FeedDDL, FeedRecord, FeedRow
+from feed.workload.errors import ScenarioError
+from feed.workload.scenario import Scenario, load_scenario
+from feed.workload.schedule import PlannedDDL, plan
+from feed.workload.table_state import TableState
+from feed.writer import ddl_record, row_record
+
+log = logging.getLogger(__name__)
+
+
+def _scenario(scenario: Scenario | str | os.PathLike[str]) -> Scenario:
+    return scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+
+
+def generate_records(
+    scenario: Scenario | str | os.PathLike[str], seed: int, rows: int | None = None
+) -> Iterator[FeedRecord]:
+    """Every record of the workload in commit order (``rows`` overrides the scenario's)."""
+    spec = _scenario(scenario)
+    return _generate(spec, seed, rows, range(len(spec.tables)))
+
+
+def generate_table_records(
+    scenario: Scenario | str | os.PathLike[str],
+    seed: int,
+    rows: int | None,
+    table_names: Iterable[str],
+) -> Iterator[FeedRecord]:
+    """The records of the named tables only (names as in the scenario's ``[[tables]]``:
+    ``table`` or ``schema.table``, also after a RENAME), in commit order."""
+    spec = _scenario(scenario)
+    wanted = sorted({spec.table_index(name) for name in table_names})
+    return _generate(spec, seed, rows, wanted)
+
+
+def _generate(
+    scenario: Scenario, seed: int, rows: int | None, tables: Iterable[int]
+) -> Iterator[FeedRecord]:
+    states: dict[int, TableState] = {i: TableState(scenario.tables[i], seed) for i in tables}
+    for step in plan(scenario, seed, rows):
+        state = states.get(step.table)
+        if state is None:
+            continue
+        if type(step) is PlannedDDL:
+            yield state.apply_ddl(step)
+        else:
+            yield from state.commit(step)  # type: ignore[arg-type]
+
+
+def merge_partitions(partitions: Iterable[Iterable[FeedRecord]]) -> Iterator[FeedRecord]:
+    """One commit-ordered stream from per-table partitions. Each commitTs belongs to one
+    table, so ordering by commitTs alone restores the whole feed."""
+    return heapq.merge(*partitions, key=_commit_ts)
+
+
+def _commit_ts(record: FeedRecord) -> int:
+    if type(record) is FeedRow:
+        return record.row.commit_ts
+    if type(record) is FeedDDL:
+        return record.commit_ts
+    raise ScenarioError(f"the generator does not produce {type(record).__name__} records")
+
+
+def record_line(record: FeedRecord) -> bytes:
+    """The feed file line of a generated record (as FeedWriter writes it), newline included."""
+    if type(record) is FeedRow:
+        return orjson.dumps(row_record(record.row), option=orjson.OPT_APPEND_NEWLINE)
+    if type(record) is FeedDDL:
+        return orjson.dumps(ddl_record(record.ddl), option=orjson.OPT_APPEND_NEWLINE)
+    raise ScenarioError(f"the generator does not produce {type(record).__name__} records")
+
+
+def generate_feed(
+    scenario: Scenario | str | os.PathLike[str],
+    seed: int,
+    rows: int | None,
+    out_path: str | os.PathLike[str],
+) -> dict[str, int]:
+    """Write the workload to the feed file ``out_path`` (for ``tisink generate``); returns
+    counts: ``rows``, ``ddl``, ``bytes``, ``tables``."""
+    spec = _scenario(scenario)
+    counts = {"rows": 0, "ddl": 0, "bytes": 0, "tables": len(spec.tables)}
+    path = Path(out_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer: list[bytes] = []
+    with path.open("wb") as out:
+        for record in _generate(spec, seed, rows, range(len(spec.tables))):
+            line = record_line(record)
+            counts["rows" if type(record) is FeedRow else "ddl"] += 1
+            counts["bytes"] += len(line)
+            buffer.append(line)
+            if len(buffer) >= 4096:
+                out.write(b"".join(buffer))
+                buffer.clear()
+        out.write(b"".join(buffer))
+    log.info("generated %s: %s", path, counts)
+    return counts

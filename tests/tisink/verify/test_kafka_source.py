@@ -1,0 +1,62 @@
+"""The Kafka reader: librdkafka settings from the sink URI, timeouts, unreachable brokers."""
+
+from __future__ import annotations
+
+import pytest
+from confluent_kafka import Producer
+
+from eventsink.kafka.config import KafkaConfig
+from tests.kafka_support.readback import create_topic, unique_topic
+from tisink.broker import free_port
+from tisink.verify import VerifyError, verify
+from tisink.verify.kafka_source import KafkaRecordReader, consumer_settings
+
+
+def _config(**params: str) -> KafkaConfig:
+    return KafkaConfig.from_sink_params("h1:9092,h2:9092", "t", params)
+
+
+def test_plain_settings_name_the_brokers_only() -> None:
+    assert consumer_settings(_config()) == {"bootstrap.servers": "h1:9092,h2:9092"}
+
+
+def test_tls_and_sasl_settings_follow_the_sink_uri() -> None:
+    tls = consumer_settings(_config(ca="/ca.pem", **{"insecure-skip-verify": "true"}))
+    assert tls["security.protocol"] == "SSL"
+    assert tls["ssl.ca.location"] == "/ca.pem"
+    assert tls["enable.ssl.certificate.verification"] is False
+    assert "ssl.certificate.location" not in tls
+    sasl = consumer_settings(
+        _config(**{"sasl-mechanism": "scram-sha-256", "sasl-user": "u", "sasl-password": "p"})
+    )
+    assert sasl["security.protocol"] == "SASL_PLAINTEXT"
+    assert (sasl["sasl.mechanisms"], sasl["sasl.username"], sasl["sasl.password"]) == (
+        "SCRAM-SHA-256",
+        "u",
+        "p",
+    )
+    both = consumer_settings(_config(**{"enable-tls": "true", "sasl-mechanism": "PLAIN"}))
+    assert both["security.protocol"] == "SASL_SSL"
+
+
+def test_partitions_not_read_in_time_are_reported_unfinished(kafka_bootstrap: str) -> None:
+    topic = unique_topic("verify-slow")
+    create_topic(kafka_bootstrap, topic, 2)
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    producer.produce(topic, value=b"{}", partition=1)
+    assert producer.flush(15) == 0
+    seen: list[tuple[str, int, int]] = []
+    with KafkaRecordReader({"bootstrap.servers": kafka_bootstrap}, timeout_s=0) as reader:
+        unfinished = reader.read([topic], lambda t, p, o, _v: seen.append((t, p, o)))
+    assert seen == []
+    # partition 0 was empty at start, so only partition 1 is owed
+    assert unfinished == [f"{topic}[1]: nothing read, end at start >= offset 1; not reached in 0s"]
+    with KafkaRecordReader({"bootstrap.servers": kafka_bootstrap}, timeout_s=15) as reader:
+        assert reader.read([topic], lambda t, p, o, _v: seen.append((t, p, o))) == []
+    assert seen == [(topic, 1, 0)]
+
+
+def test_an_unreachable_broker_is_an_error() -> None:
+    uri = f"kafka://127.0.0.1:{free_port()}/t?protocol=simple&read-timeout=1s"
+    with pytest.raises(VerifyError, match="cannot read metadata"):
+        verify(uri, timeout_s=1)
