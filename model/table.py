@@ -96,8 +96,9 @@ class TableInfo:
                         f"missing column {name!r}"
                     )
 
-    @property
+    @cached_property
     def qualified_name(self) -> str:
+        """``schema.table``: cached, since every encoded message is labelled with it."""
         return f"{self.schema}.{self.table}"
 
     @cached_property

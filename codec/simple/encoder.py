@@ -33,6 +33,8 @@ MAX_RECORD_OVERHEAD = 36
 CLAIM_CHECK_SCHEMES = ("file://",)
 """Claim-check storages this codec can name; the sink writes the files."""
 
+_DML = MessageType.DML
+
 
 def marshaller_for(config: EncoderConfig) -> Marshaller:
     """JSON or Avro per ``encoding-format``; Avro is imported only when asked for."""
@@ -74,6 +76,11 @@ class SimpleEncoder:
         self._marshaller = marshaller_for(config)
         self._compress = compressor(config.large_message_handle_compression)
         self._limit = config.max_message_bytes - MAX_RECORD_OVERHEAD
+        # The per-row path reads these once here, not through config and marshaller each row.
+        self._keep_checksum = config.enable_row_checksum
+        self._now_ms = self._clock.now_ms
+        self._marshal_row = self._marshaller.marshal_row
+        self._compress_rows = config.large_message_handle_compression != "none"
         self._uuid_factory = uuid_factory
         self._claim_check_prefix = ""
         if config.large_message_handle_option == "claim-check":
@@ -90,12 +97,14 @@ class SimpleEncoder:
         return self._marshaller
 
     def encode_row(self, row: RowChangedEvent) -> Message:
-        if row.checksum is not None and not self._config.enable_row_checksum:
+        if row.checksum is not None and not self._keep_checksum:
             row = _without_checksum(row)
-        build_ts = self._clock.now_ms()
-        value = self._compress(self._marshaller.marshal_row(row, build_ts))
+        build_ts = self._now_ms()
+        value = self._marshal_row(row, build_ts)
+        if self._compress_rows:
+            value = self._compress(value)
         if len(value) <= self._limit:
-            return Message(value, b"", MessageType.DML, 1, row.table.qualified_name)
+            return Message(value, b"", _DML, 1, row.table.qualified_name)
         return self._large_row(row, build_ts, value)
 
     def _large_row(self, row: RowChangedEvent, build_ts: int, value: bytes) -> Message:

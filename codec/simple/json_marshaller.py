@@ -15,7 +15,7 @@ import orjson
 
 from codec.errors import CodecError
 from codec.simple.gojson import go_dumps
-from codec.simple.json_rows import JSONRowRenderer
+from codec.simple.json_rows import RENDER_ERRORS, JSONRowRenderer
 from codec.simple.json_schema import table_schema
 from codec.simple.values import zone_for
 from model.events import DDLEvent, RowChangedEvent, RowChecksum
@@ -76,7 +76,28 @@ class JSONMarshaller:
         handle_key_only: bool = False,
         claim_check_location: str | None = None,
     ) -> bytes:
-        renderer = self.renderer(row.table)
+        table = row.table
+        renderer = self._last
+        if renderer is None or renderer.table is not table:
+            renderer = self.renderer(table)
+        if not (handle_key_only or claim_check_location or row.checksum is not None):
+            dml = renderer.dml
+            if dml is not None and row.physical_table_id:
+                try:
+                    return dml(row, build_ts)
+                except RENDER_ERRORS:
+                    pass  # the general path below names the failing column, or repairs strings
+        return self._marshal_row(renderer, row, build_ts, handle_key_only, claim_check_location)
+
+    @staticmethod
+    def _marshal_row(
+        renderer: JSONRowRenderer,
+        row: RowChangedEvent,
+        build_ts: int,
+        handle_key_only: bool,
+        claim_check_location: str | None,
+    ) -> bytes:
+        """Any DML message, field by field: the reference the generated ``dml`` follows."""
         before, after = row.before, row.after
         parts = [renderer.prefix]
         if row.physical_table_id:

@@ -1,191 +1,192 @@
-"""Per-table renderers for the JSON ``data``/``old`` maps (spec 2).
+"""Per-table renderers for JSON DML messages and their ``data``/``old`` maps (spec 2).
 
 A renderer is built once per table schema version: it binds one converter per stored column,
 pre-sorted by name (``data`` is a Go map, so ``json.Marshal`` sorts its keys bytewise, which for
-UTF-8 is code-point order), and compiles them into one generated function, so the per-row work
-is a single dict display with mostly C-level calls.
+UTF-8 is code-point order), and compiles them into generated straight-line functions. ``render``
+builds one sorted map; ``dml`` builds a whole plain DML message (no checksum, claim check or
+key-only reduction) from byte templates fixed per table version, so a row costs one dict
+display, one ``orjson.dumps`` and one bytes format.
 """
 
 from __future__ import annotations
 
-import binascii
 import datetime
-import re
 import struct
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from codec.errors import CodecError
-from codec.simple.gojson import go_dumps
-from codec.simple.values import (
-    binary_bytes,
-    enum_index,
-    float32_text,
-    float64_text,
-    json_text,
-    set_bitmask,
-    timestamp_text,
-    vector_text,
+from codec.simple.gojson import go_dumps, html_escape
+from codec.simple.json_converters import (
+    INT_FAMILIES,
+    TEXT_FAMILIES,
+    Converter,
+    converter_for,
 )
-from model.events import Image
+from codec.simple.values import float32_text, float64_text, timestamp_texts
+from model.events import Image, RowChangedEvent
 from model.mysqltypes import TypeFamily
 from model.table import ColumnInfo, TableInfo
 
-Converter = Callable[[Any], Any]
-
-_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-_RENDER_ERRORS = (
+RENDER_ERRORS = (
     KeyError,
-    TypeError,
+    TypeError,  # orjson.JSONEncodeError included
     ValueError,
     OverflowError,
     AttributeError,
     struct.error,
     CodecError,
 )
+"""What a bad row image raises inside a generated function."""
 
 
-def _number(v: Any) -> int | float:
-    if type(v) is float or type(v) is int:
-        return v
-    raise TypeError(f"want a number, got {type(v).__name__}")
-
-
-def _float_text(v: Any) -> str:
-    if type(v) is float:
-        return float32_text(v)
-    return float32_text(float(_number(v)))
-
-
-def _double_text(v: Any) -> str:
-    if type(v) is float:
-        return float64_text(v)
-    return float64_text(float(_number(v)))
-
-
-def _decimal_text(v: Any) -> str:
-    if type(v) is str and _DECIMAL.fullmatch(v):
-        return v
-    raise ValueError(f"want a decimal string like '-12.50', got {v!r}")
-
-
-def _unsigned_text(v: Any) -> str:
-    if type(v) is int and v >= 0:
-        return int.__repr__(v)
-    raise ValueError(f"want an unsigned integer, got {v!r}")
-
-
-def _enum_texts(column: ColumnInfo) -> Converter:
-    """A C-level lookup from member name to its index text ("" is MySQL's error member, 0)."""
-    texts = {"": "0"}
-    texts.update((name, str(enum_index(column, name))) for name in column.elements)
-    return texts.__getitem__
-
-
-def _set_texts(column: ColumnInfo) -> Converter:
-    """Bitmask text of a list of member names, with the member bits looked up once."""
-    members = list(enumerate(column.elements))
-    bits = {name: 1 << position for position, name in reversed(members)}  # first one wins
-
-    def convert(v: Any) -> str:
-        if type(v) is list:
-            mask = 0
-            try:
-                for name in v:
-                    mask |= bits[name]
-                return str(mask)
-            except (KeyError, TypeError):
-                pass
-        return str(set_bitmask(column, v))  # comma strings, and the error naming the member
-
-    return convert
-
-
-def converter_for(column: ColumnInfo, tz: datetime.tzinfo, zone_name: str) -> Converter:
-    """The function from a non-NULL feed value to the JSON value TiCDC writes for ``column``."""
-    family = column.family
-    if family in (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR):
-        # int.__repr__ and str.__str__ are C-level: they format or pass the value through and
-        # reject a value of the wrong type, at no extra Python call.
-        return int.__repr__
-    if family in _TEXT_FAMILIES:
-        return str.__str__
-    if family is TypeFamily.FLOAT:
-        return _float_text
-    if family is TypeFamily.DOUBLE:
-        return _double_text
+def _value_expr(i: int, column: ColumnInfo, utc: bool) -> str:
+    """Source of the JSON value of column ``i`` (read into ``v{i}``): the common feed values
+    are handled inline, NULL and anything odd go through the converter ``c{i}``, which gives
+    the exact result or the error."""
+    v, family = f"v{i}", column.family
+    slow = f"None if {v} is None else c{i}({v})"
+    if family in INT_FAMILIES:
+        return f"_str({v}) if _type({v}) is int else {slow}"
+    if family in TEXT_FAMILIES:
+        return f"{v} if _type({v}) is str else {slow}"
     if family is TypeFamily.DECIMAL:
-        return _decimal_text
-    if family is TypeFamily.BIT:
-        return _unsigned_text
-    if family is TypeFamily.BINARY:
-        return lambda v: binascii.b2a_base64(binary_bytes(column, v), newline=False).decode()
+        # ASCII digits with at most one inner dot pass as given; signs and the rest meet the
+        # converter's regex. ``strip`` leaves "." or "" exactly for those shapes.
+        s = f"s{i}"
+        digits = f"({s} := {v}.strip('0123456789')) == '.' and {v}[0] != '.' and {v}[-1] != '.'"
+        return f"{v} if _type({v}) is str and ({digits} or not {s} and {v}) else {slow}"
+    if family is TypeFamily.DOUBLE:
+        # float64_text inline: orjson writes the same shortest digits as repr, and already in
+        # Go's 'f' form apart from a trailing ".0", unless it needs an exponent (101 is "e") or
+        # the value is not finite ("null", 110 is "n"); those take float64_text.
+        t = f"t{i}"
+        special = f"float64_text({v}) if 101 in ({t} := _dumps({v})) or 110 in {t}"
+        return (
+            f"({special} else {t}.decode().removesuffix('.0')) if _type({v}) is float else {slow}"
+        )
+    if family is TypeFamily.FLOAT:
+        return f"float32_text({v}) if _type({v}) is float else {slow}"
     if family is TypeFamily.TIMESTAMP:
-        return lambda v: {"location": zone_name, "value": timestamp_text(v, tz)}
-    if family is TypeFamily.ENUM:
-        return _enum_texts(column)
-    if family is TypeFamily.SET:
-        return _set_texts(column)
-    if family is TypeFamily.JSON:
-        return json_text
-    if family is TypeFamily.VECTOR:
-        return vector_text
-    raise CodecError(f"column {column.name!r}: no JSON rendering for {column.mysql_type}")
+        text = v if utc else f"z{i}({v})"  # UTC: the value text is already the zone's text
+        return f"{{'location': zone, 'value': {text}}} if _type({v}) is str else {slow}"
+    return slow
 
 
-_TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
+def _image_lines(image: str, exprs: list[str]) -> list[str]:
+    """Read each column of ``image`` into ``v{i}``: a missing column raises KeyError."""
+    return [f"    v{i} = {image}[k{i}]" for i in range(len(exprs))]
 
 
-def _compile(columns: tuple[tuple[ColumnInfo, Converter], ...]) -> Callable[[Image], dict]:
-    """Generate one straight-line function that builds the sorted map for these columns.
+def _display(exprs: list[str]) -> str:
+    return "{" + ", ".join(f"k{i}: {e}" for i, e in enumerate(exprs)) + "}"
 
-    Per-row work is then a single dict display: no loop, no tuple unpacking, text, float and
-    decimal values checked inline with only the odd cases sent to their converter. Names and
-    converters reach the code as default arguments (``k3``, ``c3``: fast locals), never through
-    the source text.
-    """
+
+def _dumped(image: str, target: str, exprs: list[str]) -> list[str]:
+    """Lines leaving the Go JSON bytes of ``image``'s map in ``target``; 60, 62, 38 and 226 are
+    the bytes that need Go's HTML-safe escaping (``<``, ``>``, ``&``, the lead of U+2028/9)."""
+    return [
+        *_image_lines(image, exprs),
+        f"    {target} = _dumps({_display(exprs)})",
+        f"    if 60 in {target} or 62 in {target} or 38 in {target} or 226 in {target}:",
+        f"        {target} = _escape({target})",
+    ]
+
+
+def _namespace(
+    columns: tuple[tuple[ColumnInfo, Converter], ...], tz: datetime.tzinfo, zone_name: str
+) -> dict[str, Any]:
+    """Default arguments of a generated function: names, converters and helpers reach the
+    code as fast locals, never through the source text."""
     namespace: dict[str, Any] = {
+        "zone": zone_name,
+        "_type": type,
+        "_str": str,
+        "_dumps": orjson.dumps,
+        "_escape": html_escape,
         "float32_text": float32_text,
         "float64_text": float64_text,
-        "decimal_match": _DECIMAL.fullmatch,
     }
-    params, reads, items = ["image"], [], []
+    texts = timestamp_texts(tz)
     for i, (column, convert) in enumerate(columns):
         namespace[f"k{i}"], namespace[f"c{i}"] = column.name, convert
-        params.append(f"k{i}=k{i}, c{i}=c{i}")
-        reads.append(f"    v{i} = image[k{i}]")
-        v, family = f"v{i}", column.family
-        slow = f"None if {v} is None else c{i}({v})"
-        if family in _TEXT_FAMILIES:
-            expr = f"{v} if type({v}) is str else {slow}"
-        elif family is TypeFamily.DECIMAL:
-            expr = f"{v} if type({v}) is str and decimal_match({v}) else {slow}"
-        elif family is TypeFamily.DOUBLE:
-            expr = f"float64_text({v}) if type({v}) is float else {slow}"
-        elif family is TypeFamily.FLOAT:
-            expr = f"float32_text({v}) if type({v}) is float else {slow}"
-        else:
-            expr = slow
-        items.append(f"k{i}: {expr}")
-    source = "\n".join(
-        [
-            f"def render({', '.join(params)}):",
-            *reads,
-            f"    return {{{', '.join(items)}}}",
-        ]
-    )
+        if column.family is TypeFamily.TIMESTAMP:
+            namespace[f"z{i}"] = texts
+    return namespace
+
+
+def _define(signature: str, body: list[str], namespace: dict[str, Any]) -> Callable[..., Any]:
+    defaults = ", ".join(f"{name}={name}" for name in namespace)
+    source = "\n".join([f"def generated({signature}, {defaults}):", *body])
     exec(compile(source, "<simple-json-row-renderer>", "exec"), namespace)
-    return namespace["render"]
+    return namespace["generated"]
+
+
+def _compile_render(
+    columns: tuple[tuple[ColumnInfo, Converter], ...], tz: datetime.tzinfo, zone_name: str
+) -> Callable[[Image], dict[str, Any]]:
+    """One straight-line function building the sorted map of an image: no loop, no unpacking."""
+    exprs = [_value_expr(i, c, tz is datetime.UTC) for i, (c, _) in enumerate(columns)]
+    body = [*_image_lines("image", exprs), f"    return {_display(exprs)}"]
+    return _define("image", body, _namespace(columns, tz, zone_name))
+
+
+def _compile_dml(
+    columns: tuple[tuple[ColumnInfo, Converter], ...],
+    tz: datetime.tzinfo,
+    zone_name: str,
+    prefix: bytes,
+    schema_version: bytes,
+) -> Callable[[RowChangedEvent, int], bytes]:
+    """One function writing a whole plain DML message of this table version.
+
+    The per-op byte templates are fixed here (``%`` in names doubled); a row fills in tableID,
+    commitTs, buildTs and the dumped maps, in the field order of spec 1.
+    """
+
+    def template(op: bytes, maps: bytes) -> bytes:
+        return (
+            prefix.replace(b"%", b"%%")
+            + b',"tableID":%d,"type":"'
+            + op
+            + b'","commitTs":%d,"buildTs":%d'
+            + schema_version
+            + maps
+            + b"}"
+        )
+
+    namespace = _namespace(columns, tz, zone_name)
+    namespace["insert"] = template(b"INSERT", b',"data":%b')
+    namespace["update"] = template(b"UPDATE", b',"data":%b,"old":%b')
+    namespace["delete"] = template(b"DELETE", b',"old":%b')
+    exprs = [_value_expr(i, c, tz is datetime.UTC) for i, (c, _) in enumerate(columns)]
+    ids = "row.physical_table_id, row.commit_ts, build_ts"
+    body = [
+        "    after = row.after",
+        "    before = row.before",
+        "    if before is None:",
+        *("    " + line for line in _dumped("after", "data", exprs)),
+        f"        return insert % ({ids}, data)",
+        *_dumped("before", "old", exprs),
+        "    if after is None:",
+        f"        return delete % ({ids}, old)",
+        *_dumped("after", "data", exprs),
+        f"    return update % ({ids}, data, old)",
+    ]
+    return _define("row, build_ts", body, namespace)
 
 
 class JSONRowRenderer:
-    """Renders row images of one table version into sorted ``data``/``old`` dicts."""
+    """Renders rows of one table version: sorted ``data``/``old`` dicts and plain messages."""
 
     __slots__ = (
         "_columns",
         "_key_columns",
         "_render",
         "_render_keys",
+        "dml",
         "prefix",
         "schema_version",
         "table",
@@ -205,14 +206,22 @@ class JSONRowRenderer:
         self._columns = tuple((c, converter_for(c, tz, zone_name)) for c in stored)
         handle_key = set(table.handle_key)
         self._key_columns = tuple(pair for pair in self._columns if pair[0].name in handle_key)
-        self._render = _compile(self._columns)
-        self._render_keys = _compile(self._key_columns)
+        self._render = _compile_render(self._columns, tz, zone_name)
+        self._render_keys = _compile_render(self._key_columns, tz, zone_name)
+        self.dml: Callable[[RowChangedEvent, int], bytes] | None = (
+            _compile_dml(self._columns, tz, zone_name, self.prefix, self.schema_version)
+            if self._columns
+            else None
+        )
+        """The plain DML message of a row with a non-zero ``physical_table_id``; None when the
+        table has no stored column (its maps are empty and omitted). Raises one of
+        ``RENDER_ERRORS`` on a bad image or a string orjson refuses."""
 
     def render(self, image: Image, handle_key_only: bool = False) -> dict[str, Any]:
         """The map for one image; only the handle-key columns when ``handle_key_only``."""
         try:
             return (self._render_keys if handle_key_only else self._render)(image)
-        except _RENDER_ERRORS as err:
+        except RENDER_ERRORS as err:
             raise self._error(image, handle_key_only) from err
 
     def _error(self, image: Image, handle_key_only: bool) -> CodecError:
@@ -225,7 +234,7 @@ class JSONRowRenderer:
             try:
                 if value is not None:
                     convert(value)
-            except _RENDER_ERRORS as err:
+            except RENDER_ERRORS as err:
                 return CodecError(
                     f"{where}: column {column.name!r}: cannot render {column.mysql_type} "
                     f"value {value!r}: {err}"

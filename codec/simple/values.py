@@ -11,6 +11,7 @@ from __future__ import annotations
 import binascii
 import datetime
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "json_text",
     "set_bitmask",
     "timestamp_text",
+    "timestamp_texts",
     "to_float32",
     "vector_text",
     "zone_for",
@@ -110,6 +112,33 @@ def timestamp_text(value: str, tz: datetime.tzinfo) -> str:
         raise CodecError(f"bad timestamp value {value!r}: want 'YYYY-MM-DD HH:MM:SS[.f]'") from err
     local = moment.astimezone(tz)
     return local.strftime("%Y-%m-%d %H:%M:%S") + dot + fraction
+
+
+_SECONDS_CACHE_LIMIT = 1 << 14
+
+
+def timestamp_texts(tz: datetime.tzinfo) -> Callable[[str], str]:
+    """``timestamp_text`` for one zone, memoised per whole second of the value.
+
+    Rows arriving together mostly share their second, so the zone conversion runs about once per
+    second of data; the fraction digits are appended as given. UTC needs no conversion at all.
+    """
+    if tz is datetime.UTC:
+        return str.__str__
+    seconds_texts: dict[str, str] = {}
+
+    def convert(value: str) -> str:
+        seconds, dot, fraction = value.partition(".")
+        text = seconds_texts.get(seconds)
+        if text is None:
+            full = timestamp_text(value, tz)
+            text = full[: len(full) - len(dot) - len(fraction)]
+            if len(seconds_texts) >= _SECONDS_CACHE_LIMIT:
+                seconds_texts.clear()
+            seconds_texts[seconds] = text
+        return text + dot + fraction if dot else text
+
+    return convert
 
 
 # --- enum, set, binary ----------------------------------------------------------------------------

@@ -29,4 +29,6 @@ def _cause(task: dict[str, Any]) -> TisinkError:
             table=task.get("table"),
             column=task.get("column"),
         )
-    return TisinkError(f"spark task {task.get('task')}: {task.get('error_type')}: {task.get('error')}")
+    return TisinkError(
+        f"spark task {task.get('task')}: {task.get('error_type')}: {task.get('error')}"
+    )

@@ -29,6 +29,7 @@ def spark_session(master: str = "local[*]", app_name: str = "tisink-play") -> An
         .config("spark.task.maxFailures", "1")
     )
     if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = builder.config("spark.driver.host", "127.0.0.1").config(
             "spark.driver.bindAddress", "127.0.0.1"
         )

@@ -65,7 +65,9 @@ def _lines(messages: Sequence[Message], offset: int) -> bytes:
     out = []
     for message in messages:
         key = b"null" if message.key is None else b'"%s"' % b64encode(message.key)
-        out.append(b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key, b64encode(message.value)))
+        out.append(
+            b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key, b64encode(message.value))
+        )
         offset += 1
     return b"".join(out)
 

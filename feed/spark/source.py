@@ -85,6 +85,8 @@ def lineage_groups(ddl_texts: Iterable[str]) -> dict[int, int]:
 
     for text in ddl_texts:
         ids = sorted(ddl_table_ids(text))
+        if ids:
+            find(ids[0])
         for other in ids[1:]:
             a, b = find(ids[0]), find(other)
             parent[max(a, b)] = min(a, b)

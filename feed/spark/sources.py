@@ -17,8 +17,8 @@ from feed.reader import FeedParser
 from feed.records import FeedDDL, Source
 from feed.spark.source import (
     RESOLVED,
-    TABLELESS,
     UNROUTABLE,
+    ddl_table_ids,
     lineage_groups,
     number_lines,
     pack_groups,
@@ -27,7 +27,7 @@ from feed.spark.source import (
 )
 from feed.spark.task import TaskSpec, in_window, run_task
 from feed.workload import Scenario, generate_table_records
-from feed.workload.schedule import PlannedDDL, PlannedTxn, plan
+from feed.workload.schedule import PlannedDDL, plan
 from model.events import DDLEvent
 
 log = logging.getLogger(__name__)
@@ -58,8 +58,8 @@ def feed_source(spark: Any, path: str, tasks: int | None) -> PlaySource:
         .collectAsMap()
     )
     if UNROUTABLE in summary:
-        _, file, line, _, reason = keyed.filter(lambda kv: kv[0] == UNROUTABLE).values().min(
-            key=lambda v: (v[1], v[2])
+        _, file, line, _, reason = (
+            keyed.filter(lambda kv: kv[0] == UNROUTABLE).values().min(key=lambda v: (v[1], v[2]))
         )
         keyed.unpersist()
         raise FeedError(reason, file=file, line=line)
@@ -67,7 +67,9 @@ def feed_source(spark: Any, path: str, tasks: int | None) -> PlaySource:
         keyed.filter(lambda kv: kv[1][3] == "d").values().collect(), key=lambda v: v[:3]
     )
     ddls, tableless = _parse_ddls(ddl_lines)
-    groups = lineage_groups(text for *_, kind, text in ddl_lines if kind == "d" and ddl_has_table(text))
+    groups = lineage_groups(
+        text for *_, kind, text in ddl_lines if kind == "d" and ddl_table_ids(text)
+    )
     weights: dict[int, int] = {}
     for key, (count, _, _) in summary.items():
         if key >= 0:
@@ -101,13 +103,9 @@ def feed_source(spark: Any, path: str, tasks: int | None) -> PlaySource:
     )
 
 
-def ddl_has_table(text: str) -> bool:
-    from feed.spark.source import ddl_table_ids
-
-    return bool(ddl_table_ids(text))
-
-
-def _parse_ddls(lines: list[tuple[int, str, int, str, str]]) -> tuple[list[DDLEvent], list[DDLEvent]]:
+def _parse_ddls(
+    lines: list[tuple[int, str, int, str, str]],
+) -> tuple[list[DDLEvent], list[DDLEvent]]:
     """Validate the DDLs in feed order on the driver (a bad DDL stops the play before it
     starts) and split off the ones without a table."""
     parser = FeedParser()
@@ -130,15 +128,19 @@ def workload_source(
     ddls: list[DDLEvent] = []
     first = last = 0
     for step in plan(scenario, seed, rows):
-        ts = step.event.commit_ts if type(step) is PlannedDDL else step.commit_ts  # type: ignore[union-attr]
-        first = first or ts
-        last = ts
         if type(step) is PlannedDDL:
+            ts = step.event.commit_ts
             ddls.append(step.event)
         else:
-            assert isinstance(step, PlannedTxn)
+            ts = step.commit_ts  # type: ignore[union-attr]
+        first = first or ts
+        last = ts
     slots = tasks or min(len(scenario.tables), spark.sparkContext.defaultParallelism)
-    weights = {i: int(t.weight * 1000) for i, t in enumerate(scenario.tables)}
+    # a table's share of the rows: its share of the transactions times their mean size
+    weights = {
+        i: int(t.weight * (t.txn_size[0] + t.txn_size[1]) * 500)
+        for i, t in enumerate(scenario.tables)
+    }
     assign = pack_groups(weights, slots)
     names = [
         [t.qualified_name for i, t in enumerate(scenario.tables) if assign[i] == task]

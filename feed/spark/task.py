@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from feed.errors import FeedError, PlayError
 from feed.inline import play_inline
 from feed.records import FeedRecord, FeedRow
 from feed.spark.shared_file import SharedFileProvider
+from feed.workload.inline import throttled
 from model.events import DDLEvent
 from model.table import TableInfo
 from sink import ChangefeedConfig, SinkFactory
@@ -82,22 +82,6 @@ def in_window(records: Iterable[FeedRecord], low: int, high: int) -> Iterator[Fe
             continue
         if ts > high:
             return
-        yield record
-
-
-def throttled(records: Iterable[FeedRecord], rate: float | None) -> Iterator[FeedRecord]:
-    """At most ``rate`` rows per second (sleeping in the iterator: the player awaits often)."""
-    if not rate:
-        yield from records
-        return
-    started = time.monotonic()
-    rows = 0
-    for record in records:
-        if type(record) is FeedRow:
-            rows += 1
-            ahead = rows / rate - (time.monotonic() - started)
-            if ahead > 0.01:
-                time.sleep(ahead)
         yield record
 
 

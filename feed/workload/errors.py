@@ -13,5 +13,7 @@ class ScenarioError(FeedError):
     """
 
     def _render(self) -> str:
-        where = f"{self.file}: " if self.file is not None and self.line is None else ""
-        return where + super()._render()
+        if self.line is not None or self.file is None:
+            return super()._render()
+        located = FeedError(self.reason, table=self.table, column=self.column)
+        return f"{self.file}: {located}"

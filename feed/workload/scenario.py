@@ -108,7 +108,9 @@ class Scenario:
 
 def builtin_scenarios() -> list[str]:
     folder = resources.files("feed.workload") / "scenarios"
-    return sorted(p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml"))
+    return sorted(
+        p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
+    )
 
 
 def load_scenario(name_or_path: str | Path) -> Scenario:
@@ -155,7 +157,11 @@ class _Parser:
         rows = doc.get("rows")
         if rows is None:
             rows = int(float(doc.get("duration_s", 10)) * rate)
-        defaults = {key: doc[key] for key in ("txn_size", "mix", "null_ratio", "keys", "zipf_s") if key in doc}
+        defaults = {
+            key: doc[key]
+            for key in ("txn_size", "mix", "null_ratio", "keys", "zipf_s")
+            if key in doc
+        }
         tables = [self.table(t, defaults) for t in doc.get("tables", [])]
         if not tables:
             self.fail("a scenario needs at least one [[tables]] entry")
@@ -298,7 +304,7 @@ class _Parser:
         if col is None or col.family not in (TypeFamily.STRING, TypeFamily.BINARY):
             self.fail("oversized needs a text or blob column", table=table, column=name)
         nbytes, every = int(value.get("bytes", 1 << 20)), int(value.get("every", 1000))
-        if col.length and nbytes > col.length or every <= 0:
+        if (col.length and nbytes > col.length) or every <= 0:
             self.fail(f"oversized {nbytes} bytes every {every} does not fit", table, name)
         return Oversized(every, nbytes, name)
 
@@ -315,8 +321,14 @@ class _Parser:
         column = None
         if action in ("add_column", "modify_column"):
             column = self.column(obj.get("column"), qualified, 0.1)
-            if action == "add_column" and not column.column.nullable and column.column.default is None:
-                self.fail("a NOT NULL column added later needs a default", qualified, column.column.name)
+            if (
+                action == "add_column"
+                and not column.column.nullable
+                and column.column.default is None
+            ):
+                self.fail(
+                    "a NOT NULL column added later needs a default", qualified, column.column.name
+                )
         index = None
         if action == "add_index":
             spec = self.keys(obj.get("index"), {"name", "columns"}, f"the index of {qualified}")

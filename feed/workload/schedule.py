@@ -69,7 +69,9 @@ class TsoClock:
         return ts, ts - (START_LAG_MS << LOGICAL_BITS)
 
 
-def plan(scenario: Scenario, seed: int, rows: int | None = None) -> Iterator[PlannedTxn | PlannedDDL]:
+def plan(
+    scenario: Scenario, seed: int, rows: int | None = None
+) -> Iterator[PlannedTxn | PlannedDDL]:
     """The schedule of ``scenario``: CREATEs of the initial tables, then transactions with the
     DDLs placed at their fraction of the ``rows`` row changes."""
     total = scenario.rows if rows is None else rows
@@ -113,9 +115,7 @@ class _Picker:
         self.refresh()
 
     def refresh(self) -> None:
-        self._tables = [
-            i for i in range(len(self._scenario.tables)) if self._timeline.live(i)
-        ]
+        self._tables = [i for i in range(len(self._scenario.tables)) if self._timeline.live(i)]
         running = 0.0
         self._cumulative = []
         for i in self._tables:
@@ -127,4 +127,6 @@ class _Picker:
 
     def pick(self, rng: random.Random) -> int:
         point = rng.random() * self._cumulative[-1]
-        return self._tables[min(bisect.bisect_right(self._cumulative, point), len(self._tables) - 1)]
+        return self._tables[
+            min(bisect.bisect_right(self._cumulative, point), len(self._tables) - 1)
+        ]

@@ -133,8 +133,12 @@ class SchemaTimeline:
 
     def _drop_index(self, ddl: DDLSpec, pre: TableInfo) -> tuple[TableInfo, str]:
         kept = tuple(i for i in pre.indexes if i.name != ddl.name)
-        if len(kept) == len(pre.indexes) or any(i.unique for i in pre.indexes if i.name == ddl.name):
-            self._fail(ddl.table, f"drop_index needs an existing non-unique index, got {ddl.name!r}")
+        if len(kept) == len(pre.indexes) or any(
+            i.unique for i in pre.indexes if i.name == ddl.name
+        ):
+            self._fail(
+                ddl.table, f"drop_index needs an existing non-unique index, got {ddl.name!r}"
+            )
         return replace(pre, indexes=kept), f"DROP INDEX `{ddl.name}` ON {_quoted(pre)}"
 
     def _rename(self, ddl: DDLSpec, pre: TableInfo) -> tuple[TableInfo, str]:

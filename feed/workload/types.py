@@ -40,7 +40,9 @@ def parse_column_type(text: str, name: str) -> ColumnInfo:
     if family in (TypeFamily.ENUM, TypeFamily.SET):
         elements = tuple(e.replace("''", "'") for e in _ELEMENT.findall(args_text or ""))
         if not elements:
-            raise ScenarioError(f"{mysql_type} needs members, e.g. {mysql_type}('a','b')", column=name)
+            raise ScenarioError(
+                f"{mysql_type} needs members, e.g. {mysql_type}('a','b')", column=name
+            )
         widths = [len(e) for e in elements]
         length = max(widths) if family is TypeFamily.ENUM else sum(widths) + len(widths) - 1
     else:

@@ -229,7 +229,9 @@ def key_generator(col: ColumnInfo, table: str) -> Callable[[int], Any]:
 
 def _fit(text: str, width: int, col: ColumnInfo, table: str) -> str:
     if len(text) > width:
-        raise ScenarioError(f"key overflows {col.mysql_type}({width})", table=table, column=col.name)
+        raise ScenarioError(
+            f"key overflows {col.mysql_type}({width})", table=table, column=col.name
+        )
     return text
 
 

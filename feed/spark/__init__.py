@@ -1,0 +1,9 @@
+"""The Spark engine: plays a feed folder or a workload on Spark executors (feed/spark/run.py).
+
+pyspark is imported only when a play starts, so the rest of tisink works without it.
+"""
+
+from feed.spark.errors import SparkPlayError
+from feed.spark.run import plan_epochs, run_spark_play
+
+__all__ = ["SparkPlayError", "plan_epochs", "run_spark_play"]

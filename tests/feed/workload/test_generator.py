@@ -1,0 +1,181 @@
+"""The workload generator: determinism, partitioning, validity, type coverage, DDL versions."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from feed.reader import read_feed
+from feed.records import FeedDDL, FeedRow
+from feed.workload import (
+    ScenarioError,
+    generate_feed,
+    generate_records,
+    generate_table_records,
+    load_scenario,
+    merge_partitions,
+    parse_scenario,
+    record_line,
+)
+from feed.writer import FeedWriter
+from model.events import DDLType
+from model.mysqltypes import MYSQL_TYPES
+
+DEMO_ROWS = 4000
+
+
+def _bytes(records) -> bytes:
+    return b"".join(record_line(r) for r in records)
+
+
+def test_same_seed_gives_the_same_bytes(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    generate_feed("demo", 7, DEMO_ROWS, first)
+    generate_feed("demo", 7, DEMO_ROWS, second)
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_different_seed_gives_a_different_feed() -> None:
+    assert _bytes(generate_records("demo", 1, 500)) != _bytes(generate_records("demo", 2, 500))
+
+
+def test_generate_feed_writes_what_feed_writer_writes(tmp_path: Path) -> None:
+    path = tmp_path / "feed.jsonl"
+    counts = generate_feed("all-types", 3, 300, path)
+    stream = io.BytesIO()
+    FeedWriter(stream).write_all(generate_records("all-types", 3, 300))
+    assert path.read_bytes() == stream.getvalue()
+    assert counts["rows"] == 300
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [
+        [["customers"], ["orders"], ["products"], ["events"], ["promotions"]],
+        [["shop.orders", "metrics.events"], ["customers", "products", "promotions"]],
+    ],
+)
+def test_partitions_merge_into_the_whole_feed(groups: list[list[str]]) -> None:
+    scenario = load_scenario("demo")
+    whole = _bytes(generate_records(scenario, 11, DEMO_ROWS))
+    parts = [generate_table_records(scenario, 11, DEMO_ROWS, names) for names in groups]
+    assert _bytes(merge_partitions(parts)) == whole
+
+
+@pytest.mark.parametrize("name", ["demo", "all-types"])
+def test_generated_feed_passes_the_reader(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    counts = generate_feed(name, 5, DEMO_ROWS, path)
+    records = list(read_feed(path))
+    rows = [r for r in records if isinstance(r, FeedRow)]
+    assert len(rows) == counts["rows"] == DEMO_ROWS
+    ops = {r.row.op.value for r in rows}
+    assert ops == {"INSERT", "UPDATE", "DELETE"}
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), rows=st.integers(0, 400))
+def test_any_seed_and_size_is_a_valid_feed(tmp_path_factory, seed: int, rows: int) -> None:
+    path = tmp_path_factory.mktemp("feed") / "f.jsonl"
+    generate_feed("demo", seed, rows, path)
+    assert sum(isinstance(r, FeedRow) for r in read_feed(path)) == rows
+
+
+def test_all_types_covers_every_mysql_type() -> None:
+    types = {
+        col.mysql_type
+        for record in generate_records("all-types", 1, 10)
+        if isinstance(record, FeedDDL) and record.ddl.table is not None
+        for col in record.ddl.table.columns
+    }
+    assert types == set(MYSQL_TYPES)
+
+
+def test_ddl_schedule_versions_and_table_ids() -> None:
+    ddls = [r.ddl for r in generate_records("demo", 1, DEMO_ROWS) if isinstance(r, FeedDDL)]
+    kinds = [d.ddl_type for d in ddls]
+    for kind in (DDLType.ALTER, DDLType.CINDEX, DDLType.DINDEX, DDLType.RENAME):
+        assert kind in kinds
+    for kind in (DDLType.TRUNCATE, DDLType.CREATE, DDLType.ERASE):
+        assert kind in kinds
+    for ddl in ddls:
+        assert ddl.table is not None
+        if ddl.ddl_type is DDLType.RENAME:
+            assert ddl.pre_table is not None
+            assert ddl.table.version == ddl.pre_table.version
+            assert ddl.table.table != ddl.pre_table.table
+        else:
+            assert ddl.table.version == ddl.commit_ts
+        if ddl.ddl_type is DDLType.TRUNCATE:
+            assert ddl.pre_table is not None
+            assert ddl.table.table_id != ddl.pre_table.table_id
+    assert [d.commit_ts for d in ddls] == sorted({d.commit_ts for d in ddls})
+
+
+def test_rows_follow_the_schema_of_the_last_ddl() -> None:
+    current = {}
+    for record in generate_records("demo", 9, DEMO_ROWS):
+        if isinstance(record, FeedDDL) and record.ddl.table is not None:
+            current[record.ddl.table.table_id] = record.ddl.table
+        elif isinstance(record, FeedRow):
+            row = record.row
+            assert row.table is current[row.table.table_id]
+            image = row.after if row.after is not None else row.before
+            assert list(image) == [c.name for c in row.table.stored_columns]
+
+
+def test_commit_ts_advance_at_the_configured_rate() -> None:
+    scenario = load_scenario("all-types")
+    rows = [r.row for r in generate_records(scenario, 1, 400) if isinstance(r, FeedRow)]
+    span_ms = (rows[-1].commit_ts >> 18) - scenario.start_ms
+    expected_ms = 400 / scenario.rate * 1000
+    assert abs(span_ms - expected_ms) <= 2
+
+
+def test_oversized_rows_on_request() -> None:
+    text = """
+rows = 50
+[[tables]]
+name = "big"
+primary = ["id"]
+columns = [{ name = "id", type = "int", nullable = false }, { name = "doc", type = "longtext" }]
+oversized = { every = 10, bytes = 50000, column = "doc" }
+"""
+    scenario = parse_scenario(text, "big.toml")
+    rows = [r.row for r in generate_records(scenario, 1) if isinstance(r, FeedRow)]
+    inserts = [r.after for r in rows if r.is_insert]
+    big = [image for image in inserts if image["doc"] is not None and len(image["doc"]) == 50000]
+    assert len(big) == len(inserts) // 10 > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('rows = 1\nbogus = 1\n[[tables]]\nname="t"\ncolumns=[{name="a",type="int"}]', "bogus"),
+        ('[[tables]]\nname="t"\ncolumns=[{name="a",type="integer"}]', "integer"),
+        ('[[tables]]\nname="t"\nprimary=["a"]\ncolumns=[{name="a",type="json"}]', "column a"),
+        (
+            '[[tables]]\nname="t"\ncolumns=[{name="a",type="int"}]\n'
+            '[[ddl]]\ntable="t"\naction="explode"',
+            "explode",
+        ),
+    ],
+)
+def test_scenario_errors_name_the_problem(text: str, needle: str) -> None:
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(text, "bad.toml")
+    assert "bad.toml" in str(err.value)
+    assert needle in str(err.value)
+
+
+def test_a_ddl_that_does_not_fit_fails_at_generation() -> None:
+    text = (
+        'rows = 10\n[[tables]]\nname="t"\ncolumns=[{name="a",type="int"}]\n'
+        '[[ddl]]\nat=0.5\ntable="t"\naction="drop_column"\nname="missing"\n'
+    )
+    with pytest.raises(ScenarioError, match="column missing"):
+        list(generate_records(parse_scenario(text, "x.toml"), 1))

@@ -1,0 +1,33 @@
+"""The inline engine for workloads and the rate limit."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import orjson
+
+from eventsink.file import list_file_topics, read_file_topic
+from feed.records import FeedRow
+from feed.workload import generate_records, play_workload_with_factory, throttled
+from sink import SinkFactory
+
+
+async def test_workload_plays_inline_to_the_file_sink(tmp_path: Path) -> None:
+    factory = SinkFactory(f"file://{tmp_path}?protocol=simple&partition-num=2")
+    stats = await play_workload_with_factory("all-types", 3, 200, factory)
+    assert stats.rows == 200
+    dml = 0
+    for topic in list_file_topics(tmp_path):
+        for _, _, _, value in read_file_topic(tmp_path, topic):
+            dml += orjson.loads(value)["type"] in ("INSERT", "UPDATE", "DELETE")
+    assert dml == 200
+    last = max(r.row.commit_ts for r in generate_records("all-types", 3, 200) if type(r) is FeedRow)
+    assert stats.checkpoint_ts == last
+
+
+def test_throttled_keeps_the_rate() -> None:
+    records = list(generate_records("all-types", 1, 100))
+    started = time.monotonic()
+    assert list(throttled(records, 1000.0)) == records
+    assert time.monotonic() - started >= 0.09
