@@ -28,6 +28,7 @@ log = logging.getLogger("tisink")
 
 
 class Engine(StrEnum):
+    spark = "spark"
     inline = "inline"
 
 
@@ -70,14 +71,25 @@ def sinks() -> None:
 @app.command()
 def play(
     feed: Annotated[Path | None, typer.Option(help="Feed file or folder of feed files.")] = None,
+    workload: Annotated[
+        str | None, typer.Option(help="Built-in scenario (demo, all-types) or a TOML file.")
+    ] = None,
     sink_uri: Annotated[
-        str, typer.Option(help="Where to write, e.g. file:///tmp/out?protocol=simple")
-    ] = "log://",
+        str | None,
+        typer.Option(help="Where to write; default: the embedded broker, Simple JSON."),
+    ] = None,
     config: Annotated[Path | None, typer.Option(help="Changefeed TOML (TiCDC keys).")] = None,
-    engine: Annotated[Engine, typer.Option(help="Where the player runs.")] = Engine.inline,
+    engine: Annotated[Engine, typer.Option(help="Where the players run.")] = Engine.spark,
+    master: Annotated[str, typer.Option(help="Spark master URL.")] = "local[*]",
+    seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
+    rows: Annotated[int | None, typer.Option(help="Workload rows (default: scenario's).")] = None,
+    rate: Annotated[float | None, typer.Option(help="Limit to this many rows/s.")] = None,
     clock: Annotated[
         ClockMode, typer.Option(help="wall: real time for buildTs; feed: commit ts (reproducible).")
     ] = ClockMode.wall,
+    epoch_ms: Annotated[
+        int | None, typer.Option(help="Spark: commit-time span between intermediate watermarks.")
+    ] = None,
     summary_json: Annotated[
         Path | None, typer.Option(help="Write a machine-readable summary here.")
     ] = None,
@@ -85,24 +97,53 @@ def play(
         bool, typer.Option("--verify/--no-verify", help="Read a Kafka/file stream back after.")
     ] = True,
 ) -> None:
-    """Play a change feed through the sink framework to a sink."""
-    from tisink.play import run_play
+    """Play a change feed or a generated workload through the sink framework to a sink."""
+    from tisink.play import PlayOptions, run_play
+    from tisink.progress import progress_display
 
-    if feed is None:
-        raise typer.BadParameter("--feed is required", param_hint="--feed")
+    options = PlayOptions(
+        feed=feed,
+        workload=workload,
+        sink_uri=sink_uri,
+        config_path=config,
+        engine=engine.value,
+        master=master,
+        seed=seed,
+        rows=rows,
+        rate=rate,
+        feed_clock=clock is ClockMode.feed,
+        verify_after=verify_after,
+        epoch_ms=epoch_ms,
+    )
     try:
-        summary = run_play(
-            feed, sink_uri, config, feed_clock=clock is ClockMode.feed, verify_after=verify_after
-        )
-    except TisinkError as err:
+        with progress_display(console) as on_progress:
+            summary = run_play(options, on_progress)
+    except (TisinkError, ValueError) as err:
         console.print(f"[bold red]play failed:[/] {err}")
         raise typer.Exit(1) from err
-    summary.engine = engine.value
     if summary_json:
         summary.write(summary_json)
     _print_summary(summary.to_dict())
     if summary.verified is False:
         raise typer.Exit(1)
+
+
+@app.command()
+def generate(
+    workload: Annotated[str, typer.Option(help="Built-in scenario or a TOML file.")],
+    out: Annotated[Path, typer.Option(help="The feed file to write.")],
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same bytes.")] = 0,
+    rows: Annotated[int | None, typer.Option(help="Rows (default: the scenario's).")] = None,
+) -> None:
+    """Write a seeded workload as a change feed file."""
+    from feed.workload import generate_feed
+
+    try:
+        counts = generate_feed(workload, seed, rows, out)
+    except TisinkError as err:
+        console.print(f"[bold red]generate failed:[/] {err}")
+        raise typer.Exit(1) from err
+    console.print(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
 @app.command()

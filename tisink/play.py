@@ -1,10 +1,17 @@
-"""``tisink play``: wire a feed, a sink URI and a changefeed config into one inline play."""
+"""``tisink play``: wire a source (feed or workload), an engine and a sink into one run.
+
+Without a sink URI the embedded broker is started and the run writes Simple JSON to it, so
+``tisink play`` alone is a complete demonstration: generate, encode, produce, read back, verify.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,37 +19,68 @@ from codec.clock import Clock, FeedClock, WallClock
 from feed.errors import PlayError
 from feed.inline import play_inline
 from feed.reader import read_feed
+from feed.records import FeedRecord
 from feed.stats import PlayStats
+from feed.workload import generate_records, throttled
 from sink import ChangefeedConfig, SinkFactory
+from tisink.broker import start_broker
 from tisink.summary import RunSummary
 from tisink.verify import render_text, verify
 
 log = logging.getLogger(__name__)
 
-
 VERIFIABLE_SCHEMES = ("kafka", "file")
+DEFAULT_TOPIC = "tidb-cdc"
+DEFAULT_WORKLOAD = "demo"
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """What ``tisink play`` was asked to do; ``sink_uri`` None means the embedded broker."""
+
+    feed: Path | None = None
+    workload: str | None = None
+    sink_uri: str | None = None
+    config_path: Path | None = None
+    engine: str = "spark"
+    master: str = "local[*]"
+    seed: int = 0
+    rows: int | None = None
+    rate: float | None = None
+    feed_clock: bool = False
+    verify_after: bool = True
+    epoch_ms: int | None = None
 
 
 def run_play(
-    feed: Path,
-    sink_uri: str,
-    config_path: Path | None,
-    *,
-    feed_clock: bool = False,
-    verify_after: bool = True,
+    options: PlayOptions, on_progress: Callable[[PlayStats], None] | None = None
 ) -> RunSummary:
-    """Play ``feed`` into ``sink_uri``, then (for a Simple stream in Kafka or files) read it back
-    with ``tisink verify``; returns the run summary or raises a TisinkError."""
-    config = ChangefeedConfig.from_toml(config_path) if config_path else None
-    clock: Clock = FeedClock() if feed_clock else WallClock()
-    factory = SinkFactory(sink_uri, config, clock=clock)
-    summary = asyncio.run(_play(feed, factory))
-    if verify_after and _verifiable(factory):
-        report = verify(sink_uri, config_path=config_path)
-        summary.verified = report.ok
-        if not report.ok:
-            log.error("verify found problems:\n%s", render_text(report))
+    """Play, then (for a Simple stream in Kafka or files) read the stream back with verify."""
+    if options.feed is not None and options.workload is not None:
+        raise ValueError("give --feed or --workload, not both")
+    with _sink_uri(options.sink_uri) as sink_uri:
+        if options.engine == "spark":
+            summary = _play_spark(options, sink_uri)
+        else:
+            summary = _play_inline(options, sink_uri, on_progress)
+        config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
+        factory = SinkFactory(sink_uri, config)
+        if options.verify_after and _verifiable(factory):
+            report = verify(sink_uri, config_path=options.config_path)
+            summary.verified = report.ok
+            if not report.ok:
+                log.error("verify found problems:\n%s", render_text(report))
     return summary
+
+
+@contextlib.contextmanager
+def _sink_uri(sink_uri: str | None) -> Iterator[str]:
+    if sink_uri is not None:
+        yield sink_uri
+        return
+    with start_broker() as broker:
+        log.info("embedded broker on %s", broker.bootstrap)
+        yield f"kafka://{broker.bootstrap}/{DEFAULT_TOPIC}?protocol=simple&partition-num=3"
 
 
 def _verifiable(factory: SinkFactory) -> bool:
@@ -50,8 +88,47 @@ def _verifiable(factory: SinkFactory) -> bool:
     return factory.scheme in VERIFIABLE_SCHEMES and protocol == "simple"
 
 
-async def _play(feed: Path, factory: SinkFactory) -> RunSummary:
-    summary = RunSummary(sink_uri=factory.uri.redacted())
+def _play_spark(options: PlayOptions, sink_uri: str) -> RunSummary:
+    from feed.spark import run_spark_play
+
+    result = run_spark_play(
+        feed_path=str(options.feed) if options.feed else None,
+        workload=None if options.feed else (options.workload or DEFAULT_WORKLOAD),
+        seed=options.seed,
+        rows=options.rows,
+        sink_uri=sink_uri,
+        config_path=str(options.config_path) if options.config_path else None,
+        master=options.master,
+        feed_clock=options.feed_clock,
+        rate=options.rate,
+        epoch_ms=options.epoch_ms,
+    )
+    fields = RunSummary.__dataclass_fields__
+    summary = RunSummary(**{k: v for k, v in result.items() if k in fields and k != "verified"})
+    summary.engine = "spark"
+    return summary
+
+
+def _play_inline(
+    options: PlayOptions, sink_uri: str, on_progress: Callable[[PlayStats], None] | None
+) -> RunSummary:
+    config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
+    clock: Clock = FeedClock() if options.feed_clock else WallClock()
+    factory = SinkFactory(sink_uri, config, clock=clock)
+    if options.feed is not None:
+        records: Iterable[FeedRecord] = read_feed(options.feed)
+    else:
+        workload = options.workload or DEFAULT_WORKLOAD
+        records = generate_records(workload, options.seed, options.rows)
+    return asyncio.run(_play(throttled(records, options.rate), factory, on_progress))
+
+
+async def _play(
+    records: Iterable[FeedRecord],
+    factory: SinkFactory,
+    on_progress: Callable[[PlayStats], None] | None,
+) -> RunSummary:
+    summary = RunSummary(sink_uri=factory.uri.redacted(), engine="inline")
     started = time.perf_counter()
     event_sink = await factory.create_event_sink()
     ddl_sink: Any = None
@@ -59,16 +136,18 @@ async def _play(feed: Path, factory: SinkFactory) -> RunSummary:
         ddl_sink = await factory.create_ddl_sink()
         try:
             stats = await play_inline(
-                read_feed(feed),
+                records,
                 event_sink,
                 ddl_sink,
                 lambda table_id: factory.create_table_sink(table_id, event_sink),
                 clock=factory.clock,
+                on_progress=on_progress,
             )
         except PlayError as err:
             log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
             raise
-        _fill(summary, stats)
+        summary.rows, summary.ddl = stats.rows, stats.ddl
+        summary.checkpoint_ts = stats.checkpoint_ts
     finally:
         await event_sink.close()
         if ddl_sink is not None:
@@ -78,9 +157,3 @@ async def _play(feed: Path, factory: SinkFactory) -> RunSummary:
         summary.add_sink_stats(stats_of() if callable(stats_of) else None)
     summary.finish(time.perf_counter() - started)
     return summary
-
-
-def _fill(summary: RunSummary, stats: PlayStats) -> None:
-    summary.rows = stats.rows
-    summary.ddl = stats.ddl
-    summary.checkpoint_ts = stats.checkpoint_ts

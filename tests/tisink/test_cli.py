@@ -24,7 +24,7 @@ def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 def count_records(feed: Path) -> tuple[int, int]:
     """Rows and DDLs of a feed, counted without tisink's reader."""
     rows = ddl = 0
-    for line in feed.read_text().splitlines():
+    for line in feed.read_text().split("\n"):
         if line.strip():
             kind = json.loads(line)["type"]
             rows += kind == "row"
@@ -73,6 +73,8 @@ def test_play_to_file_counts_messages_by_type(tmp_path):
     uri = f"file://{out_dir}?protocol=simple&partition-num=3"
     out = run(
         "play",
+        "--engine",
+        "inline",
         "--feed",
         str(DEMO_FEED),
         "--sink-uri",
@@ -94,12 +96,45 @@ def test_bad_feed_fails_naming_file_and_line(tmp_path):
     feed = tmp_path / "bad.jsonl"
     good = Path(DEMO_FEED).read_text().splitlines()
     feed.write_text("\n".join([*good[:20], '{"type":"row","commitTs":1}', *good[20:]]) + "\n")
-    out = run("play", "--feed", str(feed), "--sink-uri", "blackhole://")
+    out = run("play", "--engine", "inline", "--feed", str(feed), "--sink-uri", "blackhole://")
     assert out.returncode == 1
     assert "bad.jsonl:21" in out.stderr
 
 
 def test_unknown_scheme_is_a_clear_error():
-    out = run("play", "--feed", str(DEMO_FEED), "--sink-uri", "nosuch://x")
+    out = run("play", "--engine", "inline", "--feed", str(DEMO_FEED), "--sink-uri", "nosuch://x")
     assert out.returncode == 1
     assert "nosuch" in out.stderr
+
+
+def test_generate_is_reproducible(tmp_path):
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for out in (first, second):
+        done = run(
+            "generate", "--workload", "all-types", "--seed", "7", "--rows", "300", "--out", str(out)
+        )
+        assert done.returncode == 0, done.stderr
+    assert first.read_bytes() == second.read_bytes()
+    assert count_records(first)[0] == 300
+
+
+def test_default_play_is_spark_to_the_embedded_broker_and_verifies(tmp_path):
+    """The README's main command, shrunk: no sink URI, Spark engine, a workload, verify."""
+    summary_path = tmp_path / "summary.json"
+    out = run(
+        "play",
+        "--rows",
+        "3000",
+        "--master",
+        "local[2]",
+        "--summary-json",
+        str(summary_path),
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(summary_path.read_text())
+    assert summary["engine"] == "spark"
+    assert summary["rows"] == 3000
+    assert summary["verified"] is True
+    assert summary["messages"]["WATERMARK"] >= 3
+    assert summary["sink_uri"].startswith("kafka://127.0.0.1:")

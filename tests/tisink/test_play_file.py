@@ -13,7 +13,7 @@ from codec.simple.avro.generic import decode_message
 from eventsink.file import partition_file
 from feed.samples import DEMO_FEED
 from sink.providers import DEFAULT_FILE_TOPIC
-from tisink.play import run_play
+from tisink.play import PlayOptions, run_play
 from tisink.verify import VerifyError, verify
 
 SAMPLE = DEMO_FEED
@@ -22,7 +22,7 @@ PARTITIONS = 3
 
 def _play(tmp_path: Path, params: str) -> tuple[str, dict[str, int]]:
     uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num={PARTITIONS}{params}"
-    summary = run_play(SAMPLE, uri, None)
+    summary = run_play(PlayOptions(feed=SAMPLE, sink_uri=uri, config_path=None, engine="inline"))
     return uri, summary.messages
 
 
@@ -119,7 +119,7 @@ def test_verify_reads_topics_routed_by_dispatcher_rules(tmp_path: Path) -> None:
         '[[sink.dispatchers]]\nmatcher = ["metrics.*"]\ntopic = "m_{schema}"\n', encoding="utf-8"
     )
     uri = f"file://{tmp_path / 'out'}?protocol=simple&topic=cdc"
-    run_play(SAMPLE, uri, config)
+    run_play(PlayOptions(feed=SAMPLE, sink_uri=uri, config_path=config, engine="inline"))
     alone = verify(uri)
     assert alone.topics == ["cdc"]
     assert "metrics.events" not in alone.tables

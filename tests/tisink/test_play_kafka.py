@@ -17,7 +17,7 @@ from confluent_kafka import Producer
 from feed.samples import DEMO_FEED
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
 from tests.tisink.verify.streams import bootstrap, insert, table_schema, watermark
-from tisink.play import run_play
+from tisink.play import PlayOptions, run_play
 from tisink.verify import verify
 
 PARTITIONS = 3
@@ -58,7 +58,14 @@ def test_docs_user_scenario_lands_where_ticdc_puts_it_and_verifies(
 ) -> None:
     topic = unique_topic("verify-user")
     uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}"
-    run_play(_user_feed(simple_golden, tmp_path / "user.jsonl"), uri, None)
+    run_play(
+        PlayOptions(
+            feed=_user_feed(simple_golden, tmp_path / "user.jsonl"),
+            sink_uri=uri,
+            config_path=None,
+            engine="inline",
+        )
+    )
 
     dml_partition = zlib.crc32(b"simpleuser") % PARTITIONS
     seen: dict[int, list[tuple[bytes | None, dict]]] = {}
@@ -135,7 +142,9 @@ def test_sample_feed_played_to_kafka_verifies(
         encoding="utf-8",
     )
     uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}{params}"
-    summary = run_play(DEMO_FEED, uri, config)
+    summary = run_play(
+        PlayOptions(feed=DEMO_FEED, sink_uri=uri, config_path=config, engine="inline")
+    )
     report = verify(uri, timeout_s=15, config_path=config)
     assert report.ok, [str(v) for v in report.violations]
     assert report.topics == [topic, f"{topic}-metrics"]
