@@ -1,7 +1,7 @@
 """Change-feed sources (feed files) and the player that drives table sinks (DESIGN.md)."""
 
 from feed.errors import FeedError, PlayError
-from feed.inline import play_feed_with_factory, play_inline
+from feed.inline import play_inline, play_with_factory
 from feed.player import Player
 from feed.reader import read_feed
 from feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow, Source
@@ -19,7 +19,7 @@ __all__ = [
     "PlayStats",
     "Player",
     "Source",
-    "play_feed_with_factory",
     "play_inline",
+    "play_with_factory",
     "read_feed",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -17,7 +16,6 @@ from feed.player import (
     Player,
     TableSinkLike,
 )
-from feed.reader import read_feed
 from feed.records import FeedRecord
 from feed.stats import PlayStats
 
@@ -61,31 +59,37 @@ async def play_inline(
     return await player.play(records)
 
 
-async def play_feed_with_factory(
-    feed_path: str | os.PathLike[str],
+async def play_with_factory(
+    records: Iterable[FeedRecord],
     factory: SinkFactoryLike,
     *,
     clock: Clock | None = None,
     on_progress: Callable[[PlayStats], None] | None = None,
     **options: int,
 ) -> PlayStats:
-    """Read the feed at ``feed_path`` and play it into sinks made by ``factory``, closing them
-    afterwards. ``clock`` defaults to the factory's own ``clock``, so a FeedClock given to the
-    factory follows the feed; ``options`` are play_inline's cadence settings."""
+    """Play ``records`` (a feed read with ``read_feed`` or a generated workload) into sinks made
+    by ``factory``, closing them afterwards and keeping their ``stats()`` in the result.
+    ``clock`` defaults to the factory's own, so a FeedClock given to the factory follows the
+    feed; ``options`` are play_inline's cadence settings."""
     event_sink = await factory.create_event_sink()
+    ddl_sink: DDLSink | None = None
     try:
         ddl_sink = await factory.create_ddl_sink()
-        try:
-            return await play_inline(
-                read_feed(feed_path),
-                event_sink,
-                ddl_sink,
-                lambda table_id: factory.create_table_sink(table_id, event_sink),
-                clock=clock if clock is not None else getattr(factory, "clock", None),
-                on_progress=on_progress,
-                **options,
-            )
-        finally:
-            await ddl_sink.close()
+        stats = await play_inline(
+            records,
+            event_sink,
+            ddl_sink,
+            lambda table_id: factory.create_table_sink(table_id, event_sink),
+            clock=clock if clock is not None else getattr(factory, "clock", None),
+            on_progress=on_progress,
+            **options,
+        )
     finally:
         await event_sink.close()
+        if ddl_sink is not None:
+            await ddl_sink.close()
+    for sink in (event_sink, ddl_sink):
+        report = getattr(sink, "stats", None)
+        if callable(report):
+            stats.sink_stats.append(report())
+    return stats

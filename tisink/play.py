@@ -13,11 +13,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from codec.clock import Clock, FeedClock, WallClock
 from feed.errors import PlayError
-from feed.inline import play_inline
+from feed.inline import play_with_factory
 from feed.reader import read_feed
 from feed.records import FeedRecord
 from feed.stats import PlayStats
@@ -128,32 +127,20 @@ async def _play(
     factory: SinkFactory,
     on_progress: Callable[[PlayStats], None] | None,
 ) -> RunSummary:
-    summary = RunSummary(sink_uri=factory.uri.redacted(), engine="inline")
     started = time.perf_counter()
-    event_sink = await factory.create_event_sink()
-    ddl_sink: Any = None
     try:
-        ddl_sink = await factory.create_ddl_sink()
-        try:
-            stats = await play_inline(
-                records,
-                event_sink,
-                ddl_sink,
-                lambda table_id: factory.create_table_sink(table_id, event_sink),
-                clock=factory.clock,
-                on_progress=on_progress,
-            )
-        except PlayError as err:
-            log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
-            raise
-        summary.rows, summary.ddl = stats.rows, stats.ddl
-        summary.checkpoint_ts = stats.checkpoint_ts
-    finally:
-        await event_sink.close()
-        if ddl_sink is not None:
-            await ddl_sink.close()
-    for sink in (event_sink, ddl_sink):
-        stats_of = getattr(sink, "stats", None)
-        summary.add_sink_stats(stats_of() if callable(stats_of) else None)
+        stats = await play_with_factory(records, factory, on_progress=on_progress)
+    except PlayError as err:
+        log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
+        raise
+    summary = RunSummary(
+        rows=stats.rows,
+        ddl=stats.ddl,
+        checkpoint_ts=stats.checkpoint_ts,
+        sink_uri=factory.uri.redacted(),
+        engine="inline",
+    )
+    for sink_stats in stats.sink_stats:
+        summary.add_sink_stats(sink_stats)
     summary.finish(time.perf_counter() - started)
     return summary

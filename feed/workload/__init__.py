@@ -13,7 +13,7 @@ from feed.workload.generator import (
     merge_partitions,
     record_line,
 )
-from feed.workload.inline import play_workload_with_factory, throttled
+from feed.workload.inline import throttled
 from feed.workload.scenario import Scenario, builtin_scenarios, load_scenario, parse_scenario
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "load_scenario",
     "merge_partitions",
     "parse_scenario",
-    "play_workload_with_factory",
     "record_line",
     "throttled",
 ]

@@ -10,7 +10,8 @@ import orjson
 
 from codec.clock import FeedClock
 from eventsink.file import read_file_topic
-from feed import play_feed_with_factory
+from feed import play_with_factory
+from feed.reader import read_feed
 from feed.samples import DEMO_FEED
 from sink import SinkFactory
 
@@ -21,7 +22,7 @@ def _demo() -> list[dict]:
 
 async def test_blackhole_factory_plays_the_sample() -> None:
     lines = _demo()
-    stats = await play_feed_with_factory(DEMO_FEED, SinkFactory("blackhole://"))
+    stats = await play_with_factory(read_feed(DEMO_FEED), SinkFactory("blackhole://"))
     assert stats.rows == sum(obj["type"] == "row" for obj in lines)
     assert stats.ddl == sum(obj["type"] == "ddl" for obj in lines)
 
@@ -29,7 +30,7 @@ async def test_blackhole_factory_plays_the_sample() -> None:
 async def test_simple_protocol_to_files_keeps_watermarks_after_rows(tmp_path: Path) -> None:
     lines = _demo()
     factory = SinkFactory(f"file://{tmp_path}/?protocol=simple", clock=FeedClock())
-    stats = await play_feed_with_factory(DEMO_FEED, factory)
+    stats = await play_with_factory(read_feed(DEMO_FEED), factory)
     by_partition: dict[int, list[dict]] = defaultdict(list)
     (topic,) = [p.name for p in tmp_path.iterdir() if p.is_dir()]
     for partition, _, _, value in read_file_topic(tmp_path, topic):

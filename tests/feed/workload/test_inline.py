@@ -8,15 +8,17 @@ from pathlib import Path
 import orjson
 
 from eventsink.file import list_file_topics, read_file_topic
+from feed.inline import play_with_factory
 from feed.records import FeedRow
-from feed.workload import generate_records, play_workload_with_factory, throttled
+from feed.workload import generate_records, throttled
 from sink import SinkFactory
 
 
 async def test_workload_plays_inline_to_the_file_sink(tmp_path: Path) -> None:
     factory = SinkFactory(f"file://{tmp_path}?protocol=simple&partition-num=2")
-    stats = await play_workload_with_factory("all-types", 3, 200, factory)
+    stats = await play_with_factory(generate_records("all-types", 3, 200), factory)
     assert stats.rows == 200
+    assert sum(s.get("dml_messages", 0) for s in stats.sink_stats) == 200
     dml = 0
     for topic in list_file_topics(tmp_path):
         for _, _, _, value in read_file_topic(tmp_path, topic):
