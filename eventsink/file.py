@@ -5,12 +5,19 @@ Layout: ``DIR/<topic>/partition-<n>.jsonl``, one record per line,
 like Kafka's, and a producer opened on an existing directory continues after the lines already
 there. Each ``send`` is one write plus a flush, so a batch is acknowledged only once it reached
 the operating system. ``read_file_topic`` reads the files back for tests and ``tisink verify``.
+
+Several processes (Spark tasks, the driver) may write one partition: each batch holds an
+exclusive ``flock`` on the file, and the next offset travels in a hidden side file
+(``.partition-<n>.next``: next offset and file size), recounted from the lines when it does not
+describe the file. Locks are local to one machine; on a cluster use Kafka.
 """
 
 from __future__ import annotations
 
 import base64
+import fcntl
 import logging
+import os
 import re
 from base64 import b64encode
 from collections.abc import Iterator, Sequence
@@ -51,7 +58,8 @@ class FileProducer:
         self.directory = Path(directory)
         self.partition_num = partition_num
         self._files: dict[tuple[str, int], BufferedWriter] = {}
-        self._offsets: dict[tuple[str, int], int] = {}
+        self._ends: dict[tuple[str, int], tuple[int, int]] = {}
+        """(next offset, file size) after this producer's last write to each partition."""
 
     async def partition_count(self, topic: str) -> int:
         _check_topic(topic)
@@ -67,26 +75,36 @@ class FileProducer:
             return
         key = (topic, partition)
         handle = self._files.get(key) or self._open(topic, partition)
-        offset = self._offsets[key]
-        lines = []
-        for message in messages:
-            # base64 needs no JSON escaping, so the record is formatted directly.
-            key_field = b"null" if message.key is None else b'"%s"' % b64encode(message.key)
-            lines.append(
-                b'{"offset":%d,"key":%s,"value":"%s"}'
-                % (offset, key_field, b64encode(message.value))
-            )
-            offset += 1
-        lines.append(b"")
+        path = partition_file(self.directory, topic, partition)
         try:
-            handle.write(b"\n".join(lines))
-            handle.flush()
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                offset = self._next_offset(key, path, os.fstat(handle.fileno()).st_size)
+                handle.write(_records(messages, offset))
+                handle.flush()
+                end = (offset + len(messages), handle.tell())
+                _save_end(path, end)
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
         except OSError as err:
             raise FileSinkError(
-                f"topic {topic!r} partition {partition}: cannot write "
-                f"{partition_file(self.directory, topic, partition)}: {err}"
+                f"topic {topic!r} partition {partition}: cannot write {path}: {err}"
             ) from err
-        self._offsets[key] = offset
+        self._ends[key] = end
+
+    def _next_offset(self, key: tuple[str, int], path: Path, size: int) -> int:
+        """The offset after the file's last line: ours if nobody else wrote since, else the
+        side file's if it describes this size, else a count of the lines."""
+        known = self._ends.get(key)
+        if known is not None and known[1] == size:
+            return known[0]
+        try:
+            offset, known_size = (int(x) for x in _side_file(path).read_text().split())
+            if known_size == size:
+                return offset
+        except (OSError, ValueError):
+            pass
+        return _count_lines(path)
 
     async def close(self) -> None:
         """Close the files; a later ``send`` opens them again and continues the offsets."""
@@ -100,13 +118,34 @@ class FileProducer:
         key = (topic, partition)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            if key not in self._offsets:
-                self._offsets[key] = _count_lines(path)
             handle = path.open("ab")
         except OSError as err:
             raise FileSinkError(f"topic {topic!r} partition {partition}: {path}: {err}") from err
         self._files[key] = handle
         return handle
+
+
+def _records(messages: Sequence[Message], offset: int) -> bytes:
+    lines = []
+    for message in messages:
+        # base64 needs no JSON escaping, so the record is formatted directly.
+        key = b"null" if message.key is None else b'"%s"' % b64encode(message.key)
+        lines.append(
+            b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key, b64encode(message.value))
+        )
+        offset += 1
+    return b"".join(lines)
+
+
+def _side_file(path: Path) -> Path:
+    return path.with_name(f".{path.stem}.next")
+
+
+def _save_end(path: Path, end: tuple[int, int]) -> None:
+    side = _side_file(path)
+    temp = side.with_name(f"{side.name}.{os.getpid()}")
+    temp.write_text(f"{end[0]} {end[1]}")
+    temp.replace(side)
 
 
 def _count_lines(path: Path) -> int:

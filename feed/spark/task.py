@@ -1,7 +1,7 @@
 """The executor side of the Spark job: one task plays its tables' records into its own sinks.
 
-A task builds its sinks with ``sink.SinkFactory`` (the ``file`` scheme through the
-process-safe SharedFileProvider), plays with the same Player as the inline engine and returns
+A task builds its sinks with ``sink.SinkFactory`` (the file sink's producer is process-safe),
+plays with the same Player as the inline engine and returns
 one result dict instead of raising, so the driver sees the executor's error, the table, the
 feed line and the task's last checkpoint. Watermarks are the driver's job: the task's DDL sink
 is wrapped so that ``write_checkpoint_ts`` does nothing (a task only knows its own tables).
@@ -21,7 +21,6 @@ from ddlsink.base import DDLSink
 from feed.errors import FeedError, PlayError
 from feed.inline import play_inline
 from feed.records import FeedRecord, FeedRow
-from feed.spark.shared_file import SharedFileProvider
 from feed.workload.inline import throttled
 from model.events import DDLEvent
 from model.table import TableInfo
@@ -46,12 +45,9 @@ class TaskSpec:
 
 
 def make_factory(sink_uri: str, config_text: str | None, clock: Clock) -> SinkFactory:
-    """A SinkFactory for ``sink_uri``; ``file://`` gets the process-safe producer."""
+    """A SinkFactory for ``sink_uri`` and the changefeed TOML text shipped to the task."""
     config = ChangefeedConfig.from_toml(config_text) if config_text else None
-    factory = SinkFactory(sink_uri, config, clock=clock)
-    if factory.scheme == "file":
-        factory.provider = SharedFileProvider()
-    return factory
+    return SinkFactory(sink_uri, config, clock=clock)
 
 
 class CheckpointDroppingDDLSink:

@@ -112,3 +112,17 @@ def test_property_round_trip(tmp_path_factory, batches):
         expected += [(partition, n, k, v) for n, (k, v) in enumerate(records)]
     got = list(read_file_topic(directory, "p")) if expected else []
     assert got == expected
+
+
+async def test_writers_sharing_a_partition_keep_one_offset_sequence(tmp_path):
+    """Two producers on one folder (as Spark tasks and the driver are) interleave batches:
+    offsets stay 0, 1, 2, ... with no repeats, whoever wrote last."""
+    first, second = FileProducer(tmp_path, 1), FileProducer(tmp_path, 1)
+    for round_ in range(3):
+        await first.send("t", 0, [Message(value=b"a%d" % round_)] * 2)
+        await second.send("t", 0, [Message(value=b"b%d" % round_)])
+    await first.close()
+    await second.close()
+    records = list(read_file_topic(tmp_path, "t"))
+    assert [offset for _, offset, _, _ in records] == list(range(9))
+    assert [value for *_, value in records][:3] == [b"a0", b"a0", b"b0"]

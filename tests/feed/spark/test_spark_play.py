@@ -173,7 +173,7 @@ def test_workload_to_kafka_read_back_with_confluent_kafka(spark: Any, kafka_boot
 
 
 def test_cleanup_of_spark_worker_files(tmp_path: Path) -> None:
-    """Side files of the process-safe producer stay hidden from the file sink's reader."""
+    """Side files of the file producer stay hidden from the file sink's reader."""
     out = tmp_path / "o"
     (out / "t").mkdir(parents=True)
     (out / "t" / ".partition-0.next").write_text("0 0")
