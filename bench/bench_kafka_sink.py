@@ -19,7 +19,6 @@ from collections.abc import Iterator
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from codec.message import Message, MessageType
 from eventsink.kafka import KafkaConfig, KafkaTopicManager, new_kafka_producer
 from tisink.broker import start_broker
 
@@ -77,13 +76,10 @@ async def raw_aiokafka(bootstrap: str, topic: str, parts: list[list[bytes]]) -> 
 async def tisink_producer(bootstrap: str, topic: str, parts: list[list[bytes]], chunk: int) -> None:
     config = KafkaConfig.from_sink_params(bootstrap, topic, {"partition-num": str(len(parts))})
     producer = await new_kafka_producer(config)
-    messages = [
-        [Message(value=v, key=b"", type=MessageType.DML, rows=1, table="bench.t") for v in values]
-        for values in parts
-    ]
+    records = [[(b"", v) for v in values] for values in parts]
 
     async def partition_loop(partition: int) -> None:
-        batch = messages[partition]
+        batch = records[partition]
         for start in range(0, len(batch), chunk):
             await producer.send(topic, partition, batch[start : start + chunk])
 

@@ -21,7 +21,7 @@ from codec import new_encoder
 from codec.bootstrap import BootstrapCadence
 from codec.clock import FixedClock
 from codec.config import EncoderConfig
-from codec.message import Message
+from codec.message import Record
 from eventsink.file import FileProducer
 from eventsink.mq.dml_sink import MQDMLSink
 from eventsink.router import EventRouter
@@ -38,7 +38,7 @@ class NullProducer:
     async def partition_count(self, topic: str) -> int:
         return PARTITIONS
 
-    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
+    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
         return None
 
     async def close(self) -> None:

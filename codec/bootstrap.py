@@ -76,10 +76,11 @@ class BootstrapCadence:
         return tuple(self._tables)
 
     def add_event(
-        self, table: TableInfo, topic: str, total_partitions: int
+        self, table: TableInfo, topic: str, total_partitions: int, rows: int = 1
     ) -> BootstrapSend | None:
-        """Record one row of ``table`` about to be queued for ``topic``; returns the BOOTSTRAP
-        to queue before it when the table is new to this instance."""
+        """Record ``rows`` rows of ``table`` about to be queued for ``topic``, as that many
+        single-row calls would; returns the BOOTSTRAP to queue before the first of them when
+        the table is new to this instance."""
         if not self.enabled:
             return None
         now = self._clock.now_ms()
@@ -87,8 +88,10 @@ class BootstrapCadence:
         if stat is None:
             stat = _TableStatistic(table, topic, total_partitions, 1, now, 0)
             self._tables[table.table_id] = stat
-            return self._send(stat, now)
-        stat.counter += 1
+            send = self._send(stat, now)
+            stat.counter = rows - 1
+            return send
+        stat.counter += rows
         stat.last_received_ms = now
         # A RENAME keeps the schema version, so the name is compared too (as ticdc does, the
         # table name only).

@@ -6,10 +6,12 @@ asked for.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import orjson
 
 from codec.clock import Clock, WallClock
-from codec.message import Message, MessageType
+from codec.message import EncodedRows, Message, MessageType
 from model.events import DDLEvent, RowChangedEvent
 
 
@@ -33,6 +35,9 @@ class DebugEncoder:
             }
         )
         return Message(value=value, type=MessageType.DML, rows=1, table=table.qualified_name)
+
+    def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
+        return EncodedRows.of([self.encode_row(row) for row in rows])
 
     def encode_ddl(self, ddl: DDLEvent) -> Message:
         kind = MessageType.BOOTSTRAP if ddl.is_bootstrap else MessageType.DDL

@@ -83,7 +83,7 @@ class MQDDLSink:
         except Exception as err:
             raise DDLSinkError(f"{what}: partitions of topic {topic!r}: {err}") from err
         results = await asyncio.gather(
-            *(self._producer.send(topic, p, (message,)) for p in range(partitions)),
+            *(self._producer.send(topic, p, (message.record(),)) for p in range(partitions)),
             return_exceptions=True,
         )
         for partition, result in enumerate(results):

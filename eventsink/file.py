@@ -26,7 +26,7 @@ from pathlib import Path
 
 import orjson
 
-from codec.message import Message
+from codec.message import Record
 from eventsink.errors import EventSinkError
 
 log = logging.getLogger(__name__)
@@ -65,13 +65,13 @@ class FileProducer:
         _check_topic(topic)
         return self.partition_num
 
-    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
+    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
         if not 0 <= partition < self.partition_num:
             raise FileSinkError(
                 f"topic {topic!r} partition {partition}: out of range "
                 f"(partition-num {self.partition_num})"
             )
-        if not messages:
+        if not records:
             return
         key = (topic, partition)
         handle = self._files.get(key) or self._open(topic, partition)
@@ -80,9 +80,9 @@ class FileProducer:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
                 offset = self._next_offset(key, path, os.fstat(handle.fileno()).st_size)
-                handle.write(_records(messages, offset))
+                handle.write(_lines(records, offset))
                 handle.flush()
-                end = (offset + len(messages), handle.tell())
+                end = (offset + len(records), handle.tell())
                 _save_end(path, end)
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
@@ -125,13 +125,13 @@ class FileProducer:
         return handle
 
 
-def _records(messages: Sequence[Message], offset: int) -> bytes:
+def _lines(records: Sequence[Record], offset: int) -> bytes:
     lines = []
-    for message in messages:
+    for key, value in records:
         # base64 needs no JSON escaping, so the record is formatted directly.
-        key = b"null" if message.key is None else b'"%s"' % b64encode(message.key)
+        key_text = b"null" if key is None else b'"%s"' % b64encode(key)
         lines.append(
-            b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key, b64encode(message.value))
+            b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key_text, b64encode(value))
         )
         offset += 1
     return b"".join(lines)

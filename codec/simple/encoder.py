@@ -12,7 +12,8 @@ from __future__ import annotations
 import base64
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import repeat
 
 import orjson
 
@@ -20,7 +21,7 @@ from codec.clock import Clock, WallClock
 from codec.compression import compressor
 from codec.config import EncoderConfig
 from codec.errors import ConfigError, MessageTooLargeError
-from codec.message import Message, MessageType
+from codec.message import EncodedRows, Message, MessageType
 from codec.simple.json_marshaller import JSONMarshaller
 from codec.simple.marshaller import Marshaller
 from model.events import DDLEvent, RowChangedEvent
@@ -106,6 +107,29 @@ class SimpleEncoder:
         if len(value) <= self._limit:
             return Message(value, b"", _DML, 1, row.table.qualified_name)
         return self._large_row(row, build_ts, value)
+
+    def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
+        """One clock reading and one marshaller call for the run; each row still gets its own
+        compression, size check and large-message fallback."""
+        build_ts = self._now_ms()
+        if not self._keep_checksum:
+            rows = [row if row.checksum is None else _without_checksum(row) for row in rows]
+        values = self._marshaller.marshal_rows(rows, build_ts)
+        if self._compress_rows:
+            values = [self._compress(value) for value in values]
+        limit = self._limit
+        size = sum(map(len, values))
+        encoded = EncodedRows(list(zip(repeat(b""), values)), size)
+        if size > limit and max(map(len, values)) > limit:
+            records = encoded.records
+            for index, value in enumerate(values):
+                if len(value) > limit:
+                    message = self._large_row(rows[index], build_ts, value)
+                    records[index] = message.record()
+                    encoded.size += message.length() - len(value)
+                    if message.claim_check is not None:
+                        encoded.claim_checks.append(message.claim_check)
+        return encoded
 
     def _large_row(self, row: RowChangedEvent, build_ts: int, value: bytes) -> Message:
         option = self._config.large_message_handle_option

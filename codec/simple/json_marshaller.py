@@ -9,6 +9,7 @@ is written whenever the row carries one; the encoder drops it unless ``enable-ro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -88,6 +89,25 @@ class JSONMarshaller:
                 except RENDER_ERRORS:
                     pass  # the general path below names the failing column, or repairs strings
         return self._marshal_row(renderer, row, build_ts, handle_key_only, claim_check_location)
+
+    def marshal_rows(self, rows: Sequence[RowChangedEvent], build_ts: int) -> list[bytes]:
+        """Plain rows go straight to their table's generated ``dml``; any other row, or one it
+        refuses, takes ``marshal_row`` (which names the failing column)."""
+        out: list[bytes] = []
+        append = out.append
+        table = dml = None
+        for row in rows:
+            if row.table is not table:
+                table = row.table
+                dml = self.renderer(table).dml
+            if dml is not None and row.checksum is None and row.physical_table_id:
+                try:
+                    append(dml(row, build_ts))
+                    continue
+                except RENDER_ERRORS:
+                    pass
+            append(self.marshal_row(row, build_ts))
+        return out
 
     @staticmethod
     def _marshal_row(

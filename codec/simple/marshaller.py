@@ -7,6 +7,7 @@ fallbacks, so marshallers stay pure functions of their arguments.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from model.events import DDLEvent, RowChangedEvent
@@ -23,6 +24,10 @@ class Marshaller(Protocol):
     ) -> bytes:
         """A DML message; ``handle_key_only`` keeps only the handle-key columns and sets
         ``handleKeyOnly``; ``claim_check_location`` sets ``claimCheckLocation``."""
+        ...
+
+    def marshal_rows(self, rows: Sequence[RowChangedEvent], build_ts: int) -> list[bytes]:
+        """``marshal_row`` of each row with its defaults: the per-transaction hot path."""
         ...
 
     def marshal_ddl(self, ddl: DDLEvent, build_ts: int) -> bytes:

@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
+from operator import itemgetter
 
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError, KafkaTimeoutError
 from aiokafka.producer.message_accumulator import BatchBuilder
 
-from codec.message import Message
+from codec.message import Record
 from eventsink.kafka.config import KafkaConfig
 from eventsink.kafka.errors import KafkaConfigError, KafkaMessageTooLargeError, KafkaSinkError
 from eventsink.kafka.topic_manager import KafkaTopicManager, dial
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 #: sarama's MaxRecordOverhead (5 varints of 5 bytes, one of 10, one attribute byte)
 RECORD_OVERHEAD = 36
 _FIRST_BACKOFF_S = 0.1
+_key, _value = itemgetter(0), itemgetter(1)
 _MAX_BACKOFF_S = 2.0
 
 
@@ -52,15 +54,16 @@ class KafkaProducer:
     async def partition_count(self, topic: str) -> int:
         return await self.topics.partition_count(topic)
 
-    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
-        """Deliver ``messages`` in order to one partition; return once all are acknowledged."""
-        if not messages:
+    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
+        """Deliver ``(key, value)`` records in order to one partition; return once all are
+        acknowledged."""
+        if not records:
             return
         if self._closed:
             raise KafkaSinkError(
                 f"producer closed; cannot send to topic {topic} partition {partition}"
             )
-        self._check_sizes(topic, partition, messages)
+        self._check_sizes(topic, partition, records)
         count = await self.partition_count(topic)
         if not 0 <= partition < count:
             raise KafkaSinkError(
@@ -71,8 +74,8 @@ class KafkaProducer:
             lock = self._locks[(topic, partition)] = asyncio.Lock()
         async with lock:
             start = 0
-            while start < len(messages):
-                start = await self._deliver(topic, partition, messages, start)
+            while start < len(records):
+                start = await self._deliver(topic, partition, records, start)
 
     async def close(self) -> None:
         """Flush what is queued, then drop the connections."""
@@ -84,32 +87,38 @@ class KafkaProducer:
         finally:
             await self.topics.close()
 
-    def _check_sizes(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
-        """sarama refuses a record over MaxMessageBytes before sending; so do we."""
+    def _check_sizes(self, topic: str, partition: int, records: Sequence[Record]) -> None:
+        """sarama refuses a record over MaxMessageBytes before sending; so do we (the sinks add
+        which table it belongs to)."""
         limit = self.max_message_bytes - RECORD_OVERHEAD
-        for message in messages:
-            if len(message.value) + (len(message.key) if message.key else 0) > limit:
+        longest_value = max(map(len, map(_value, records)))
+        longest_key = max(map(len, filter(None, map(_key, records))), default=0)
+        if longest_value + longest_key <= limit:
+            return
+        for index, (key, value) in enumerate(records):
+            size = len(value) + (len(key) if key else 0)
+            if size > limit:
                 raise KafkaMessageTooLargeError(
-                    f"{message.type} message of table {message.table or '-'} is "
-                    f"{message.length() + RECORD_OVERHEAD} bytes, over max-message-bytes "
-                    f"{self.max_message_bytes}, for topic {topic} partition {partition}"
+                    f"record {index + 1} of {len(records)} is {size + RECORD_OVERHEAD} bytes, "
+                    f"over max-message-bytes {self.max_message_bytes}, for topic {topic} "
+                    f"partition {partition}"
                 )
 
-    def _fill(self, messages: Sequence[Message], start: int) -> tuple[BatchBuilder, int]:
-        """A closed batch holding ``messages[start:end]``; the first message always fits."""
+    def _fill(self, records: Sequence[Record], start: int) -> tuple[BatchBuilder, int]:
+        """A closed batch holding ``records[start:end]``; the first record always fits."""
         batch = self._client.create_batch()
         append = batch.append
         end = start
-        for index in range(start, len(messages)):
-            message = messages[index]
-            if append(timestamp=None, key=message.key, value=message.value) is None:
+        for index in range(start, len(records)):
+            key, value = records[index]
+            if append(timestamp=None, key=key, value=value) is None:
                 break
             end = index + 1
         batch.close()
         return batch, end
 
     async def _deliver(
-        self, topic: str, partition: int, messages: Sequence[Message], start: int
+        self, topic: str, partition: int, records: Sequence[Record], start: int
     ) -> int:
         """Send one batch starting at ``start`` until acked; return where the next one starts."""
         loop = asyncio.get_running_loop()
@@ -117,7 +126,7 @@ class KafkaProducer:
         backoff = _FIRST_BACKOFF_S
         attempt = 1
         while True:
-            batch, end = self._fill(messages, start)
+            batch, end = self._fill(records, start)
             try:
                 ack = await self._client.send_batch(batch, topic, partition=partition)
                 await ack

@@ -21,14 +21,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from codec.encoder import RowEventEncoder
-from codec.message import Message
+from codec.message import MessageType
 from eventsink.base import CallbackableEvent, TableSinkState
 from eventsink.errors import EventSinkError, SinkDeadError
 from eventsink.mq.claim_check import store_claim_check
-from eventsink.mq.partition_sender import PartitionSender, QueuedMessage
+from eventsink.mq.partition_sender import Delivery, PartitionSender, Segment, group_by_partition
 from eventsink.mq.producer import Producer
 from eventsink.mq.stats import MQStats
-from model.events import DDLEvent, SingleTableTxn
+from model.events import DDLEvent, RowChangedEvent, SingleTableTxn
 
 if TYPE_CHECKING:
     from codec.bootstrap import BootstrapCadence, BootstrapSend
@@ -36,24 +36,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_DML = MessageType.DML
+
 IDLE_TICK_SECONDS = 1.0
 """How often an idle worker still asks the cadence for due bootstraps (TiCDC ticks every 5 s
 whether or not rows arrive, so idle tables keep getting bootstraps)."""
 
 
-class _TxnAck:
-    """Counts a txn's outstanding rows; fires the txn callback when the last one is acked."""
-
-    __slots__ = ("callback", "remaining")
-
-    def __init__(self, remaining: int, callback: Callable[[], None]) -> None:
-        self.remaining = remaining
-        self.callback = callback
-
-    def acked(self) -> None:
-        self.remaining -= 1
-        if self.remaining == 0:
-            self.callback()
+def _failing_row(encoder: RowEventEncoder, rows: Sequence[RowChangedEvent]) -> RowChangedEvent:
+    """The first row that fails alone, to name it; the first row when none does."""
+    for row in rows:
+        try:
+            encoder.encode_row(row)
+        except Exception:
+            return row
+    return rows[0]
 
 
 class MQDMLSink:
@@ -233,40 +230,37 @@ class MQDMLSink:
     def _dispatch(
         self, txn: SingleTableTxn, callback: Callable[[], None], topic: str, partitions: int
     ) -> None:
-        """Route, bootstrap, encode and queue every row of ``txn``: the hot path, kept free of
-        awaits (back-pressure is checked between transactions)."""
+        """Route, bootstrap, encode and queue the rows of ``txn``, one segment per partition
+        it touches: the hot path, a few calls per transaction rather than per row, and free
+        of awaits (back-pressure is checked between transactions)."""
         rows = txn.rows
-        ack = _TxnAck(len(rows), callback)
-        cadence = self._cadence
-        encode = self._encoder.encode_row
-        partition_for_row = self._router.partition_for_row
-        senders = self._topic_senders.get(topic) or self._new_topic(topic, partitions)
-        inflight = 0
-        row = rows[0]
+        senders = self._senders_for(topic, partitions)
+        if self._cadence is not None:
+            send = self._cadence.add_event(rows[0].table, topic, partitions, len(rows))
+            if send is not None:
+                self._emit_bootstrap(send)
         try:
-            for row in rows:
-                partition = partition_for_row(row, partitions)
-                if cadence is not None:
-                    send = cadence.add_event(row.table, topic, partitions)
-                    if send is not None:
-                        self._emit_bootstrap(send)
-                message = encode(row)
-                if message.claim_check is not None:
-                    store_claim_check(*message.claim_check)
-                    self._stats.claim_checks += 1
-                inflight += len(message.value) + len(message.key or b"")
-                sender = senders[partition]
-                if sender is None:
-                    sender = senders[partition] = self._new_sender(topic, partition)
-                sender.put(message, ack)
+            targets = self._router.partitions_for_rows(rows, partitions)
+            encoded = self._encoder.encode_rows(rows)
         except EventSinkError:
             raise
         except Exception as err:
             raise EventSinkError(
-                f"encoding {row.describe()} for topic {topic!r} failed: {err}"
+                f"encoding {_failing_row(self._encoder, rows).describe()} for topic "
+                f"{topic!r} failed: {err}"
             ) from err
-        finally:
-            self._inflight_bytes += inflight
+        for location, payload in encoded.claim_checks:
+            store_claim_check(location, payload)
+            self._stats.claim_checks += 1
+        groups = group_by_partition(targets, encoded.records, partitions)
+        delivery = Delivery(len(groups), callback, size=encoded.size, rows=len(rows))
+        self._inflight_bytes += encoded.size
+        table = txn.table.qualified_name
+        for partition, records in groups:
+            sender = senders[partition]
+            if sender is None:
+                sender = senders[partition] = self._new_sender(topic, partition)
+            sender.put(Segment(records, _DML, table, delivery))
         self._stats.txns += 1
 
     def _topic_for(self, schema: str, table: str) -> str:
@@ -309,11 +303,16 @@ class MQDMLSink:
         if message.key is None:
             message = dataclasses.replace(message, key=b"")
         for partition in send.partitions:
-            self._enqueue(send.topic, partition, message, None)
+            self._enqueue(send.topic, partition, Segment.of_message(message))
 
-    def _new_topic(self, topic: str, partitions: int) -> list[PartitionSender | None]:
-        senders: list[PartitionSender | None] = [None] * partitions
-        self._topic_senders[topic] = senders
+    def _senders_for(self, topic: str, partitions: int) -> list[PartitionSender | None]:
+        """The topic's sender slots, grown (never replaced) to at least ``partitions``: one
+        sender per partition for the sink's life is what keeps each partition in order."""
+        senders = self._topic_senders.get(topic)
+        if senders is None:
+            senders = self._topic_senders[topic] = []
+        if len(senders) < partitions:
+            senders.extend([None] * (partitions - len(senders)))
         return senders
 
     def _new_sender(self, topic: str, partition: int) -> PartitionSender:
@@ -321,15 +320,13 @@ class MQDMLSink:
         self._senders.append(sender)
         return sender
 
-    def _enqueue(self, topic: str, partition: int, message: Message, ack: _TxnAck | None) -> None:
-        senders = self._topic_senders.get(topic)
-        if senders is None or partition >= len(senders):
-            senders = self._new_topic(topic, max(partition + 1, len(senders or ())))
+    def _enqueue(self, topic: str, partition: int, segment: Segment) -> None:
+        senders = self._senders_for(topic, partition + 1)
         sender = senders[partition]
         if sender is None:
             sender = senders[partition] = self._new_sender(topic, partition)
-        self._inflight_bytes += message.length()
-        sender.put(message, ack)
+        self._inflight_bytes += segment.delivery.size
+        sender.put(segment)
 
     async def _wait_below_limit(self) -> None:
         assert self._changed is not None
@@ -339,15 +336,15 @@ class MQDMLSink:
 
     # --- sender callbacks ----------------------------------------------------------------
 
-    def _acked(self, batch: list[QueuedMessage]) -> None:
+    def _acked(self, batch: list[Segment]) -> None:
         counts = self._stats.messages
         size = rows = 0
-        for message, ack in batch:
-            size += len(message.value) + len(message.key or b"")
-            rows += message.rows
-            counts[message.type] += 1
-            if ack is not None:
-                ack.acked()
+        for segment in batch:
+            counts[segment.type] += len(segment.records)
+            delivery = segment.delivery
+            if delivery.acked():
+                size += delivery.size
+                rows += delivery.rows
         self._inflight_bytes -= size
         self._stats.bytes += size
         self._stats.rows += rows

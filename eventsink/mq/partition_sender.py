@@ -2,8 +2,10 @@
 
 TiCDC keeps the order of messages per partition by sending from a single loop; here each
 partition has its own task, so partitions progress independently while each stays in order.
-The task takes everything queued so far as one batch, because a producer call per batch (not
-per message) is what makes the pipeline fast.
+The queue holds segments, not messages: a segment is the part of one transaction bound for
+this partition (or one BOOTSTRAP), so queueing, byte accounting and acknowledgement cost one
+step per segment. The task takes every segment queued so far as one batch, because a producer
+call per batch (not per message) is what makes the pipeline fast.
 """
 
 from __future__ import annotations
@@ -11,29 +13,80 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Protocol
 
-from codec.message import Message
+from codec.message import Message, MessageType, Record
 from eventsink.errors import EventSinkError
 from eventsink.mq.producer import Producer
 
 log = logging.getLogger(__name__)
 
 
-class Ack(Protocol):
-    """What to tell once a message is acknowledged: e.g. the txn it belongs to."""
+class Delivery:
+    """A unit acknowledged as a whole: one transaction (a segment per partition it touches)
+    or one copy of a BOOTSTRAP. Its bytes stay in flight, and its rows uncounted, until the
+    last segment is acknowledged; then ``callback`` fires."""
 
-    def acked(self) -> None: ...
+    __slots__ = ("callback", "remaining", "rows", "size")
+
+    def __init__(
+        self, segments: int, callback: Callable[[], None] | None, *, size: int, rows: int
+    ) -> None:
+        self.remaining = segments
+        self.callback = callback
+        self.size = size
+        self.rows = rows
+
+    def acked(self) -> bool:
+        """One segment acknowledged; True when it was the last."""
+        self.remaining -= 1
+        if self.remaining:
+            return False
+        if self.callback is not None:
+            self.callback()
+        return True
 
 
-QueuedMessage = tuple[Message, Ack | None]
+class Segment:
+    """Records of one message type and table for one partition, part of one Delivery."""
+
+    __slots__ = ("delivery", "records", "table", "type")
+
+    def __init__(
+        self, records: list[Record], type: MessageType, table: str, delivery: Delivery
+    ) -> None:
+        self.records = records
+        self.type = type
+        self.table = table
+        self.delivery = delivery
+
+    @classmethod
+    def of_message(cls, message: Message) -> Segment:
+        """A message that is a delivery of its own (a BOOTSTRAP copy)."""
+        delivery = Delivery(1, None, size=message.length(), rows=message.rows)
+        return cls([message.record()], message.type, message.table, delivery)
+
+
+def group_by_partition(
+    targets: list[int], records: list[Record], partitions: int
+) -> list[tuple[int, list[Record]]]:
+    """Records by target partition, each list in the original order; one list when all go
+    to one partition (the usual case of a small transaction or a table dispatcher)."""
+    first = targets[0]
+    if targets.count(first) == len(targets):
+        return [(first, records)]
+    groups: list[list[Record]] = [[] for _ in range(partitions)]
+    appends = [group.append for group in groups]
+    for partition, record in zip(targets, records, strict=True):
+        appends[partition](record)
+    return [(partition, group) for partition, group in enumerate(groups) if group]
 
 
 class PartitionSender:
-    """Sends the messages of one partition in queue order, batch by batch.
+    """Sends the segments of one partition in queue order, batch by batch.
 
-    ``on_acked`` gets each delivered batch (the sink releases bytes and fires callbacks);
-    ``on_failed`` gets the error of a failed send, after which this sender stops for good.
+    ``on_acked`` gets each delivered batch of segments (the sink releases bytes and fires
+    callbacks); ``on_failed`` gets the error of a failed send, after which this sender stops
+    for good.
     """
 
     def __init__(
@@ -41,7 +94,7 @@ class PartitionSender:
         producer: Producer,
         topic: str,
         partition: int,
-        on_acked: Callable[[list[QueuedMessage]], None],
+        on_acked: Callable[[list[Segment]], None],
         on_failed: Callable[[EventSinkError], None],
     ) -> None:
         self.topic = topic
@@ -49,7 +102,7 @@ class PartitionSender:
         self._producer = producer
         self._on_acked = on_acked
         self._on_failed = on_failed
-        self._queue: list[QueuedMessage] = []
+        self._queue: list[Segment] = []
         self._ready = asyncio.Event()
         self._closing = False
         self._stopped = False
@@ -57,13 +110,13 @@ class PartitionSender:
             self._run(), name=f"mq-sender {topic}/{partition}"
         )
 
-    def put(self, message: Message, ack: Ack | None) -> None:
-        self._queue.append((message, ack))
+    def put(self, segment: Segment) -> None:
+        self._queue.append(segment)
         self._ready.set()
 
     @property
     def pending(self) -> int:
-        """Messages queued and not yet handed to the producer."""
+        """Segments queued and not yet handed to the producer."""
         return len(self._queue)
 
     def stop(self) -> None:
@@ -88,14 +141,21 @@ class PartitionSender:
                     return
                 continue
             batch, self._queue = self._queue, []
+            if len(batch) == 1:
+                records = batch[0].records
+            else:
+                records = []
+                for segment in batch:
+                    records.extend(segment.records)
             try:
-                await self._producer.send(self.topic, self.partition, [m for m, _ in batch])
+                await self._producer.send(self.topic, self.partition, records)
             except asyncio.CancelledError:
                 raise
             except Exception as err:
+                tables = ", ".join(sorted({segment.table for segment in batch if segment.table}))
                 failure = EventSinkError(
                     f"send to topic {self.topic!r} partition {self.partition} failed "
-                    f"({len(batch)} messages): {err}"
+                    f"({len(records)} messages of {tables or 'no table'}): {err}"
                 )
                 failure.__cause__ = err
                 log.error("%s", failure)

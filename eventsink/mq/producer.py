@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from codec.message import Message
+from codec.message import Record
 
 
 class Producer(Protocol):
@@ -15,8 +15,9 @@ class Producer(Protocol):
         """Partitions of ``topic``, creating the topic (with the configured count) if allowed."""
         ...
 
-    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
-        """Deliver ``messages`` in order to one partition; return once all are acknowledged.
+    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
+        """Deliver ``(key, value)`` records in order to one partition; return once all are
+        acknowledged.
 
         Retriable failures are retried inside; a fatal one raises an EventSinkError that names
         the topic, the partition and the cause. Callbacks are the caller's business.

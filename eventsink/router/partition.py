@@ -62,6 +62,20 @@ def _hash_columns(
         for col in columns
     )
 
+    if len(plan) == 1:
+        [(name, name_crc, value_bytes)] = plan
+        crc32 = zlib.crc32
+
+        def one_column(row: RowChangedEvent, partition_num: int) -> int:
+            """The usual single-column key, without the loop."""
+            image = row.after if row.after is not None else row.before
+            value = image.get(name) if image else None
+            if value is None:
+                return base % partition_num
+            return (base ^ crc32(value_bytes(value), name_crc)) % partition_num
+
+        return one_column
+
     def partition(row: RowChangedEvent, partition_num: int) -> int:
         image = row.after if row.after is not None else row.before
         crc = base

@@ -156,6 +156,19 @@ class EventRouter:
             )
         return partitioner(row, partition_num)
 
+    def partitions_for_rows(self, rows: Sequence[RowChangedEvent], partition_num: int) -> list[int]:
+        """``partition_for_row`` of each row; a run of rows of one TableInfo (a transaction)
+        looks its partitioner up once."""
+        if not rows:
+            return []
+        table = rows[0].table
+        if any(row.table is not table for row in rows):
+            return [self.partition_for_row(row, partition_num) for row in rows]
+        self.partition_for_row(rows[0], partition_num)  # binds and checks partition_num
+        partitioner = self._route(table).partitioner
+        assert partitioner is not None
+        return [partitioner(row, partition_num) for row in rows]
+
     def _partitioner(self, table: TableInfo) -> RowPartitioner:
         """Bound once per (table id, schema version, name), shared by equal TableInfo copies."""
         key = (table.table_id, table.version, table.schema, table.table)

@@ -329,3 +329,22 @@ def test_sends_only_for_known_tables_and_resets_counters(steps, count):
             for s in c.tick():
                 assert s.table.table_id in c.active_table_ids
                 assert s.partitions == (0, 1)
+
+
+def test_add_event_with_a_row_count_is_that_many_single_rows() -> None:
+    """The MQ sink records a transaction's rows in one call; the count trigger sees them all."""
+    clock = FixedClock(1_000)
+    config = EncoderConfig(send_bootstrap_in_msg_count=25, send_bootstrap_interval_in_sec=3600)
+    bulk, single = BootstrapCadence(config, clock), BootstrapCadence(config, clock)
+    table = make_table("s", "t", 1, 1, [ColumnInfo("id", "int")])
+    assert bulk.add_event(table, "topic", 2, 10) is not None
+    assert bulk.add_event(table, "topic", 2, 14) is None
+    sends = [single.add_event(table, "topic", 2) for _ in range(24)]
+    assert sends[0] is not None and not any(sends[1:])
+    clock.ms += 5_000
+    assert bulk.tick() == [] and single.tick() == []  # 23 rows since the bootstrap: not yet
+    bulk.add_event(table, "topic", 2, 2)
+    single.add_event(table, "topic", 2)
+    single.add_event(table, "topic", 2)
+    clock.ms += 5_000
+    assert [s.table for s in bulk.tick()] == [table] == [s.table for s in single.tick()]

@@ -10,12 +10,13 @@ import pytest
 
 from codec.debug import DebugEncoder
 from codec.errors import MessageTooLargeError
-from codec.message import Message, MessageType
+from codec.message import Message, MessageType, Record
 from ddlsink.errors import DDLSinkError
 from ddlsink.mq import MQDDLSink
 from eventsink.router import DispatchRule, EventRouter
 from model.events import DDLEvent, DDLType
 from model.table import ColumnInfo, TableInfo, make_table
+from tests.records import as_message
 
 
 class RecordingProducer:
@@ -28,10 +29,10 @@ class RecordingProducer:
     async def partition_count(self, topic: str) -> int:
         return self.partitions.get(topic, 2)
 
-    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
+    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
         if (topic, partition) == self.fail:
             raise OSError("disk full")
-        self.sent += [(topic, partition, m) for m in messages]
+        self.sent += [(topic, partition, as_message(r)) for r in records]
 
     async def close(self) -> None:
         self.closed = True

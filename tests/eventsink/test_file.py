@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codec.message import Message
 from eventsink.file import (
     FileProducer,
     FileSinkError,
@@ -22,9 +21,9 @@ from eventsink.file import (
 async def test_lines_and_offsets(tmp_path):
     producer = FileProducer(tmp_path, 2)
     assert await producer.partition_count("orders") == 2
-    await producer.send("orders", 1, [Message(b'{"a":1}', key=b""), Message(b"x", key=None)])
-    await producer.send("orders", 1, [Message(b"y", key=b"k")])
-    await producer.send("orders", 0, [Message(b"z")])
+    await producer.send("orders", 1, [(b"", b'{"a":1}'), (None, b"x")])
+    await producer.send("orders", 1, [(b"k", b"y")])
+    await producer.send("orders", 0, [(None, b"z")])
     await producer.close()
 
     lines = partition_file(tmp_path, "orders", 1).read_text().splitlines()
@@ -44,12 +43,12 @@ async def test_lines_and_offsets(tmp_path):
 
 async def test_offsets_resume_from_existing_files(tmp_path):
     first = FileProducer(tmp_path, 1)
-    await first.send("t", 0, [Message(b"a"), Message(b"b")])
+    await first.send("t", 0, [(None, b"a"), (None, b"b")])
     await first.close()
     second = FileProducer(tmp_path, 1)
-    await second.send("t", 0, [Message(b"c")])
+    await second.send("t", 0, [(None, b"c")])
     await second.close()
-    await second.send("t", 0, [Message(b"d")])  # closing is not final: the file reopens
+    await second.send("t", 0, [(None, b"d")])  # closing is not final: the file reopens
     await second.close()
     assert [(o, v) for _, o, _, v in read_file_topic(tmp_path, "t")] == [
         (0, b"a"),
@@ -62,7 +61,7 @@ async def test_offsets_resume_from_existing_files(tmp_path):
 async def test_partition_out_of_range_and_bad_topic(tmp_path):
     producer = FileProducer(tmp_path, 2)
     with pytest.raises(FileSinkError, match=r"topic 't' partition 2: out of range"):
-        await producer.send("t", 2, [Message(b"a")])
+        await producer.send("t", 2, [(None, b"a")])
     for topic in ("../escape", "a/b", "..", ""):
         with pytest.raises(FileSinkError, match="not a valid topic name"):
             await producer.partition_count(topic)
@@ -102,7 +101,7 @@ def test_property_round_trip(tmp_path_factory, batches):
     async def write() -> None:
         producer = FileProducer(directory, 3)
         for partition, records in batches:
-            await producer.send("p", partition, [Message(v, key=k) for k, v in records])
+            await producer.send("p", partition, records)
         await producer.close()
 
     asyncio.run(write())
@@ -119,8 +118,8 @@ async def test_writers_sharing_a_partition_keep_one_offset_sequence(tmp_path):
     offsets stay 0, 1, 2, ... with no repeats, whoever wrote last."""
     first, second = FileProducer(tmp_path, 1), FileProducer(tmp_path, 1)
     for round_ in range(3):
-        await first.send("t", 0, [Message(value=b"a%d" % round_)] * 2)
-        await second.send("t", 0, [Message(value=b"b%d" % round_)])
+        await first.send("t", 0, [(None, b"a%d" % round_)] * 2)
+        await second.send("t", 0, [(None, b"b%d" % round_)])
     await first.close()
     await second.close()
     records = list(read_file_topic(tmp_path, "t"))

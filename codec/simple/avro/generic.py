@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import io
 import json
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -240,6 +241,9 @@ class GenericAvroMarshaller:
             claim_check_location=claim_check_location,
         )
         return write_native(native)
+
+    def marshal_rows(self, rows: Sequence[RowChangedEvent], build_ts: int) -> list[bytes]:
+        return [self.marshal_row(row, build_ts) for row in rows]
 
     def marshal_ddl(self, ddl: DDLEvent, build_ts: int) -> bytes:
         return write_native(self.native_ddl(ddl, build_ts))

@@ -9,6 +9,7 @@ output equal to fastavro's ``schemaless_writer`` with the official schema.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 from codec.errors import CodecError
@@ -59,6 +60,9 @@ class AvroMarshaller:
         if encoder is None or encoder.table is not table:
             encoder = _remember(self._rows, table, DMLRecordEncoder(table, self._zone))
         return encoder.encode(row, build_ts, handle_key_only, claim_check_location)
+
+    def marshal_rows(self, rows: Sequence[RowChangedEvent], build_ts: int) -> list[bytes]:
+        return [self.marshal_row(row, build_ts) for row in rows]
 
     def marshal_ddl(self, ddl: DDLEvent, build_ts: int) -> bytes:
         if ddl.is_bootstrap:

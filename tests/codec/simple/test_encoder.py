@@ -261,3 +261,42 @@ def test_avro_handle_key_only(table: TableInfo, shared_dir: Path) -> None:
     payload = message["payload"][1]
     assert payload["handleKeyOnly"] is True
     assert set(payload["data"]) == {"id"}
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"encoding_format": "avro"},
+        {"large_message_handle_compression": "lz4"},
+        {"max_message_bytes": 450, "large_message_handle_option": "handle-key-only"},
+        {
+            "max_message_bytes": 450,
+            "large_message_handle_option": "claim-check",
+            "claim_check_storage_uri": "file:///var/claims/",
+        },
+    ],
+)
+def test_encode_rows_equals_encode_row_per_row(table: TableInfo, settings: dict[str, Any]) -> None:
+    """The MQ sink's batch path writes what the per-row path writes, fallbacks included."""
+    other = make_table("shop", "other", 78, 1, [ColumnInfo("id", "bigint", nullable=False)])
+    rows = [
+        _row(table, note="short", op="INSERT"),
+        _row(table, note="n" * 1000, op="UPDATE"),
+        RowChangedEvent(100, 200, other, after={"id": 5}),
+        _row(table, note="x", op="DELETE"),
+    ]
+    batch = _encoder(**settings).encode_rows(rows)
+    single = [_encoder(**settings).encode_row(row) for row in rows]
+    assert batch.records == [(m.key, m.value) for m in single]
+    assert batch.size == sum(m.length() for m in single)
+    assert batch.claim_checks == [m.claim_check for m in single if m.claim_check]
+    if settings.get("large_message_handle_option") == "claim-check":
+        assert len(batch.claim_checks) == 1
+
+
+def test_encode_rows_names_the_failing_row(table: TableInfo) -> None:
+    bad = {"id": "eight", "note": "y", "at": "2024-01-02 03:04:05"}
+    rows = [_row(table), RowChangedEvent(1, 2, table, after=bad)]
+    with pytest.raises(CodecError, match="column 'id'"):
+        _encoder().encode_rows(rows)

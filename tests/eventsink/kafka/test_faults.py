@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from codec.message import Message
 from eventsink.kafka import (
     KafkaConfig,
     KafkaMessageTooLargeError,
@@ -61,8 +60,7 @@ async def test_cut_connections_lose_nothing_and_keep_order(
     config = _config(bootstrap, topic, request_timeout_s=1.0, send_retry_timeout_s=60.0)
     producer = await new_kafka_producer(config)
     sent = {
-        p: [Message(value=f"{p}:{i:06d}:".encode().ljust(200, b"."), key=b"") for i in range(3000)]
-        for p in range(3)
+        p: [(b"", f"{p}:{i:06d}:".encode().ljust(200, b".")) for i in range(3000)] for p in range(3)
     }
 
     async def stream(partition: int) -> None:
@@ -80,7 +78,7 @@ async def test_cut_connections_lose_nothing_and_keep_order(
         records = await asyncio.to_thread(read_partition, bootstrap, topic, p, 3000)
         values = [value for _, value in records]
         first_seen = list(dict.fromkeys(values))
-        assert first_seen == [m.value for m in sent[p]]  # none lost, order kept
+        assert first_seen == [value for _, value in sent[p]]  # none lost, order kept
 
 
 async def test_unreachable_broker_fails_fast_naming_the_servers() -> None:
@@ -114,18 +112,18 @@ async def test_message_over_the_topic_limit_is_fatal_and_named(kafka_bootstrap: 
     await asyncio.to_thread(create_topic, kafka_bootstrap, topic, 2, {"max.message.bytes": "2000"})
     producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
     assert producer.max_message_bytes == 2000 - 128
-    fits = Message(value=b"a" * (producer.max_message_bytes - 36), key=b"")
-    too_big = Message(value=b"b" * (producer.max_message_bytes - 35), key=b"", table="test.t")
+    fits = (b"", b"a" * (producer.max_message_bytes - 36))
+    too_big = (b"", b"b" * (producer.max_message_bytes - 35))
     try:
         await producer.send(topic, 1, [fits])
         with pytest.raises(
-            KafkaMessageTooLargeError, match=rf"test\.t .*topic {topic} partition 1"
+            KafkaMessageTooLargeError, match=rf"record 2 of 2 .*topic {topic} partition 1"
         ):
             await producer.send(topic, 1, [fits, too_big])
     finally:
         await producer.close()
     records = await asyncio.to_thread(read_partition, kafka_bootstrap, topic, 1, 1)
-    assert records == [(b"", fits.value)]  # the refused batch wrote nothing
+    assert records == [fits]  # the refused batch wrote nothing
 
 
 async def test_missing_partition_is_fatal_and_named(kafka_bootstrap: str) -> None:
@@ -133,8 +131,8 @@ async def test_missing_partition_is_fatal_and_named(kafka_bootstrap: str) -> Non
     producer = await new_kafka_producer(_config(kafka_bootstrap, topic, partition_num=2))
     try:
         with pytest.raises(KafkaSinkError, match=rf"topic {topic} .*partition 7"):
-            await producer.send(topic, 7, [Message(value=b"x", key=b"")])
+            await producer.send(topic, 7, [(b"", b"x")])
     finally:
         await producer.close()
     with pytest.raises(KafkaSinkError, match="closed"):
-        await producer.send(topic, 0, [Message(value=b"x", key=b"")])
+        await producer.send(topic, 0, [(b"", b"x")])

@@ -12,7 +12,7 @@ from aiokafka import AIOKafkaProducer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codec.message import Message, MessageType
+from codec.message import Record
 from eventsink.kafka import KafkaConfig, KafkaProducer, new_kafka_producer
 from tests.kafka_support.readback import partition_count, read_partition, unique_topic
 
@@ -21,15 +21,12 @@ def _config(bootstrap: str, topic: str, **changes: object) -> KafkaConfig:
     return dataclasses.replace(KafkaConfig.from_sink_params(bootstrap, topic, {}), **changes)
 
 
-def _messages(partition: int, count: int, size: int = 120) -> list[Message]:
-    """DML messages (empty key) with a DDL-like one (null key) every 100th."""
-    out = []
+def _messages(partition: int, count: int, size: int = 120) -> list[Record]:
+    """DML-like records (empty key) with a DDL-like one (null key) every 100th."""
+    out: list[Record] = []
     for i in range(count):
         value = f"p{partition}-{i:06d}-".encode().ljust(size, b"x")
-        if i % 100 == 99:
-            out.append(Message(value=value, key=None, type=MessageType.DDL))
-        else:
-            out.append(Message(value=value, key=b"", type=MessageType.DML, table="test.t"))
+        out.append((None if i % 100 == 99 else b"", value))
     return out
 
 
@@ -48,7 +45,7 @@ async def test_batches_to_three_partitions_read_back_in_order(kafka_bootstrap: s
     assert partition_count(kafka_bootstrap, topic) == 3
     for p in range(3):
         records = await asyncio.to_thread(read_partition, kafka_bootstrap, topic, p, len(sent[p]))
-        assert records == [(m.key, m.value) for m in sent[p]]
+        assert records == sent[p]
 
 
 async def test_a_full_batch_starts_another(kafka_bootstrap: str) -> None:
@@ -71,7 +68,7 @@ async def test_a_full_batch_starts_another(kafka_bootstrap: str) -> None:
     assert len(batches) > 1
     assert sum(batches) == 400
     records = await asyncio.to_thread(read_partition, kafka_bootstrap, topic, 1, 400)
-    assert [v for _, v in records] == [m.value for m in messages]
+    assert records == messages
 
 
 @pytest.mark.parametrize("compression", ["none", "gzip", "snappy", "lz4", "zstd"])
@@ -86,7 +83,7 @@ async def test_producer_compression_is_transparent(kafka_bootstrap: str, compres
     finally:
         await producer.close()
     records = await asyncio.to_thread(read_partition, kafka_bootstrap, topic, 0, 300)
-    assert records == [(m.key, m.value) for m in messages]
+    assert records == messages
 
 
 def _fill_all(sizes: Sequence[int], batch_bytes: int) -> list[tuple[int, int, int]]:
@@ -96,7 +93,7 @@ def _fill_all(sizes: Sequence[int], batch_bytes: int) -> list[tuple[int, int, in
         client = AIOKafkaProducer(bootstrap_servers="127.0.0.1:1", max_batch_size=batch_bytes)
         config = KafkaConfig(hosts=("127.0.0.1:1",), topic="t")
         producer = KafkaProducer(config, None, client, 10 << 20)  # type: ignore[arg-type]
-        messages = [Message(value=b"v" * n, key=b"") for n in sizes]
+        messages = [(b"", b"v" * n) for n in sizes]
         spans, start = [], 0
         while start < len(messages):
             batch, end = producer._fill(messages, start)

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from codec.message import Message
+from codec.message import Message, Record
 from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tests.records import as_message
 
 
 class FakeProducer:
@@ -36,8 +37,9 @@ class FakeProducer:
     async def partition_count(self, topic: str) -> int:
         return self.partitions
 
-    async def send(self, topic: str, partition: int, messages: Sequence[Message]) -> None:
+    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
         key = (topic, partition)
+        messages = [as_message(record) for record in records]
         if self.on_send is not None:
             self.on_send(topic, partition, messages)
         gate = self._gates.get(key)
@@ -75,8 +77,10 @@ class ScriptedCadence:
         self.ticks = 0
         self.calls: list[tuple[str, str, int]] = []
 
-    def add_event(self, table: TableInfo, topic: str, total_partitions: int) -> Send | None:
-        self.calls.append((table.qualified_name, topic, total_partitions))
+    def add_event(
+        self, table: TableInfo, topic: str, total_partitions: int, rows: int = 1
+    ) -> Send | None:
+        self.calls.extend([(table.qualified_name, topic, total_partitions)] * rows)
         if table.table_id in self.seen:
             return None
         self.seen.add(table.table_id)

@@ -121,11 +121,11 @@ def test_property_each_callback_once_after_all_rows(sizes, delays, make_mq_table
             async def partition_count(self, topic: str) -> int:
                 return 3
 
-            async def send(self, topic, partition, messages):
+            async def send(self, topic, partition, records):
                 for _ in range(delays[partition]):
                     await asyncio.sleep(0)
-                for m in messages:
-                    _, commit_ts, row_id = decoded(m)
+                for _key, value in records:
+                    _, commit_ts, row_id = decoded(Message(value))
                     acked_rows.add((commit_ts, row_id))
 
             async def close(self) -> None:
@@ -153,7 +153,9 @@ def test_property_each_callback_once_after_all_rows(sizes, delays, make_mq_table
     asyncio.run(run())
 
 
-async def test_failure_kills_the_sink_and_names_topic_and_partition(fake_producer, make_mq_table):
+async def test_failure_kills_the_sink_and_names_topic_partition_and_table(
+    fake_producer, make_mq_table
+):
     producer = fake_producer(partitions=4)
     sink = MQDMLSink(producer, DebugEncoder(), BY_ID, None, scheme="fake")
     t = make_mq_table()
@@ -167,7 +169,7 @@ async def test_failure_kills_the_sink_and_names_topic_and_partition(fake_produce
     assert isinstance(sink.error, EventSinkError)
     message = str(sink.error)
     assert repr(TOPIC) in message and f"partition {doomed}" in message
-    assert "broker said no" in message
+    assert "broker said no" in message and t.qualified_name in message
     unacked = {x.commit_ts for x in txns if BY_ID.partition_for_row(x.rows[0], 4) == doomed}
     assert unacked and not unacked & set(acks.fired)
     with pytest.raises(SinkDeadError):

@@ -253,3 +253,27 @@ def test_partition_in_range_and_independent_of_column_order(
         EventRouter("cdc", [rule]).partition_for_row(row(shuffled, image, commit_ts), partitions)
         == first
     )
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), st.integers(-(2**40), 2**40) | st.none()), max_size=30),
+    st.sampled_from(["default", "ts", "index-value", "columns"]),
+    st.integers(1, 7),
+)
+def test_partitions_for_rows_equals_partition_for_row(
+    specs: list[tuple[bool, int | None]], dispatcher: str, partitions: int
+) -> None:
+    """The per-transaction call gives each row what the per-row call gives, also when the rows
+    switch between two tables."""
+    columns = [ColumnInfo("id", "bigint", nullable=False), ColumnInfo("v", "int")]
+    key = [IndexInfo("primary", ("id",), unique=True, primary=True)]
+    tables = [make_table("s", name, i, 1, columns, key) for i, name in ((1, "a"), (2, "b"))]
+    rule = DispatchRule(("*.*",), partition=dispatcher, columns=("v",) * (dispatcher == "columns"))
+    router = EventRouter("t", [rule])
+    rows = [
+        RowChangedEvent(5, 6 + n, tables[second], after={"id": n, "v": value})
+        for n, (second, value) in enumerate(specs)
+    ]
+    expected = [router.partition_for_row(row, partitions) for row in rows]
+    assert EventRouter("t", [rule]).partitions_for_rows(rows, partitions) == expected
