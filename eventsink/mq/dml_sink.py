@@ -1,10 +1,10 @@
 """The MQ DML sink (TiCDC ``cdc/sink/dmlsink/mq/mq_dml_sink.go`` and its worker).
 
-``write_events`` only queues transactions. One worker task flattens them into rows, in order:
-route each row (topic, partition), let the bootstrap cadence put a BOOTSTRAP ahead of a table's
-first row, encode the row (Simple is a one-row-per-message protocol, spec 7.5) and queue the
-message on its partition's sender. A txn's callback fires once every one of its rows is
-acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
+``write_events`` only queues transactions. One worker task takes them in order, a transaction
+at a time: route its rows (topic, partitions), let the bootstrap cadence put a BOOTSTRAP ahead of
+a table's first row, encode the rows (Simple is a one-row-per-message protocol, spec 7.5) and
+queue one segment per partition the transaction touches. A txn's callback fires once every
+segment is acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
 
 Memory is bounded by bytes in flight (encoded, not yet acknowledged): the worker pauses between
 transactions once they pass ``max_inflight_bytes`` (so the bound may be exceeded by one
