@@ -59,7 +59,7 @@ class EncodedRows:
     def of(cls, messages: Sequence[Message]) -> EncodedRows:
         """From per-row messages, for encoders that have no faster way."""
         return cls(
-            [(m.key, m.value) for m in messages],
+            [m.record() for m in messages],
             sum(m.length() for m in messages),
             [m.claim_check for m in messages if m.claim_check is not None],
         )

@@ -74,6 +74,11 @@ def group_by_partition(
     first = targets[0]
     if targets.count(first) == len(targets):
         return [(first, records)]
+    if partitions > len(targets):  # many partitions, few rows: only the ones touched
+        touched: dict[int, list[Record]] = {}
+        for partition, record in zip(targets, records, strict=True):
+            touched.setdefault(partition, []).append(record)
+        return sorted(touched.items())
     groups: list[list[Record]] = [[] for _ in range(partitions)]
     appends = [group.append for group in groups]
     for partition, record in zip(targets, records, strict=True):

@@ -13,7 +13,7 @@ def _targets(partitions: int) -> st.SearchStrategy[tuple[int, list[int]]]:
     return st.tuples(st.just(partitions), st.lists(st.integers(0, partitions - 1), min_size=1))
 
 
-@given(st.integers(1, 6).flatmap(_targets))
+@given(st.integers(1, 40).flatmap(_targets))
 def test_groups_keep_every_record_once_in_order(case: tuple[int, list[int]]) -> None:
     partitions, targets = case
     records = [(b"", b"%d" % i) for i in range(len(targets))]
