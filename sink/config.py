@@ -1,7 +1,7 @@
 """ChangefeedConfig: the changefeed TOML (TiCDC's key names) merged with the sink URI.
 
 A TiCDC user's file works unchanged where the feature exists; keys tisink does not implement
-(``[filter]``, ``[mounter]``, ``[sink] encoder-concurrency``, ...) are kept in
+(``[filter]``, ``[mounter]``, ...) are kept in
 ``ignored_keys`` and logged, never an error. ``output-raw-change-event`` is read under ``[sink]``
 (where tiflow's ``SinkConfig`` has it); ``time-zone`` is tisink's own top-level key (TiCDC takes
 it from the server), default None for the process's local zone.
@@ -48,6 +48,8 @@ class ChangefeedConfig:
     send_bootstrap_to_all_partition: bool = True
     send_all_bootstrap_at_start: bool = False
     output_raw_change_event: bool = False
+    #: MQ sinks: encoder processes (0, the default, encodes in the sink's own process)
+    encoder_concurrency: int = 0
     integrity_check_level: str = "none"
     case_sensitive: bool = False
     time_zone: str | None = None

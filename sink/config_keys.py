@@ -51,6 +51,13 @@ def to_positive_int(value: Any) -> int:
     return number
 
 
+def to_non_negative_int(value: Any) -> int:
+    number = to_int(value)
+    if number < 0:
+        raise ValueError(f"must not be negative, got {number}")
+    return number
+
+
 def to_bool(value: Any) -> bool:
     """A boolean; strings as Go's strconv.ParseBool reads them."""
     if isinstance(value, bool):
@@ -104,6 +111,7 @@ TOML_KEYS: dict[tuple[tuple[str, ...], str], tuple[str, Converter]] = {
     (("sink",), "send-bootstrap-to-all-partition"): ("send_bootstrap_to_all_partition", to_bool),
     (("sink",), "send-all-bootstrap-at-start"): ("send_all_bootstrap_at_start", to_bool),
     (("sink",), "output-raw-change-event"): ("output_raw_change_event", to_bool),
+    (("sink",), "encoder-concurrency"): ("encoder_concurrency", to_non_negative_int),
     (("sink", "kafka-config"), "max-message-bytes"): ("max_message_bytes", to_positive_int),
     (("sink", "kafka-config"), "partition-num"): ("partition_num", to_positive_int),
     (("sink", "kafka-config"), "replication-factor"): ("replication_factor", to_positive_int),
@@ -146,6 +154,7 @@ URI_PARAMS: dict[str, tuple[str, Converter]] = {
     "required-acks": ("required_acks", to_required_acks),
     "kafka-client-id": ("kafka_client_id", to_str),
     "auto-create-topic": ("auto_create_topic", to_bool),
+    "encoder-concurrency": ("encoder_concurrency", to_non_negative_int),  # tisink's addition
 }
 
 # Tables whose keys go to the dataclass one by one; ``dispatchers`` is read separately.

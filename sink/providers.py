@@ -22,6 +22,7 @@ from eventsink.blackhole import BlackholeSink
 from eventsink.file import FileProducer
 from eventsink.log import LogSink
 from eventsink.mq.dml_sink import MQDMLSink
+from eventsink.mq.encoder_group import new_encoder_group
 from eventsink.router import EventRouter
 from sink.config import ChangefeedConfig
 from sink.errors import SinkURIError
@@ -107,12 +108,16 @@ class FileProvider:
         config = config.with_protocol_default(FALLBACK_PROTOCOL)
         encoder_config = config.encoder_config
         cadence = BootstrapCadence(encoder_config, clock)
+        router = new_router(uri.topic or DEFAULT_FILE_TOPIC, config)
         return MQDMLSink(
             self._producer(uri, config),
             new_encoder(encoder_config, clock),
-            new_router(uri.topic or DEFAULT_FILE_TOPIC, config),
+            router,
             cadence if cadence.enabled else None,
             scheme="file",
+            encoder_group=new_encoder_group(
+                encoder_config, router, config.encoder_concurrency, clock
+            ),
         )
 
     async def create_ddl_sink(
@@ -140,7 +145,11 @@ class KafkaProvider:
 
         config = config.with_protocol_default("simple")
         return await new_kafka_dml_sink(
-            _kafka_config(uri, config), config.encoder_config, new_router(uri.topic, config), clock
+            _kafka_config(uri, config),
+            config.encoder_config,
+            new_router(uri.topic, config),
+            clock,
+            encoder_concurrency=config.encoder_concurrency,
         )
 
     async def create_ddl_sink(

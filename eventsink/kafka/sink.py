@@ -14,6 +14,7 @@ from codec.config import EncoderConfig
 from eventsink.kafka.config import KafkaConfig
 from eventsink.kafka.producer import KafkaProducer, new_kafka_producer
 from eventsink.mq.dml_sink import MQDMLSink
+from eventsink.mq.encoder_group import new_encoder_group
 from eventsink.router import EventRouter
 
 
@@ -30,6 +31,7 @@ async def new_kafka_dml_sink(
     clock: Clock,
     *,
     max_inflight_bytes: int = 64 << 20,
+    encoder_concurrency: int = 0,
 ) -> MQDMLSink:
     """Connect to Kafka and return the DML sink; closing the sink closes the producer."""
     producer = await new_kafka_producer(config)
@@ -41,4 +43,5 @@ async def new_kafka_dml_sink(
         BootstrapCadence(encoder_config, clock),
         scheme="kafka",
         max_inflight_bytes=max_inflight_bytes,
+        encoder_group=new_encoder_group(encoder_config, router, encoder_concurrency, clock),
     )

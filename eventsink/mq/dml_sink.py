@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import pickle
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -25,6 +27,7 @@ from codec.message import MessageType
 from eventsink.base import CallbackableEvent, TableSinkState
 from eventsink.errors import EventSinkError, SinkDeadError
 from eventsink.mq.claim_check import store_claim_check
+from eventsink.mq.encoder_worker import Encoded, FailedTxn
 from eventsink.mq.partition_sender import Delivery, PartitionSender, Segment, group_by_partition
 from eventsink.mq.producer import Producer
 from eventsink.mq.stats import MQStats
@@ -32,6 +35,7 @@ from model.events import DDLEvent, RowChangedEvent, SingleTableTxn
 
 if TYPE_CHECKING:
     from codec.bootstrap import BootstrapCadence, BootstrapSend
+    from eventsink.mq.encoder_group import EncoderGroup
     from eventsink.router import EventRouter
 
 log = logging.getLogger(__name__)
@@ -42,6 +46,13 @@ IDLE_TICK_SECONDS = 1.0
 """How often an idle worker still asks the cadence for due bootstraps (TiCDC ticks every 5 s
 whether or not rows arrive, so idle tables keep getting bootstraps)."""
 
+GROUP_CHUNK_ROWS = 1000
+"""Rows per request to an encoder process: enough to pay for the pipe, small enough to keep
+every process busy."""
+
+_Pending = tuple[SingleTableTxn, Callable[[], None], str, int]
+"""A txn waiting for its encoder process: txn, callback, topic, partition count."""
+
 
 def _failing_row(encoder: RowEventEncoder, rows: Sequence[RowChangedEvent]) -> RowChangedEvent:
     """The first row that fails alone, to name it; the first row when none does."""
@@ -51,6 +62,14 @@ def _failing_row(encoder: RowEventEncoder, rows: Sequence[RowChangedEvent]) -> R
         except Exception:
             return row
     return rows[0]
+
+
+def _picklable(rows: Sequence[RowChangedEvent]) -> bool:
+    try:
+        pickle.dumps(rows)
+    except Exception:
+        return False
+    return True
 
 
 class MQDMLSink:
@@ -67,6 +86,7 @@ class MQDMLSink:
         *,
         scheme: str,
         max_inflight_bytes: int = 64 << 20,
+        encoder_group: EncoderGroup | None = None,
     ) -> None:
         if max_inflight_bytes <= 0:
             raise EventSinkError(f"max_inflight_bytes must be positive, got {max_inflight_bytes}")
@@ -76,6 +96,9 @@ class MQDMLSink:
         self._router = router
         self._cadence = cadence if cadence is not None and cadence.enabled else None
         self._max_inflight = max_inflight_bytes
+        self._group = encoder_group
+        self._window: deque[tuple[list[_Pending], asyncio.Future[list[Encoded] | FailedTxn]]]
+        self._window = deque()
         self._backlog: list[CallbackableEvent[SingleTableTxn]] = []
         self._topics: dict[tuple[str, str], str] = {}
         self._partition_counts: dict[str, int] = {}
@@ -117,6 +140,10 @@ class MQDMLSink:
             assert self._input_ready is not None
             self._input_ready.set()
             await self._worker
+        if self._group is not None:
+            for _, future in self._window:
+                future.cancel()
+            await self._group.close()
         for sender in self._senders:
             if self._error is not None:
                 sender.stop()
@@ -127,8 +154,15 @@ class MQDMLSink:
     # --- back-pressure and observability -------------------------------------------------
 
     async def start(self) -> None:
-        """Start the worker now rather than at the first ``write_events``."""
+        """Start the worker (and the encoder processes, if any) now rather than at the first
+        ``write_events``; raises SinkDeadError if the processes cannot start."""
         self._ensure_started()
+        if self._group is not None:
+            try:
+                await self._group.start()
+            except EventSinkError as err:
+                self._fail(err)
+                raise SinkDeadError(f"{self.scheme} sink is dead: {err}") from err
 
     async def wait_for_capacity(self) -> None:
         """Return once the sink can take more: queued txns are picked up and the bytes in
@@ -176,6 +210,8 @@ class MQDMLSink:
     async def _run(self) -> None:
         assert self._input_ready is not None
         try:
+            if self._group is not None:
+                await self._group.start()
             while self._error is None:
                 if not self._backlog:
                     if self._closed:
@@ -185,21 +221,9 @@ class MQDMLSink:
                     continue
                 batch, self._backlog = self._backlog, []
                 self._notify()
-                for event in batch:
-                    txn = event.event
-                    if event.sink_state.state is not TableSinkState.NORMAL or not txn.rows:
-                        self._skip(event)
-                        continue
-                    table = txn.table
-                    topic = self._topic_for(table.schema, table.table)
-                    partitions = self._partition_counts.get(topic) or await self._partition_count(
-                        topic
-                    )
-                    self._dispatch(txn, event.callback, topic, partitions)
-                    if self._inflight_bytes >= self._max_inflight:
-                        await self._wait_below_limit()
-                    if self._error is not None:
-                        return
+                await self._write(batch)
+                if self._error is not None:
+                    return
                 self._emit_due_bootstraps()
         except asyncio.CancelledError:
             raise
@@ -227,40 +251,114 @@ class MQDMLSink:
             self._stats.skipped_txns += 1
         event.callback()
 
-    def _dispatch(
-        self, txn: SingleTableTxn, callback: Callable[[], None], topic: str, partitions: int
+    async def _write(self, batch: list[CallbackableEvent[SingleTableTxn]]) -> None:
+        """Route, encode and queue ``batch`` in order. In process, one txn at a time; with an
+        encoder group, runs of txns go out as requests and are queued as they come back, and
+        the requests are all drained once no more txns are waiting."""
+        pending: list[_Pending] = []
+        rows = 0
+        for event in batch:
+            txn = event.event
+            if event.sink_state.state is not TableSinkState.NORMAL or not txn.rows:
+                self._skip(event)
+                continue
+            table = txn.table
+            topic = self._topic_for(table.schema, table.table)
+            partitions = self._partition_counts.get(topic) or await self._partition_count(topic)
+            if self._group is None:
+                self._queue(
+                    txn, event.callback, topic, partitions, self._encode(txn, topic, partitions)
+                )
+                if self._inflight_bytes >= self._max_inflight:
+                    await self._wait_below_limit()
+            else:
+                pending.append((txn, event.callback, topic, partitions))
+                rows += len(txn.rows)
+                if rows >= GROUP_CHUNK_ROWS:
+                    await self._submit(pending)
+                    pending, rows = [], 0
+            if self._error is not None:
+                return
+        if pending:
+            await self._submit(pending)
+        while self._window and not self._backlog and self._error is None:
+            await self._complete_oldest()
+
+    def _encode(self, txn: SingleTableTxn, topic: str, partitions: int) -> Encoded:
+        rows = txn.rows
+        try:
+            return self._router.partitions_for_rows(rows, partitions), self._encoder.encode_rows(
+                rows
+            )
+        except EventSinkError:
+            raise
+        except Exception as err:
+            raise self._encoding_error(rows, topic, str(err)) from err
+
+    def _encoding_error(
+        self, rows: Sequence[RowChangedEvent], topic: str, reason: str
+    ) -> EventSinkError:
+        row = _failing_row(self._encoder, rows)
+        return EventSinkError(f"encoding {row.describe()} for topic {topic!r} failed: {reason}")
+
+    async def _submit(self, pending: list[_Pending]) -> None:
+        """Hand a run of txns to the encoder group, once fewer than two requests per process
+        are out."""
+        assert self._group is not None
+        while len(self._window) >= 2 * self._group.processes and self._error is None:
+            await self._complete_oldest()
+        try:
+            future = self._group.submit([(txn.rows, p) for txn, _, _, p in pending])
+        except EventSinkError:
+            raise
+        except Exception as err:  # a row pickle cannot carry
+            txn, _, topic, _ = next((p for p in pending if not _picklable(p[0].rows)), pending[0])
+            raise self._encoding_error(
+                txn.rows, topic, f"cannot pass the rows to an encoder process: {err}"
+            ) from err
+        self._window.append((pending, future))
+
+    async def _complete_oldest(self) -> None:
+        pending, future = self._window[0]
+        result = await future
+        self._window.popleft()
+        if isinstance(result, FailedTxn):
+            txn, _, topic, _ = pending[result.index]
+            raise self._encoding_error(txn.rows, topic, result.reason)
+        for (txn, callback, topic, partitions), encoded in zip(pending, result, strict=True):
+            self._queue(txn, callback, topic, partitions, encoded)
+        if self._inflight_bytes >= self._max_inflight:
+            await self._wait_below_limit()
+
+    def _queue(
+        self,
+        txn: SingleTableTxn,
+        callback: Callable[[], None],
+        topic: str,
+        partitions: int,
+        encoded: Encoded,
     ) -> None:
-        """Route, bootstrap, encode and queue the rows of ``txn``, one segment per partition
-        it touches: the hot path, a few calls per transaction rather than per row, and free
-        of awaits (back-pressure is checked between transactions)."""
+        """Queue the encoded ``txn``, one segment per partition it touches, after the
+        BOOTSTRAP the cadence asks for: a few calls per transaction, and no awaits."""
         rows = txn.rows
         senders = self._senders_for(topic, partitions)
         if self._cadence is not None:
             send = self._cadence.add_event(rows[0].table, topic, partitions, len(rows))
             if send is not None:
                 self._emit_bootstrap(send)
-        try:
-            targets = self._router.partitions_for_rows(rows, partitions)
-            encoded = self._encoder.encode_rows(rows)
-        except EventSinkError:
-            raise
-        except Exception as err:
-            raise EventSinkError(
-                f"encoding {_failing_row(self._encoder, rows).describe()} for topic "
-                f"{topic!r} failed: {err}"
-            ) from err
-        for location, payload in encoded.claim_checks:
+        targets, records = encoded
+        for location, payload in records.claim_checks:
             store_claim_check(location, payload)
             self._stats.claim_checks += 1
-        groups = group_by_partition(targets, encoded.records, partitions)
-        delivery = Delivery(len(groups), callback, size=encoded.size, rows=len(rows))
-        self._inflight_bytes += encoded.size
+        groups = group_by_partition(targets, records.records, partitions)
+        delivery = Delivery(len(groups), callback, size=records.size, rows=len(rows))
+        self._inflight_bytes += records.size
         table = txn.table.qualified_name
-        for partition, records in groups:
+        for partition, segment_records in groups:
             sender = senders[partition]
             if sender is None:
                 sender = senders[partition] = self._new_sender(topic, partition)
-            sender.put(Segment(records, _DML, table, delivery))
+            sender.put(Segment(segment_records, _DML, table, delivery))
         self._stats.txns += 1
 
     def _topic_for(self, schema: str, table: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from codec.errors import ConfigError
 from codec.simple.values import zone_for
@@ -80,6 +81,7 @@ class EventRouter:
     ) -> None:
         self.default_topic = default_topic
         self.case_sensitive = case_sensitive
+        self._time_zone = time_zone
         try:
             self._zone = zone_for(time_zone)[1]
         except ConfigError as err:
@@ -89,6 +91,14 @@ class EventRouter:
         self._by_name: dict[tuple[str, str], tuple[_CompiledRule, str]] = {}
         self._partitioners: dict[tuple[int, int, str, str], RowPartitioner] = {}
         self._routes: dict[int, _Route] = {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the settings, not the caches (their partitioners are closures): encoder
+        processes build their own router from them."""
+        return (
+            _rebuild,
+            (self.default_topic, self.rules[:-1], self.case_sensitive, self._time_zone),
+        )
 
     def _compile(self, position: int, rule: DispatchRule) -> _CompiledRule:
         where = f"dispatch rule #{position + 1} (matcher {list(rule.matcher)})"
@@ -196,3 +206,9 @@ class EventRouter:
         topics = dict.fromkeys(self.topic_for_table(t.schema, t.table) for t in tables)
         topics.setdefault(self.default_topic)
         return list(topics)
+
+
+def _rebuild(
+    default_topic: str, rules: Sequence[DispatchRule], case_sensitive: bool, time_zone: str | None
+) -> EventRouter:
+    return EventRouter(default_topic, rules, case_sensitive=case_sensitive, time_zone=time_zone)

@@ -10,6 +10,7 @@ is wrapped so that ``write_checkpoint_ts`` does nothing (a task only knows its o
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
@@ -47,7 +48,13 @@ class TaskSpec:
 def make_factory(sink_uri: str, config_text: str | None, clock: Clock) -> SinkFactory:
     """A SinkFactory for ``sink_uri`` and the changefeed TOML text shipped to the task."""
     config = ChangefeedConfig.from_toml(config_text) if config_text else None
-    return SinkFactory(sink_uri, config, clock=clock)
+    factory = SinkFactory(sink_uri, config, clock=clock)
+    if factory.config.encoder_concurrency:
+        # Spark's tasks are already the parallel encoders; processes per task would only fight
+        # them for the executor's cores.
+        log.info("encoder-concurrency is not used inside Spark tasks")
+        factory.config = dataclasses.replace(factory.config, encoder_concurrency=0)
+    return factory
 
 
 class CheckpointDroppingDDLSink:

@@ -33,6 +33,9 @@ send-all-bootstrap-at-start = true
 output-raw-change-event = true
 encoder-concurrency = 32
 
+[mounter]
+worker-num = 16
+
 [[sink.dispatchers]]
 matcher = ["shop.*"]
 topic = "shop_{table}"
@@ -93,9 +96,10 @@ def test_a_ticdc_file_is_read_with_every_supported_key(caplog):
         "force-replicate",
         "filter",
         "integrity.corruption-handle-level",
-        "sink.encoder-concurrency",
+        "mounter",
     }
-    assert any("sink.encoder-concurrency" in r.getMessage() for r in caplog.records)
+    assert config.encoder_concurrency == 32
+    assert any("mounter" in r.getMessage() for r in caplog.records)
 
 
 def test_inline_dispatchers_array_and_defaults():
@@ -123,9 +127,10 @@ def test_uri_parameters_override_the_file():
             "kafka://h:1/t?protocol=debug&partition-num=2&max-message-bytes=1000"
             "&encoding-format=json&large-message-handle-option=none&compression=zstd"
             "&required-acks=-1&kafka-client-id=me&auto-create-topic=false&replication-factor=3"
-            "&claim-check-raw-value=false&unknown-param=kept-for-plugins"
+            "&claim-check-raw-value=false&unknown-param=kept-for-plugins&encoder-concurrency=2"
         )
     )
+    assert config.encoder_concurrency == 2
     assert config.protocol == "debug"
     assert (config.partition_num, config.max_message_bytes, config.encoding_format) == (
         2,
@@ -153,6 +158,7 @@ def test_uri_parameters_override_the_file():
         ("[[sink.dispatchers]]\nmatcher = []", "needs at least one table filter"),
         ("[[sink.dispatchers]]\nmatcher = ['a.*']\ncolumns = 'a'", "columns: expected a list"),
         ("[sink\nprotocol = 1", "invalid TOML"),
+        ("[sink]\nencoder-concurrency = -1", "encoder-concurrency: must not be negative"),
     ],
 )
 def test_bad_files_name_the_key(text, reason):
@@ -167,6 +173,7 @@ def test_bad_files_name_the_key(text, reason):
         ("partition-num=three", "partition-num='three': expected an integer"),
         ("auto-create-topic=yes", "auto-create-topic='yes'"),
         ("protocol=avro", "unknown protocol 'avro'"),
+        ("encoder-concurrency=many", "encoder-concurrency='many': expected an integer"),
         ("large-message-handle-option=claim-check", "claim-check-storage-uri"),
     ],
 )

@@ -130,7 +130,11 @@ def test_a_broken_stream_fails_naming_each_violation(kafka_bootstrap: str) -> No
 
 @pytest.mark.parametrize(
     "params",
-    ["", "&encoding-format=avro&large-message-handle-compression=snappy"],
+    [
+        "",
+        "&encoding-format=avro&large-message-handle-compression=snappy",
+        "&encoder-concurrency=2",
+    ],
 )
 def test_sample_feed_played_to_kafka_verifies(
     kafka_bootstrap: str, tmp_path: Path, params: str
