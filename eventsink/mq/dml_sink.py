@@ -28,8 +28,9 @@ from eventsink.base import CallbackableEvent, TableSinkState
 from eventsink.errors import EventSinkError, SinkDeadError
 from eventsink.mq.claim_check import store_claim_check
 from eventsink.mq.encoder_worker import Encoded, FailedTxn
-from eventsink.mq.partition_sender import Delivery, PartitionSender, Segment, group_by_partition
+from eventsink.mq.partition_sender import Delivery, Segment, group_by_partition
 from eventsink.mq.producer import Producer
+from eventsink.mq.senders import TopicSenders
 from eventsink.mq.stats import MQStats
 from model.events import DDLEvent, RowChangedEvent, SingleTableTxn
 
@@ -102,8 +103,7 @@ class MQDMLSink:
         self._backlog: list[CallbackableEvent[SingleTableTxn]] = []
         self._topics: dict[tuple[str, str], str] = {}
         self._partition_counts: dict[str, int] = {}
-        self._senders: list[PartitionSender] = []
-        self._topic_senders: dict[str, list[PartitionSender | None]] = {}
+        self._senders = TopicSenders(producer, self._acked, self._fail)
         self._inflight_bytes = 0
         self._stats = MQStats()
         self._error: EventSinkError | None = None
@@ -341,7 +341,7 @@ class MQDMLSink:
         """Queue the encoded ``txn``, one segment per partition it touches, after the
         BOOTSTRAP the cadence asks for: a few calls per transaction, and no awaits."""
         rows = txn.rows
-        senders = self._senders_for(topic, partitions)
+        senders = self._senders.slots(topic, partitions)
         if self._cadence is not None:
             send = self._cadence.add_event(rows[0].table, topic, partitions, len(rows))
             if send is not None:
@@ -357,7 +357,7 @@ class MQDMLSink:
         for partition, segment_records in groups:
             sender = senders[partition]
             if sender is None:
-                sender = senders[partition] = self._new_sender(topic, partition)
+                sender = self._senders.start(topic, partition)
             sender.put(Segment(segment_records, _DML, table, delivery))
         self._stats.txns += 1
 
@@ -401,30 +401,9 @@ class MQDMLSink:
         if message.key is None:
             message = dataclasses.replace(message, key=b"")
         for partition in send.partitions:
-            self._enqueue(send.topic, partition, Segment.of_message(message))
-
-    def _senders_for(self, topic: str, partitions: int) -> list[PartitionSender | None]:
-        """The topic's sender slots, grown (never replaced) to at least ``partitions``: one
-        sender per partition for the sink's life is what keeps each partition in order."""
-        senders = self._topic_senders.get(topic)
-        if senders is None:
-            senders = self._topic_senders[topic] = []
-        if len(senders) < partitions:
-            senders.extend([None] * (partitions - len(senders)))
-        return senders
-
-    def _new_sender(self, topic: str, partition: int) -> PartitionSender:
-        sender = PartitionSender(self._producer, topic, partition, self._acked, self._fail)
-        self._senders.append(sender)
-        return sender
-
-    def _enqueue(self, topic: str, partition: int, segment: Segment) -> None:
-        senders = self._senders_for(topic, partition + 1)
-        sender = senders[partition]
-        if sender is None:
-            sender = senders[partition] = self._new_sender(topic, partition)
-        self._inflight_bytes += segment.delivery.size
-        sender.put(segment)
+            segment = Segment.of_message(message)
+            self._inflight_bytes += segment.delivery.size
+            self._senders.put(send.topic, partition, segment)
 
     async def _wait_below_limit(self) -> None:
         assert self._changed is not None
