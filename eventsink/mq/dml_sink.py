@@ -5,6 +5,9 @@ at a time: route its rows (topic, partitions), let the bootstrap cadence put a B
 a table's first row, encode the rows (Simple is a one-row-per-message protocol, spec 7.5) and
 queue one segment per partition the transaction touches. A txn's callback fires once every
 segment is acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
+With ``encoder-concurrency`` the routing and encoding run in encoder processes instead
+(``encoder_group``): runs of txns go out as requests and are queued, cadence first, in the
+order they were taken.
 
 Memory is bounded by bytes in flight (encoded, not yet acknowledged): the worker pauses between
 transactions once they pass ``max_inflight_bytes`` (so the bound may be exceeded by one
@@ -287,9 +290,8 @@ class MQDMLSink:
     def _encode(self, txn: SingleTableTxn, topic: str, partitions: int) -> Encoded:
         rows = txn.rows
         try:
-            return self._router.partitions_for_rows(rows, partitions), self._encoder.encode_rows(
-                rows
-            )
+            targets = self._router.partitions_for_rows(rows, partitions)
+            return targets, self._encoder.encode_rows(rows)
         except EventSinkError:
             raise
         except Exception as err:
