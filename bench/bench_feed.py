@@ -13,11 +13,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from ddlsink.blackhole import BlackholeDDLSink
-from eventsink.blackhole import BlackholeSink
-from feed import FeedWriter, play_inline, read_feed
-from model import ColumnInfo, DDLEvent, DDLType, IndexInfo, RowChangedEvent, compose_ts, make_table
-from tablesink import TableSink
+from tisink.ddlsink.blackhole import BlackholeDDLSink
+from tisink.eventsink.blackhole import BlackholeSink
+from tisink.feed import FeedWriter, play_inline, read_feed
+from tisink.model import (
+    ColumnInfo,
+    DDLEvent,
+    DDLType,
+    IndexInfo,
+    RowChangedEvent,
+    compose_ts,
+    make_table,
+)
+from tisink.tablesink import TableSink
 
 TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
 

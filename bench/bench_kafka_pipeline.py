@@ -24,12 +24,11 @@ import uuid
 
 from bench_kafka_sink import broker_address, raw_aiokafka, report
 from bench_simple_encode import ten_column_rows
-
-from codec import new_encoder
-from codec.clock import FixedClock
-from eventsink.router import EventRouter
-from model import ResolvedTs, RowChangedEvent
-from sink import ChangefeedConfig, SinkFactory
+from tisink.codec import new_encoder
+from tisink.codec.clock import FixedClock
+from tisink.eventsink.router import EventRouter
+from tisink.model import ResolvedTs, RowChangedEvent
+from tisink.sink import ChangefeedConfig, SinkFactory
 
 CONFIG = """
 [sink]

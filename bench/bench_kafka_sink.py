@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 import orjson
 from aiokafka import AIOKafkaProducer
+from tisink.eventsink.kafka import KafkaConfig, KafkaTopicManager, new_kafka_producer
 
-from eventsink.kafka import KafkaConfig, KafkaTopicManager, new_kafka_producer
 from tisink.broker import start_broker
 
 

@@ -17,18 +17,18 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from codec import new_encoder
-from codec.bootstrap import BootstrapCadence
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from codec.message import Record
-from eventsink.file import FileProducer
-from eventsink.mq.dml_sink import MQDMLSink
-from eventsink.router import EventRouter
-from model.events import ResolvedTs, RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
-from model.tso import compose_ts
-from tablesink import TableSink
+from tisink.codec import new_encoder
+from tisink.codec.bootstrap import BootstrapCadence
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.codec.message import Record
+from tisink.eventsink.file import FileProducer
+from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.eventsink.router import EventRouter
+from tisink.model.events import ResolvedTs, RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.model.tso import compose_ts
+from tisink.tablesink import TableSink
 
 PARTITIONS = 3
 TABLES = 4

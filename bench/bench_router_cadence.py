@@ -17,12 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codec.bootstrap import BootstrapCadence
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from eventsink.router import DispatchRule, EventRouter
-from model.events import RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.codec.bootstrap import BootstrapCadence
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.eventsink.router import DispatchRule, EventRouter
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 PARTITIONS = 12
 

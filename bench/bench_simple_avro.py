@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from codec.simple.avro import AvroMarshaller
-from codec.simple.avro.generic import GenericAvroMarshaller
-from model.events import RowChangedEvent
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.codec.simple.avro import AvroMarshaller
+from tisink.codec.simple.avro.generic import GenericAvroMarshaller
+from tisink.model.events import RowChangedEvent
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 REPO = Path(__file__).resolve().parents[1]
 LARGE_EVENT_TABLE = REPO / "tests" / "codec" / "data" / "large_event_table.json"

@@ -21,10 +21,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from codec.simple.encoder import SimpleEncoder
-from model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, make_table
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.codec.simple.encoder import SimpleEncoder
+from tisink.model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, make_table
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
@@ -130,7 +130,7 @@ def run(name: str, rows: list[RowChangedEvent], repeat: int) -> None:
     floor = rate("baseline: orjson.dumps(finished dict)", dicts, orjson.dumps, repeat)
     print(f"  json: {ours / floor:.2f}x of the orjson.dumps floor")
     try:
-        from codec.simple.avro.generic import GenericAvroMarshaller, write_native
+        from tisink.codec.simple.avro.generic import GenericAvroMarshaller, write_native
     except ImportError:
         print("  avro: codec.simple.avro not available, skipped")
         return

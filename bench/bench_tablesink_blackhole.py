@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eventsink.blackhole import BlackholeSink
-from model.events import ResolvedTs, RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
-from model.tso import compose_ts
-from tablesink import TableSink
+from tisink.eventsink.blackhole import BlackholeSink
+from tisink.model.events import ResolvedTs, RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.model.tso import compose_ts
+from tisink.tablesink import TableSink
 
 COLUMNS = 10
 IMAGE_POOL = 1024

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tisink.codec.clock import WallClock
+
 if TYPE_CHECKING:
-    from codec.clock import Clock
-    from codec.config import EncoderConfig
-    from codec.encoder import RowEventEncoder
+    from tisink.codec.clock import Clock
+    from tisink.codec.config import EncoderConfig
+    from tisink.codec.encoder import RowEventEncoder
 
 __all__ = ["new_encoder"]
 
 
 def new_encoder(config: EncoderConfig, clock: Clock | None = None) -> RowEventEncoder:
-    """The encoder for ``config.protocol``: "simple" (JSON or Avro per ``encoding-format``) or
-    "debug". Imported lazily so that ``import codec`` stays cheap and cycle-free."""
-    if config.protocol == "debug":
-        from codec.debug import DebugEncoder
-
-        return DebugEncoder(clock)
-    from codec.simple.encoder import SimpleEncoder
-
-    return SimpleEncoder(config, clock)
+    """The encoder of ``config.protocol``, as its registry entry builds it."""
+    return config.spec.new_encoder(config, clock or WallClock())

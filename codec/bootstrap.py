@@ -14,12 +14,27 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from codec.clock import Clock
-from codec.config import EncoderConfig
-from codec.errors import CodecError
-from model.table import TableInfo
+from tisink.codec.clock import Clock
+from tisink.codec.errors import CodecError
+from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """TiCDC's ``[sink] send-bootstrap-*`` keys: the options of a protocol that sends
+    BOOTSTRAPs (its registry entry says ``sends_bootstrap``)."""
+
+    send_bootstrap_interval_in_sec: int = 120
+    send_bootstrap_in_msg_count: int = 10000
+    send_bootstrap_to_all_partition: bool = True
+    send_all_bootstrap_at_start: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        """TiCDC's ShouldSendBootstrapMsg: both triggers > 0."""
+        return self.send_bootstrap_interval_in_sec > 0 and self.send_bootstrap_in_msg_count > 0
 
 
 @dataclass(frozen=True)
@@ -48,18 +63,19 @@ class BootstrapCadence:
 
     def __init__(
         self,
-        config: EncoderConfig,
+        settings: BootstrapSettings | None,
         clock: Clock,
         *,
         tick_interval_ms: int = 5000,
         gc_interval_ms: int = 30_000,
         max_inactive_ms: int = 1_800_000,
     ) -> None:
-        self.enabled = config.should_send_bootstrap
-        self.send_all_at_start = config.protocol == "simple" and config.send_all_bootstrap_at_start
-        self.to_all_partitions = config.send_bootstrap_to_all_partition
-        self.interval_ms = config.send_bootstrap_interval_in_sec * 1000
-        self.count = config.send_bootstrap_in_msg_count
+        settings = settings or BootstrapSettings(0, 0)
+        self.enabled = settings.enabled
+        self.send_all_at_start = settings.send_all_bootstrap_at_start
+        self.to_all_partitions = settings.send_bootstrap_to_all_partition
+        self.interval_ms = settings.send_bootstrap_interval_in_sec * 1000
+        self.count = settings.send_bootstrap_in_msg_count
         self.tick_interval_ms = tick_interval_ms
         self.gc_interval_ms = gc_interval_ms
         self.max_inactive_ms = max_inactive_ms

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
-from model.tso import physical_ms
+from tisink.model.tso import physical_ms
 
 
 class Clock(Protocol):

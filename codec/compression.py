@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import cramjam
-
-from codec.errors import CodecError, ConfigError
+from tisink.codec.errors import CodecError, ConfigError
 
 _COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "none": lambda data: data,

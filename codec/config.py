@@ -1,24 +1,81 @@
-"""Encoder settings, named after TiCDC's changefeed keys (spec/simple-protocol.md 4.1, 5)."""
+"""Encoder settings: the ones every protocol shares, plus one options object of the protocol's
+own (its registry entry declares it). Keys are TiCDC's (spec/simple-protocol.md 4.1, 5)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from codec.errors import ConfigError
+from tisink.codec.bootstrap import BootstrapSettings
+from tisink.codec.errors import ConfigError
+from tisink.codec.options import Option, one_of, to_bool, to_positive_int, to_str, to_time_zone
+from tisink.codec.protocol import ProtocolSpec
+from tisink.codec.registry import get_protocol
 
-PROTOCOLS = ("simple", "debug")
-ENCODING_FORMATS = ("json", "avro")
 LARGE_MESSAGE_OPTIONS = ("none", "handle-key-only", "claim-check")
 PAYLOAD_COMPRESSIONS = ("none", "snappy", "lz4")
 DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+LARGE_MESSAGE_TABLE = ("sink", "kafka-config", "large-message-handle")
+
+
+def _integrity_level(value: Any) -> bool:
+    return one_of("none", "correctness")(value) == "correctness"
+
+
+COMMON_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "encoding-format",
+        "encoding_format",
+        one_of("json", "avro", "protobuf"),
+        (("sink", "kafka-config", "codec-config"),),
+        help="the protocol's encoding (its first format when unset)",
+    ),
+    Option(
+        "max-message-bytes",
+        "max_message_bytes",
+        to_positive_int,
+        (("sink", "kafka-config"),),
+        help="largest Kafka message; Kafka lowers it to the topic's limit - 128",
+    ),
+    Option(
+        "large-message-handle-option",
+        "large_message_handle_option",
+        one_of(*LARGE_MESSAGE_OPTIONS),
+        (LARGE_MESSAGE_TABLE,),
+    ),
+    Option(
+        "large-message-handle-compression",
+        "large_message_handle_compression",
+        one_of(*PAYLOAD_COMPRESSIONS),
+        (LARGE_MESSAGE_TABLE,),
+    ),
+    Option("claim-check-storage-uri", "claim_check_storage_uri", to_str, (LARGE_MESSAGE_TABLE,)),
+    Option("claim-check-raw-value", "claim_check_raw_value", to_bool, (LARGE_MESSAGE_TABLE,)),
+    Option(
+        "time-zone", "time_zone", to_time_zone, ((),), uri=False, help="zone of TIMESTAMP values"
+    ),
+    Option(
+        "integrity-check-level",
+        "enable_row_checksum",
+        _integrity_level,
+        (("integrity",),),
+        uri=False,
+        help="correctness adds row checksums",
+    ),
+)
+"""Settings every protocol reads, under TiCDC's keys."""
 
 
 @dataclass(frozen=True)
 class EncoderConfig:
-    """Everything a codec and its bootstrap cadence need; no I/O settings besides claim-check."""
+    """Everything a codec and its bootstrap cadence need; no I/O settings besides claim-check.
+
+    ``encoding_format`` "" means the protocol's default; ``options`` None its default options.
+    Both are filled in on construction, so a built config is complete.
+    """
 
     protocol: str = "simple"
-    encoding_format: str = "json"
+    encoding_format: str = ""
     time_zone: str | None = None
     """IANA zone for timestamp values; None means the process's local zone (TZ)."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
@@ -27,14 +84,25 @@ class EncoderConfig:
     claim_check_storage_uri: str = ""
     claim_check_raw_value: bool = False
     enable_row_checksum: bool = False
-    send_bootstrap_interval_in_sec: int = 120
-    send_bootstrap_in_msg_count: int = 10000
-    send_bootstrap_to_all_partition: bool = True
-    send_all_bootstrap_at_start: bool = False
+    options: Any = None
+    """The protocol's own options object (``ProtocolSpec.options_type``)."""
 
     def __post_init__(self) -> None:
-        _check("protocol", self.protocol, PROTOCOLS)
-        _check("encoding-format", self.encoding_format, ENCODING_FORMATS)
+        spec = get_protocol(self.protocol)
+        if not self.encoding_format:
+            object.__setattr__(self, "encoding_format", spec.default_encoding_format)
+        if self.encoding_format not in spec.encoding_formats:
+            raise ConfigError(
+                f"protocol {spec.name} has no encoding-format {self.encoding_format!r}; "
+                f"expected one of {', '.join(spec.encoding_formats)}"
+            )
+        if self.options is None:
+            object.__setattr__(self, "options", spec.default_options())
+        elif not isinstance(self.options, spec.options_type):
+            raise ConfigError(
+                f"protocol {spec.name} takes {spec.options_type.__name__} options, "
+                f"not {type(self.options).__name__}"
+            )
         _check(
             "large-message-handle-option", self.large_message_handle_option, LARGE_MESSAGE_OPTIONS
         )
@@ -51,13 +119,15 @@ class EncoderConfig:
             )
 
     @property
-    def should_send_bootstrap(self) -> bool:
-        """TiCDC's ShouldSendBootstrapMsg: simple protocol and both triggers > 0."""
-        return (
-            self.protocol == "simple"
-            and self.send_bootstrap_interval_in_sec > 0
-            and self.send_bootstrap_in_msg_count > 0
-        )
+    def spec(self) -> ProtocolSpec:
+        return get_protocol(self.protocol)
+
+    @property
+    def bootstrap(self) -> BootstrapSettings | None:
+        """The bootstrap settings when the protocol sends BOOTSTRAPs, else None."""
+        if self.spec.sends_bootstrap and isinstance(self.options, BootstrapSettings):
+            return self.options
+        return None
 
 
 def _check(key: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -5,26 +5,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from codec.message import EncodedRows, Message
-from model.events import DDLEvent, RowChangedEvent
+from tisink.codec.message import EncodedRows, Message
+from tisink.model.events import DDLEvent, RowChangedEvent
+from tisink.model.table import TableInfo
 
 
 class RowEventEncoder(Protocol):
-    """Turns events into messages. Pure: no I/O, no shared state between instances."""
+    """Turns events into messages. Pure: no I/O, no shared state between instances.
 
-    def encode_row(self, row: RowChangedEvent) -> Message:
-        """One DML message; raises MessageTooLargeError when it cannot fit."""
-        ...
+    ``message_per_row`` True means ``encode_rows`` gives one record per row, in row order, so
+    the MQ sink may encode a whole transaction and then split the records by partition. False
+    means the protocol frames several rows into one message (or adds BEGIN/COMMIT records): the
+    sink then routes first and calls ``encode_rows`` once per partition's share of a txn.
+    """
+
+    message_per_row: bool
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
-        """``encode_row`` for each row, in order: how the MQ sink encodes a transaction, so a
-        protocol can read its clock and look up per-table state once per run of rows."""
+        """The DML records of a run of rows of one transaction, in order; raises
+        MessageTooLargeError when a row cannot fit and no fallback applies."""
         ...
 
-    def encode_ddl(self, ddl: DDLEvent) -> Message:
-        """A DDL message, or a BOOTSTRAP when ``ddl.is_bootstrap``."""
+    def encode_ddl(self, ddl: DDLEvent) -> Message | None:
+        """A DDL message; None when the protocol does not send this DDL."""
         ...
 
-    def encode_checkpoint(self, ts: int) -> Message:
-        """A WATERMARK message for checkpoint ``ts``."""
+    def encode_bootstrap(self, table: TableInfo) -> Message | None:
+        """A BOOTSTRAP message announcing ``table``; None for protocols without bootstraps."""
+        ...
+
+    def encode_checkpoint(self, ts: int) -> Message | None:
+        """A WATERMARK (checkpoint) message for ``ts``; None for protocols without one."""
         ...

@@ -1,6 +1,6 @@
 """Errors raised while encoding."""
 
-from model.errors import TisinkError
+from tisink.model.errors import TisinkError
 
 
 class CodecError(TisinkError):
@@ -13,3 +13,7 @@ class MessageTooLargeError(CodecError):
 
 class ConfigError(CodecError):
     """An encoder setting is unknown or out of range."""
+
+
+class MessageDecodeError(CodecError):
+    """A record is not a message of the protocol it is read as; verify reports it."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from model.events import DDLEvent
-from model.table import TableInfo
+from tisink.model.events import DDLEvent
+from tisink.model.table import TableInfo
 
 
 class DDLSink(Protocol):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model.events import DDLEvent
-from model.table import TableInfo
+from tisink.model.events import DDLEvent
+from tisink.model.table import TableInfo
 
 
 class BlackholeDDLSink:

@@ -1,6 +1,6 @@
 """Errors of DDL sinks."""
 
-from model.errors import TisinkError
+from tisink.model.errors import TisinkError
 
 
 class DDLSinkError(TisinkError):

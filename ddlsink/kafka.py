@@ -3,14 +3,14 @@ producer) and codec around an MQDDLSink."""
 
 from __future__ import annotations
 
-from codec import new_encoder
-from codec.clock import Clock
-from codec.config import EncoderConfig
-from ddlsink.mq import MQDDLSink
-from eventsink.kafka.config import KafkaConfig
-from eventsink.kafka.producer import new_kafka_producer
-from eventsink.kafka.sink import encoder_config_for
-from eventsink.router import EventRouter
+from tisink.codec import new_encoder
+from tisink.codec.clock import Clock
+from tisink.codec.config import EncoderConfig
+from tisink.ddlsink.mq import MQDDLSink
+from tisink.eventsink.kafka.config import KafkaConfig
+from tisink.eventsink.kafka.producer import new_kafka_producer
+from tisink.eventsink.kafka.sink import encoder_config_for
+from tisink.eventsink.router import EventRouter
 
 
 async def new_kafka_ddl_sink(

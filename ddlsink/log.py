@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from codec.encoder import RowEventEncoder
-from model.events import DDLEvent
-from model.table import TableInfo
+from tisink.codec.encoder import RowEventEncoder
+from tisink.model.events import DDLEvent
+from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 

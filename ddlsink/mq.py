@@ -12,17 +12,17 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from codec.encoder import RowEventEncoder
-from codec.errors import CodecError
-from codec.message import Message
-from ddlsink.errors import DDLSinkError
-from eventsink.mq.producer import Producer
-from eventsink.mq.stats import MQStats
-from model.events import DDLEvent
-from model.table import TableInfo
+from tisink.codec.encoder import RowEventEncoder
+from tisink.codec.errors import CodecError
+from tisink.codec.message import Message
+from tisink.ddlsink.errors import DDLSinkError
+from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.stats import MQStats
+from tisink.model.events import DDLEvent
+from tisink.model.table import TableInfo
 
 if TYPE_CHECKING:
-    from eventsink.router import EventRouter
+    from tisink.eventsink.router import EventRouter
 
 log = logging.getLogger(__name__)
 

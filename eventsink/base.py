@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
-from model.events import RowChangedEvent, SingleTableTxn
+from tisink.model.events import RowChangedEvent, SingleTableTxn
 
 E = TypeVar("E", RowChangedEvent, SingleTableTxn)
 

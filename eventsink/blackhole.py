@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from eventsink.base import CallbackableEvent
-from model.events import RowChangedEvent
+from tisink.eventsink.base import CallbackableEvent
+from tisink.model.events import RowChangedEvent
 
 log = logging.getLogger(__name__)
 

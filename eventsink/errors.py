@@ -1,6 +1,6 @@
 """Errors of event sinks."""
 
-from model.errors import TisinkError
+from tisink.model.errors import TisinkError
 
 
 class EventSinkError(TisinkError):

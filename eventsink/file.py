@@ -25,9 +25,8 @@ from io import BufferedWriter
 from pathlib import Path
 
 import orjson
-
-from codec.message import Record
-from eventsink.errors import EventSinkError
+from tisink.codec.message import Record
+from tisink.eventsink.errors import EventSinkError
 
 log = logging.getLogger(__name__)
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from codec.encoder import RowEventEncoder
-from eventsink.base import CallbackableEvent, TableSinkState
-from eventsink.errors import EventSinkError, SinkDeadError
-from model.events import RowChangedEvent
+from tisink.codec.encoder import RowEventEncoder
+from tisink.eventsink.base import CallbackableEvent, TableSinkState
+from tisink.eventsink.errors import EventSinkError, SinkDeadError
+from tisink.model.events import RowChangedEvent
 
 log = logging.getLogger(__name__)
 

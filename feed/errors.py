@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from model.errors import TisinkError
+from tisink.model.errors import TisinkError
 
 if TYPE_CHECKING:
-    from feed.player import PlayStats
+    from tisink.feed.player import PlayStats
 
 
 class FeedError(TisinkError):

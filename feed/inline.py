@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from codec.clock import Clock
-from ddlsink.base import DDLSink
-from eventsink.base import EventSink
-from feed.player import (
+from tisink.codec.clock import Clock
+from tisink.ddlsink.base import DDLSink
+from tisink.eventsink.base import EventSink
+from tisink.feed.player import (
     DEFAULT_RESOLVE_EVERY_BYTES,
     DEFAULT_RESOLVE_EVERY_ROWS,
     DEFAULT_WATERMARK_INTERVAL_MS,
@@ -16,8 +16,8 @@ from feed.player import (
     Player,
     TableSinkLike,
 )
-from feed.records import FeedRecord
-from feed.stats import PlayStats
+from tisink.feed.records import FeedRecord
+from tisink.feed.stats import PlayStats
 
 
 class SinkFactoryLike(Protocol):

@@ -16,16 +16,16 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from codec.clock import Clock, WallClock
-from ddlsink.base import DDLSink
-from eventsink.base import EventSink
-from eventsink.errors import SinkDeadError
-from feed.errors import FeedError, PlayError
-from feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
-from feed.stats import PlayStats
-from model.errors import TisinkError
-from model.events import DDLEvent, DDLType, ResolvedTs, RowChangedEvent
-from model.table import TableInfo
+from tisink.codec.clock import Clock, WallClock
+from tisink.ddlsink.base import DDLSink
+from tisink.eventsink.base import EventSink
+from tisink.eventsink.errors import SinkDeadError
+from tisink.feed.errors import FeedError, PlayError
+from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
+from tisink.feed.stats import PlayStats
+from tisink.model.errors import TisinkError
+from tisink.model.events import DDLEvent, DDLType, ResolvedTs, RowChangedEvent
+from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 

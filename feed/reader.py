@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
-from feed.errors import FeedError
-from feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow, Source
-from feed.schemas import SchemaTracker
-from model.errors import SchemaError
-from model.events import MAX_UINT64 as _MAX_TS
-from model.events import DDLEvent, DDLType, RowChangedEvent
-from model.table import TableInfo
+from tisink.feed.errors import FeedError
+from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow, Source
+from tisink.feed.schemas import SchemaTracker
+from tisink.model.errors import SchemaError
+from tisink.model.events import MAX_UINT64 as _MAX_TS
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
+from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.events import DDLEvent, RowChangedEvent
+from tisink.model.events import DDLEvent, RowChangedEvent
 
 
 @dataclass(frozen=True, slots=True)

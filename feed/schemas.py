@@ -9,10 +9,10 @@ table back, such as RECOVER TABLE).
 
 from __future__ import annotations
 
-from feed.errors import FeedError
-from feed.validator import ImageValidator
-from model.events import DDLEvent, DDLType
-from model.table import TableInfo
+from tisink.feed.errors import FeedError
+from tisink.feed.validator import ImageValidator
+from tisink.model.events import DDLEvent, DDLType
+from tisink.model.table import TableInfo
 
 
 class SchemaTracker:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from feed.values import Check, compile_check
-from model.table import TableInfo
+from tisink.feed.values import Check, compile_check
+from tisink.model.table import TableInfo
 
 
 class ImageValidator:

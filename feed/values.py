@@ -13,9 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-
-from model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, TypeFamily
-from model.table import ColumnInfo
+from tisink.model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, TypeFamily
+from tisink.model.table import ColumnInfo
 
 Check = Callable[[Any], str | None]
 

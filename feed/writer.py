@@ -14,9 +14,8 @@ from types import TracebackType
 from typing import IO, Any
 
 import orjson
-
-from feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
-from model.events import DDLEvent, RowChangedEvent
+from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
+from tisink.model.events import DDLEvent, RowChangedEvent
 
 
 def row_record(row: RowChangedEvent) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The vocabulary of tisink: tables, columns, MySQL types, change events and TSOs."""
 
-from model.errors import ModelError, SchemaError, TisinkError
-from model.events import (
+from tisink.model.errors import ModelError, SchemaError, TisinkError
+from tisink.model.events import (
     DDLEvent,
     DDLType,
     Image,
@@ -12,9 +12,9 @@ from model.events import (
     RowOp,
     SingleTableTxn,
 )
-from model.mysqltypes import MYSQL_TYPES, TypeFamily, family_of
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
-from model.tso import compose_ts, logical, physical_ms
+from tisink.model.mysqltypes import MYSQL_TYPES, TypeFamily, family_of
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.model.tso import compose_ts, logical, physical_ms
 
 __all__ = [
     "MYSQL_TYPES",

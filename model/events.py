@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
 
-from model.table import TableInfo
+from tisink.model.table import TableInfo
 
 Image = dict[str, Any]
 
@@ -81,6 +81,14 @@ class RowChangedEvent:
     @property
     def is_update(self) -> bool:
         return self.before is not None and self.after is not None
+
+    def replace(self, **changes: Any) -> RowChangedEvent:
+        """A copy with ``changes`` (constructor keywords) applied; the images are shared."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields.update(changes)
+        return RowChangedEvent(
+            fields.pop("start_ts"), fields.pop("commit_ts"), fields.pop("table"), **fields
+        )
 
     def describe(self) -> str:
         """A short identity for error messages: table, op and timestamps."""

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from model.errors import SchemaError
-from model.mysqltypes import TypeFamily, family_of, is_known_type
+from tisink.model.errors import SchemaError
+from tisink.model.mysqltypes import TypeFamily, family_of, is_known_type
 
 GENERATED_KINDS = ("virtual", "stored")
 

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codec.config import DEFAULT_MAX_MESSAGE_BYTES, PROTOCOLS, EncoderConfig
-from codec.errors import ConfigError
-from eventsink.router import DispatchRule
-from model.errors import TisinkError
-from sink.config_keys import KNOWN_TABLES, TOML_KEYS, URI_PARAMS
-from sink.errors import ChangefeedConfigError, SinkURIError
-from sink.uri import SinkURI
+from tisink.codec.config import DEFAULT_MAX_MESSAGE_BYTES, PROTOCOLS, EncoderConfig
+from tisink.codec.errors import ConfigError
+from tisink.eventsink.router import DispatchRule
+from tisink.model.errors import TisinkError
+from tisink.sink.config_keys import KNOWN_TABLES, TOML_KEYS, URI_PARAMS
+from tisink.sink.errors import ChangefeedConfigError, SinkURIError
+from tisink.sink.uri import SinkURI
 
 log = logging.getLogger(__name__)
 

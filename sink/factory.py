@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import logging
 
-from codec.clock import Clock, WallClock
-from ddlsink.base import DDLSink
-from ddlsink.blackhole import BlackholeDDLSink
-from eventsink.base import EventSink
-from sink.config import ChangefeedConfig
-from sink.errors import SinkError
-from sink.registry import load_provider
-from sink.uri import SinkURI, parse_sink_uri
-from tablesink import TableSink
+from tisink.codec.clock import Clock, WallClock
+from tisink.ddlsink.base import DDLSink
+from tisink.ddlsink.blackhole import BlackholeDDLSink
+from tisink.eventsink.base import EventSink
+from tisink.sink.config import ChangefeedConfig
+from tisink.sink.errors import SinkError
+from tisink.sink.registry import load_provider
+from tisink.sink.uri import SinkURI, parse_sink_uri
+from tisink.tablesink import TableSink
 
 log = logging.getLogger(__name__)
 

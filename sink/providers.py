@@ -10,26 +10,26 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codec import new_encoder
-from codec.bootstrap import BootstrapCadence
-from codec.clock import Clock
-from ddlsink.base import DDLSink
-from ddlsink.blackhole import BlackholeDDLSink
-from ddlsink.log import LogDDLSink
-from ddlsink.mq import MQDDLSink
-from eventsink.base import EventSink
-from eventsink.blackhole import BlackholeSink
-from eventsink.file import FileProducer
-from eventsink.log import LogSink
-from eventsink.mq.dml_sink import MQDMLSink
-from eventsink.mq.encoder_group import new_encoder_group
-from eventsink.router import EventRouter
-from sink.config import ChangefeedConfig
-from sink.errors import SinkURIError
-from sink.uri import SinkURI
+from tisink.codec import new_encoder
+from tisink.codec.bootstrap import BootstrapCadence
+from tisink.codec.clock import Clock
+from tisink.ddlsink.base import DDLSink
+from tisink.ddlsink.blackhole import BlackholeDDLSink
+from tisink.ddlsink.log import LogDDLSink
+from tisink.ddlsink.mq import MQDDLSink
+from tisink.eventsink.base import EventSink
+from tisink.eventsink.blackhole import BlackholeSink
+from tisink.eventsink.file import FileProducer
+from tisink.eventsink.log import LogSink
+from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.eventsink.mq.encoder_group import new_encoder_group
+from tisink.eventsink.router import EventRouter
+from tisink.sink.config import ChangefeedConfig
+from tisink.sink.errors import SinkURIError
+from tisink.sink.uri import SinkURI
 
 if TYPE_CHECKING:
-    from eventsink.kafka.config import KafkaConfig
+    from tisink.eventsink.kafka.config import KafkaConfig
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ class KafkaProvider:
     async def create_event_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> EventSink:
-        from eventsink.kafka.sink import new_kafka_dml_sink
+        from tisink.eventsink.kafka.sink import new_kafka_dml_sink
 
         config = config.with_protocol_default("simple")
         return await new_kafka_dml_sink(
@@ -155,7 +155,7 @@ class KafkaProvider:
     async def create_ddl_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> DDLSink:
-        from ddlsink.kafka import new_kafka_ddl_sink
+        from tisink.ddlsink.kafka import new_kafka_ddl_sink
 
         config = config.with_protocol_default("simple")
         return await new_kafka_ddl_sink(
@@ -164,7 +164,7 @@ class KafkaProvider:
 
 
 def _kafka_config(uri: SinkURI, config: ChangefeedConfig) -> KafkaConfig:
-    from eventsink.kafka.config import KafkaConfig
+    from tisink.eventsink.kafka.config import KafkaConfig
 
     return KafkaConfig.from_sink_params(
         ",".join(uri.hosts), uri.topic, uri.params, config.kafka_config
@@ -174,8 +174,8 @@ def _kafka_config(uri: SinkURI, config: ChangefeedConfig) -> KafkaConfig:
 def kafka_available() -> bool:
     """True when the Kafka sink's modules import (aiokafka installed, code present)."""
     try:
-        import ddlsink.kafka  # noqa: F401
-        import eventsink.kafka.sink  # noqa: F401
+        import tisink.ddlsink.kafka
+        import tisink.eventsink.kafka.sink  # noqa: F401
     except ImportError as err:
         log.debug("kafka scheme unavailable: %s", err)
         return False

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from sink.errors import SinkError, UnknownSchemeError
-from sink.providers import (
+from tisink.sink.errors import SinkError, UnknownSchemeError
+from tisink.sink.providers import (
     BlackholeProvider,
     FileProvider,
     KafkaProvider,

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from sink.errors import SinkURIError
+from tisink.sink.errors import SinkURIError
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*$")
 _HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d+))?$")

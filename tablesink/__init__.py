@@ -1,9 +1,9 @@
 """tisink's tablesink layer: TableSink, row and txn appenders, the progress tracker (DESIGN.md)."""
 
-from tablesink.appender import Appender, RowAppender, TxnAppender
-from tablesink.errors import EventOrderError, TableSinkClosedError, TableSinkError
-from tablesink.progress import ProgressTracker
-from tablesink.table_sink import TableSink
+from tisink.tablesink.appender import Appender, RowAppender, TxnAppender
+from tisink.tablesink.errors import EventOrderError, TableSinkClosedError, TableSinkError
+from tisink.tablesink.progress import ProgressTracker
+from tisink.tablesink.table_sink import TableSink
 
 __all__ = [
     "Appender",

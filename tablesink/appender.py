@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-from model.events import RowChangedEvent, SingleTableTxn
-from tablesink.errors import EventOrderError
-from tablesink.split import split_row_stream, split_txn_rows
+from tisink.model.events import RowChangedEvent, SingleTableTxn
+from tisink.tablesink.errors import EventOrderError
+from tisink.tablesink.split import split_row_stream, split_txn_rows
 
 E = TypeVar("E", RowChangedEvent, SingleTableTxn)
 

@@ -1,6 +1,6 @@
 """Errors of table sinks: bad event order from the source, use after close, a dead event sink."""
 
-from model.errors import TisinkError
+from tisink.model.errors import TisinkError
 
 
 class TableSinkError(TisinkError):

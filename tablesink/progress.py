@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable
 from itertools import repeat
 
-from model.events import ResolvedTs
+from tisink.model.events import ResolvedTs
 
 log = logging.getLogger(__name__)
 

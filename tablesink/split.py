@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from model.events import RowChangedEvent
+from tisink.model.events import RowChangedEvent
 
 MYSQL_COMPATIBLE_SCHEMES = frozenset({"mysql", "mysql+ssl", "tidb", "tidb+ssl"})
 """Schemes whose sinks take UPDATEs unsplit (TiCDC ``sink.IsMySQLCompatibleScheme``)."""
@@ -40,24 +40,12 @@ def split_update(row: RowChangedEvent) -> tuple[RowChangedEvent, RowChangedEvent
     ``current`` is zeroed on the delete half and ``previous`` on the insert half (spec 1.6).
     """
     checksum = row.checksum
-    delete = RowChangedEvent(
-        row.start_ts,
-        row.commit_ts,
-        row.table,
-        before=row.before,
-        split_txn=row.split_txn,
-        physical_table_id=row.physical_table_id,
-        approximate_size=row.approximate_size,
+    delete = row.replace(
+        after=None,
         checksum=None if checksum is None else dataclasses.replace(checksum, current=0),
     )
-    insert = RowChangedEvent(
-        row.start_ts,
-        row.commit_ts,
-        row.table,
-        after=row.after,
-        split_txn=row.split_txn,
-        physical_table_id=row.physical_table_id,
-        approximate_size=row.approximate_size,
+    insert = row.replace(
+        before=None,
         checksum=None if checksum is None else dataclasses.replace(checksum, previous=0),
     )
     return delete, insert

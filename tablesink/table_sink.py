@@ -16,13 +16,13 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, Generic
 
-from eventsink.base import CallbackableEvent, EventSink, StateRef, TableSinkState
-from model.errors import TisinkError
-from model.events import ResolvedTs, RowChangedEvent
-from tablesink.appender import Appender, E, RowAppender, TxnAppender
-from tablesink.errors import TableSinkClosedError, TableSinkError
-from tablesink.progress import ProgressTracker
-from tablesink.split import MYSQL_COMPATIBLE_SCHEMES
+from tisink.eventsink.base import CallbackableEvent, EventSink, StateRef, TableSinkState
+from tisink.model.errors import TisinkError
+from tisink.model.events import ResolvedTs, RowChangedEvent
+from tisink.tablesink.appender import Appender, E, RowAppender, TxnAppender
+from tisink.tablesink.errors import TableSinkClosedError, TableSinkError
+from tisink.tablesink.progress import ProgressTracker
+from tisink.tablesink.split import MYSQL_COMPATIBLE_SCHEMES
 
 log = logging.getLogger(__name__)
 

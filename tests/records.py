@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import orjson
-
-from codec.message import Message, MessageType, Record
+from tisink.codec.message import Message, MessageType, Record
 
 
 def as_message(record: Record) -> Message:

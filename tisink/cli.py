@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from model.errors import TisinkError
 from tisink.logs import configure_logging
+from tisink.model.errors import TisinkError
 
 app = typer.Typer(
     name="tisink",
@@ -60,7 +60,7 @@ def _main(
 def sinks() -> None:
     """List the sink schemes: built-in ones and those plugins register (entry points
     ``tisink.sinks``)."""
-    from sink.registry import available_schemes
+    from tisink.sink.registry import available_schemes
 
     table = Table("scheme", "provided by")
     for scheme, origin in sorted(available_schemes().items()):
@@ -136,7 +136,7 @@ def generate(
     rows: Annotated[int | None, typer.Option(help="Rows (default: the scenario's).")] = None,
 ) -> None:
     """Write a seeded workload as a change feed file."""
-    from feed.workload import generate_feed
+    from tisink.feed.workload import generate_feed
 
     try:
         counts = generate_feed(workload, seed, rows, out)

@@ -14,15 +14,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from codec.clock import Clock, FeedClock, WallClock
-from feed.errors import PlayError
-from feed.inline import play_with_factory
-from feed.reader import read_feed
-from feed.records import FeedRecord
-from feed.stats import PlayStats
-from feed.workload import generate_records, throttled
-from sink import ChangefeedConfig, SinkFactory
 from tisink.broker import start_broker
+from tisink.codec.clock import Clock, FeedClock, WallClock
+from tisink.feed.errors import PlayError
+from tisink.feed.inline import play_with_factory
+from tisink.feed.reader import read_feed
+from tisink.feed.records import FeedRecord
+from tisink.feed.stats import PlayStats
+from tisink.feed.workload import generate_records, throttled
+from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.summary import RunSummary
 from tisink.verify import render_text, verify
 
@@ -88,7 +88,7 @@ def _verifiable(factory: SinkFactory) -> bool:
 
 
 def _play_spark(options: PlayOptions, sink_uri: str) -> RunSummary:
-    from feed.spark import run_spark_play
+    from tisink.feed.spark import run_spark_play
 
     result = run_spark_play(
         feed_path=str(options.feed) if options.feed else None,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.live import Live
 
-from feed.stats import PlayStats
+from tisink.feed.stats import PlayStats
 
 Progress = Callable[[PlayStats], None] | None
 

@@ -16,15 +16,15 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 
 import orjson
-
-from codec.clock import Clock, WallClock
-from codec.compression import compressor
-from codec.config import EncoderConfig
-from codec.errors import ConfigError, MessageTooLargeError
-from codec.message import EncodedRows, Message, MessageType
-from codec.simple.json_marshaller import JSONMarshaller
-from codec.simple.marshaller import Marshaller
-from model.events import DDLEvent, RowChangedEvent
+from tisink.codec.clock import Clock, WallClock
+from tisink.codec.compression import compressor
+from tisink.codec.config import EncoderConfig
+from tisink.codec.errors import ConfigError, MessageTooLargeError
+from tisink.codec.message import EncodedRows, Message, MessageType
+from tisink.codec.simple.json_marshaller import JSONMarshaller
+from tisink.codec.simple.marshaller import Marshaller
+from tisink.model.events import DDLEvent, RowChangedEvent
+from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ _DML = MessageType.DML
 def marshaller_for(config: EncoderConfig) -> Marshaller:
     """JSON or Avro per ``encoding-format``; Avro is imported only when asked for."""
     if config.encoding_format == "avro":
-        from codec.simple.avro import AvroMarshaller
+        from tisink.codec.simple.avro import AvroMarshaller
 
         return AvroMarshaller(config.time_zone)
     return JSONMarshaller(config.time_zone)
@@ -48,20 +48,13 @@ def marshaller_for(config: EncoderConfig) -> Marshaller:
 
 def _without_checksum(row: RowChangedEvent) -> RowChangedEvent:
     """TiCDC writes ``checksum`` only with ``enable-row-checksum``; the row itself is shared."""
-    return RowChangedEvent(
-        row.start_ts,
-        row.commit_ts,
-        row.table,
-        row.before,
-        row.after,
-        split_txn=row.split_txn,
-        physical_table_id=row.physical_table_id,
-        approximate_size=row.approximate_size,
-    )
+    return row.replace(checksum=None)
 
 
 class SimpleEncoder:
     """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=simple``."""
+
+    message_per_row = True
 
     def __init__(
         self,
@@ -70,8 +63,6 @@ class SimpleEncoder:
         *,
         uuid_factory: Callable[[], object] = uuid.uuid4,
     ) -> None:
-        if config.protocol != "simple":
-            raise ConfigError(f"SimpleEncoder cannot encode protocol {config.protocol!r}")
         self._config = config
         self._clock = clock or WallClock()
         self._marshaller = marshaller_for(config)
@@ -172,6 +163,7 @@ class SimpleEncoder:
         return orjson.dumps({"key": None, "value": base64.b64encode(value).decode("ascii")})
 
     def encode_ddl(self, ddl: DDLEvent) -> Message:
+        """A DDL message (a BOOTSTRAP for ``DDLEvent.bootstrap``), with a null key."""
         value = self._compress(self._marshaller.marshal_ddl(ddl, self._clock.now_ms()))
         kind = MessageType.BOOTSTRAP if ddl.is_bootstrap else MessageType.DDL
         if len(value) > self._limit:
@@ -180,6 +172,12 @@ class SimpleEncoder:
                 f"max-message-bytes {self._config.max_message_bytes}"
             )
         return Message(value, None, kind, 0, ddl.qualified_name)
+
+    def encode_bootstrap(self, table: TableInfo) -> Message:
+        """The BOOTSTRAP of ``table``, framed as TiCDC's DML path sends it: an empty key."""
+        message = self.encode_ddl(DDLEvent.bootstrap(table))
+        message.key = b""
+        return message
 
     def encode_checkpoint(self, ts: int) -> Message:
         value = self._compress(self._marshaller.marshal_checkpoint(ts, self._clock.now_ms()))

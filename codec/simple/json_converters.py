@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from codec.errors import CodecError
-from codec.simple.values import (
+from tisink.codec.errors import CodecError
+from tisink.codec.values import (
     binary_bytes,
     enum_index,
     float32_text,
@@ -24,8 +24,8 @@ from codec.simple.values import (
     timestamp_text,
     vector_text,
 )
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo
 
 Converter = Callable[[Any], Any]
 

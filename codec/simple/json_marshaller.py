@@ -13,14 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
-
-from codec.errors import CodecError
-from codec.simple.gojson import go_dumps
-from codec.simple.json_rows import RENDER_ERRORS, JSONRowRenderer
-from codec.simple.json_schema import table_schema
-from codec.simple.values import zone_for
-from model.events import DDLEvent, RowChangedEvent, RowChecksum
-from model.table import TableInfo
+from tisink.codec.errors import CodecError
+from tisink.codec.gojson import go_dumps
+from tisink.codec.simple.json_rows import RENDER_ERRORS, JSONRowRenderer
+from tisink.codec.simple.json_schema import table_schema
+from tisink.codec.values import zone_for
+from tisink.model.events import DDLEvent, RowChangedEvent, RowChecksum
+from tisink.model.table import TableInfo
 
 _INSERT = b',"type":"INSERT","commitTs":%d,"buildTs":%d'
 _UPDATE = b',"type":"UPDATE","commitTs":%d,"buildTs":%d'

@@ -16,19 +16,18 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-
-from codec.errors import CodecError
-from codec.simple.gojson import go_dumps, html_escape
-from codec.simple.json_converters import (
+from tisink.codec.errors import CodecError
+from tisink.codec.gojson import go_dumps, html_escape
+from tisink.codec.simple.json_converters import (
     INT_FAMILIES,
     TEXT_FAMILIES,
     Converter,
     converter_for,
 )
-from codec.simple.values import float32_text, float64_text, timestamp_texts
-from model.events import Image, RowChangedEvent
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo, TableInfo
+from tisink.codec.values import float32_text, float64_text, timestamp_texts
+from tisink.model.events import Image, RowChangedEvent
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo, TableInfo
 
 RENDER_ERRORS = (
     KeyError,

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from codec.errors import CodecError
-from codec.simple.values import bit_default_number, float64_text
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo, TableInfo
+from tisink.codec.errors import CodecError
+from tisink.codec.values import bit_default_number, float64_text
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo, TableInfo
 
 _NO_DECIMAL = frozenset((TypeFamily.FLOAT, TypeFamily.DOUBLE))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from model.events import DDLEvent, RowChangedEvent
+from tisink.model.events import DDLEvent, RowChangedEvent
 
 
 class Marshaller(Protocol):

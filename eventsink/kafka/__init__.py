@@ -4,15 +4,15 @@
 an MQDMLSink; ``ddlsink.kafka.new_kafka_ddl_sink`` does the same for DDL and watermarks.
 """
 
-from eventsink.kafka.config import DEFAULT_PARTITION_NUM, KafkaConfig
-from eventsink.kafka.errors import (
+from tisink.eventsink.kafka.config import DEFAULT_PARTITION_NUM, KafkaConfig
+from tisink.eventsink.kafka.errors import (
     KafkaConfigError,
     KafkaMessageTooLargeError,
     KafkaSinkError,
     KafkaUnreachableError,
 )
-from eventsink.kafka.producer import RECORD_OVERHEAD, KafkaProducer, new_kafka_producer
-from eventsink.kafka.topic_manager import KafkaTopicManager
+from tisink.eventsink.kafka.producer import RECORD_OVERHEAD, KafkaProducer, new_kafka_producer
+from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 
 __all__ = [
     "DEFAULT_PARTITION_NUM",

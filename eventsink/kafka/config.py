@@ -15,9 +15,8 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from aiokafka.helpers import create_ssl_context
-
-from codec.config import DEFAULT_MAX_MESSAGE_BYTES
-from eventsink.kafka.errors import KafkaConfigError
+from tisink.codec.config import DEFAULT_MAX_MESSAGE_BYTES
+from tisink.eventsink.kafka.errors import KafkaConfigError
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Errors of the Kafka producer, topic manager and configuration."""
 
-from eventsink.errors import EventSinkError
+from tisink.eventsink.errors import EventSinkError
 
 
 class KafkaSinkError(EventSinkError):

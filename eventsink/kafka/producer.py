@@ -18,11 +18,14 @@ from operator import itemgetter
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError, KafkaTimeoutError
 from aiokafka.producer.message_accumulator import BatchBuilder
-
-from codec.message import Record
-from eventsink.kafka.config import KafkaConfig
-from eventsink.kafka.errors import KafkaConfigError, KafkaMessageTooLargeError, KafkaSinkError
-from eventsink.kafka.topic_manager import KafkaTopicManager, dial
+from tisink.codec.message import Record
+from tisink.eventsink.kafka.config import KafkaConfig
+from tisink.eventsink.kafka.errors import (
+    KafkaConfigError,
+    KafkaMessageTooLargeError,
+    KafkaSinkError,
+)
+from tisink.eventsink.kafka.topic_manager import KafkaTopicManager, dial
 
 log = logging.getLogger(__name__)
 

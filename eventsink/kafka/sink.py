@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from codec import new_encoder
-from codec.bootstrap import BootstrapCadence
-from codec.clock import Clock
-from codec.config import EncoderConfig
-from eventsink.kafka.config import KafkaConfig
-from eventsink.kafka.producer import KafkaProducer, new_kafka_producer
-from eventsink.mq.dml_sink import MQDMLSink
-from eventsink.mq.encoder_group import new_encoder_group
-from eventsink.router import EventRouter
+from tisink.codec import new_encoder
+from tisink.codec.bootstrap import BootstrapCadence
+from tisink.codec.clock import Clock
+from tisink.codec.config import EncoderConfig
+from tisink.eventsink.kafka.config import KafkaConfig
+from tisink.eventsink.kafka.producer import KafkaProducer, new_kafka_producer
+from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.eventsink.mq.encoder_group import new_encoder_group
+from tisink.eventsink.router import EventRouter
 
 
 def encoder_config_for(producer: KafkaProducer, encoder_config: EncoderConfig) -> EncoderConfig:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from eventsink.errors import EventSinkError
+from tisink.eventsink.errors import EventSinkError
 
 
 class ClaimCheckError(EventSinkError):

@@ -25,22 +25,22 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from codec.encoder import RowEventEncoder
-from codec.message import MessageType
-from eventsink.base import CallbackableEvent, TableSinkState
-from eventsink.errors import EventSinkError, SinkDeadError
-from eventsink.mq.claim_check import store_claim_check
-from eventsink.mq.encoder_worker import Encoded, FailedTxn
-from eventsink.mq.partition_sender import Delivery, Segment, group_by_partition
-from eventsink.mq.producer import Producer
-from eventsink.mq.senders import TopicSenders
-from eventsink.mq.stats import MQStats
-from model.events import DDLEvent, RowChangedEvent, SingleTableTxn
+from tisink.codec.encoder import RowEventEncoder
+from tisink.codec.message import MessageType
+from tisink.eventsink.base import CallbackableEvent, TableSinkState
+from tisink.eventsink.errors import EventSinkError, SinkDeadError
+from tisink.eventsink.mq.claim_check import store_claim_check
+from tisink.eventsink.mq.encoder_worker import Encoded, FailedTxn
+from tisink.eventsink.mq.partition_sender import Delivery, Segment, group_by_partition
+from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.senders import TopicSenders
+from tisink.eventsink.mq.stats import MQStats
+from tisink.model.events import DDLEvent, RowChangedEvent, SingleTableTxn
 
 if TYPE_CHECKING:
-    from codec.bootstrap import BootstrapCadence, BootstrapSend
-    from eventsink.mq.encoder_group import EncoderGroup
-    from eventsink.router import EventRouter
+    from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend
+    from tisink.eventsink.mq.encoder_group import EncoderGroup
+    from tisink.eventsink.router import EventRouter
 
 log = logging.getLogger(__name__)
 

@@ -21,17 +21,17 @@ import sys
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 
-from codec.clock import Clock
-from codec.config import EncoderConfig
-from eventsink.errors import EventSinkError
-from eventsink.mq.encoder_worker import Encoded, FailedTxn, TableTokens, Txn, dump_request
-from eventsink.router import EventRouter
+from tisink.codec.clock import Clock
+from tisink.codec.config import EncoderConfig
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.mq.encoder_worker import Encoded, FailedTxn, TableTokens, Txn, dump_request
+from tisink.eventsink.router import EventRouter
 
 log = logging.getLogger(__name__)
 
 STARTUP_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 5.0
-WORKER_CODE = "from eventsink.mq.encoder_worker import main; main()"
+WORKER_CODE = "from tisink.eventsink.mq.encoder_worker import main; main()"
 """Imported, not run as ``-m``: results must name the module's classes, not ``__main__``'s."""
 
 

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from codec import new_encoder
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from codec.message import EncodedRows
-from eventsink.router import EventRouter
-from model.events import RowChangedEvent
-from model.table import TableInfo
+from tisink.codec import new_encoder
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.codec.message import EncodedRows
+from tisink.eventsink.router import EventRouter
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import TableInfo
 
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 Txn = tuple[Sequence[RowChangedEvent], int]

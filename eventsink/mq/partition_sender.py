@@ -14,9 +14,9 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from codec.message import Message, MessageType, Record
-from eventsink.errors import EventSinkError
-from eventsink.mq.producer import Producer
+from tisink.codec.message import Message, MessageType, Record
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.mq.producer import Producer
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from codec.message import Record
+from tisink.codec.message import Record
 
 
 class Producer(Protocol):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from eventsink.errors import EventSinkError
-from eventsink.mq.partition_sender import PartitionSender, Segment
-from eventsink.mq.producer import Producer
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.mq.partition_sender import PartitionSender, Segment
+from tisink.eventsink.mq.producer import Producer
 
 
 class TopicSenders:

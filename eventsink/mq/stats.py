@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from codec.message import MessageType
+from tisink.codec.message import MessageType
 
 
 @dataclass(slots=True)

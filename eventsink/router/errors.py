@@ -1,6 +1,6 @@
 """Errors of the event router: bad dispatch rules and rows that cannot be dispatched."""
 
-from eventsink.errors import EventSinkError
+from tisink.eventsink.errors import EventSinkError
 
 
 class RouterError(EventSinkError):

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eventsink.router.errors import FilterSyntaxError
+from tisink.eventsink.router.errors import FilterSyntaxError
 
 _REGEXP = re.compile(r"/(?:\\.|[^/])+/", re.S)
 _DOUBLE_QUOTED = re.compile(r'"(?:""|[^"])+"', re.S)

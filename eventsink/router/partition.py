@@ -15,11 +15,11 @@ import logging
 import zlib
 from collections.abc import Callable, Sequence
 
-from eventsink.router.errors import DispatchError
-from eventsink.router.hash import crc32_of
-from eventsink.router.values import value_bytes_for
-from model.events import RowChangedEvent
-from model.table import ColumnInfo, TableInfo
+from tisink.eventsink.router.errors import DispatchError
+from tisink.eventsink.router.hash import crc32_of
+from tisink.eventsink.router.values import value_bytes_for
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import ColumnInfo, TableInfo
 
 log = logging.getLogger(__name__)
 

@@ -13,14 +13,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codec.errors import ConfigError
-from codec.simple.values import zone_for
-from eventsink.router.errors import DispatchError, RouterError
-from eventsink.router.filter import TableFilter
-from eventsink.router.partition import PartitionDispatcher, RowPartitioner, partition_dispatcher
-from eventsink.router.topic import TopicGenerator, topic_generator
-from model.events import DDLEvent, RowChangedEvent
-from model.table import TableInfo
+from tisink.codec.errors import ConfigError
+from tisink.codec.values import zone_for
+from tisink.eventsink.router.errors import DispatchError, RouterError
+from tisink.eventsink.router.filter import TableFilter
+from tisink.eventsink.router.partition import (
+    PartitionDispatcher,
+    RowPartitioner,
+    partition_dispatcher,
+)
+from tisink.eventsink.router.topic import TopicGenerator, topic_generator
+from tisink.model.events import DDLEvent, RowChangedEvent
+from tisink.model.table import TableInfo
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from eventsink.router.errors import TopicExpressionError
+from tisink.eventsink.router.errors import TopicExpressionError
 
 KAFKA_TOPIC_MAX_BYTES = 249
 

@@ -18,8 +18,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from codec.errors import CodecError
-from codec.simple.values import (
+from tisink.codec.errors import CodecError
+from tisink.codec.values import (
     float32_text,
     float64_text,
     json_text,
@@ -27,9 +27,9 @@ from codec.simple.values import (
     to_float32,
     vector_text,
 )
-from eventsink.router.errors import DispatchError
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo, TableInfo
+from tisink.eventsink.router.errors import DispatchError
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo, TableInfo
 
 ValueBytes = Callable[[Any], bytes]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from feed.errors import FeedError, PlayError
-from feed.stats import PlayStats
-from model.errors import TisinkError
+from tisink.feed.errors import FeedError, PlayError
+from tisink.feed.stats import PlayStats
+from tisink.model.errors import TisinkError
 
 
 class SparkPlayError(PlayError):

@@ -22,16 +22,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from codec.clock import Clock, FeedClock, WallClock
-from feed.spark.errors import SparkPlayError
-from feed.spark.session import spark_session
-from feed.spark.sources import PlaySource, feed_source, workload_source
-from feed.spark.task import TaskSpec, make_factory
-from feed.stats import PlayStats
-from feed.workload import load_scenario
-from model.events import DDLEvent, DDLType
-from model.table import TableInfo
-from model.tso import LOGICAL_BITS, physical_ms
+from tisink.codec.clock import Clock, FeedClock, WallClock
+from tisink.feed.spark.errors import SparkPlayError
+from tisink.feed.spark.session import spark_session
+from tisink.feed.spark.sources import PlaySource, feed_source, workload_source
+from tisink.feed.spark.task import TaskSpec, make_factory
+from tisink.feed.stats import PlayStats
+from tisink.feed.workload import load_scenario
+from tisink.model.events import DDLEvent, DDLType
+from tisink.model.table import TableInfo
+from tisink.model.tso import LOGICAL_BITS, physical_ms
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
-
-from feed.errors import FeedError
-from feed.reader import FeedParser
-from feed.records import FeedRecord, Source
+from tisink.feed.errors import FeedError
+from tisink.feed.reader import FeedParser
+from tisink.feed.records import FeedRecord, Source
 
 UNROUTABLE = -1
 """Key of a line that cannot be routed (bad JSON, missing fields)."""

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from feed.errors import FeedError
-from feed.reader import FeedParser
-from feed.records import FeedDDL, Source
-from feed.spark.source import (
+from tisink.feed.errors import FeedError
+from tisink.feed.reader import FeedParser
+from tisink.feed.records import FeedDDL, Source
+from tisink.feed.spark.source import (
     RESOLVED,
     UNROUTABLE,
     ddl_table_ids,
@@ -25,10 +25,10 @@ from feed.spark.source import (
     route_line,
     window_records,
 )
-from feed.spark.task import TaskSpec, in_window, run_task
-from feed.workload import Scenario, generate_table_records
-from feed.workload.schedule import PlannedDDL, plan
-from model.events import DDLEvent
+from tisink.feed.spark.task import TaskSpec, in_window, run_task
+from tisink.feed.workload import Scenario, generate_table_records
+from tisink.feed.workload.schedule import PlannedDDL, plan
+from tisink.model.events import DDLEvent
 
 log = logging.getLogger(__name__)
 

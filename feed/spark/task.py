@@ -17,15 +17,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codec.clock import Clock, FeedClock, WallClock
-from ddlsink.base import DDLSink
-from feed.errors import FeedError, PlayError
-from feed.inline import play_inline
-from feed.records import FeedRecord, FeedRow
-from feed.workload.inline import throttled
-from model.events import DDLEvent
-from model.table import TableInfo
-from sink import ChangefeedConfig, SinkFactory
+from tisink.codec.clock import Clock, FeedClock, WallClock
+from tisink.ddlsink.base import DDLSink
+from tisink.feed.errors import FeedError, PlayError
+from tisink.feed.inline import play_inline
+from tisink.feed.records import FeedRecord, FeedRow
+from tisink.feed.workload.inline import throttled
+from tisink.model.events import DDLEvent
+from tisink.model.table import TableInfo
+from tisink.sink import ChangefeedConfig, SinkFactory
 
 log = logging.getLogger(__name__)
 

@@ -5,16 +5,16 @@ transaction sizes, key distributions, value sizes, oversized rows and a DDL sche
 makes the feed reproducible byte for byte, also when tables are generated in parallel.
 """
 
-from feed.workload.errors import ScenarioError
-from feed.workload.generator import (
+from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.generator import (
     generate_feed,
     generate_records,
     generate_table_records,
     merge_partitions,
     record_line,
 )
-from feed.workload.inline import throttled
-from feed.workload.scenario import Scenario, builtin_scenarios, load_scenario, parse_scenario
+from tisink.feed.workload.inline import throttled
+from tisink.feed.workload.scenario import Scenario, builtin_scenarios, load_scenario, parse_scenario
 
 __all__ = [
     "Scenario",

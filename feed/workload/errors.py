@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from feed.errors import FeedError
+from tisink.feed.errors import FeedError
 
 
 class ScenarioError(FeedError):

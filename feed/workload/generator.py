@@ -15,13 +15,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
-
-from feed.records import FeedDDL, FeedRecord, FeedRow
-from feed.workload.errors import ScenarioError
-from feed.workload.scenario import Scenario, load_scenario
-from feed.workload.schedule import PlannedDDL, plan
-from feed.workload.table_state import TableState
-from feed.writer import ddl_record, row_record
+from tisink.feed.records import FeedDDL, FeedRecord, FeedRow
+from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.scenario import Scenario, load_scenario
+from tisink.feed.workload.schedule import PlannedDDL, plan
+from tisink.feed.workload.table_state import TableState
+from tisink.feed.writer import ddl_record, row_record
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 
-from feed.records import FeedRecord, FeedRow
+from tisink.feed.records import FeedRecord, FeedRow
 
 
 def throttled(records: Iterable[FeedRecord], rate: float | None) -> Iterator[FeedRecord]:

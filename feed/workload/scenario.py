@@ -14,11 +14,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from feed.workload.errors import ScenarioError
-from feed.workload.types import parse_column_type
-from feed.workload.values import KEY_FAMILIES
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo, IndexInfo
+from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.types import parse_column_type
+from tisink.feed.workload.values import KEY_FAMILIES
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo, IndexInfo
 
 ACTIONS = (
     "add_column",
@@ -107,7 +107,7 @@ class Scenario:
 
 
 def builtin_scenarios() -> list[str]:
-    folder = resources.files("feed.workload") / "scenarios"
+    folder = resources.files("tisink.feed.workload") / "scenarios"
     return sorted(
         p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
     )
@@ -117,7 +117,7 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
     """A built-in scenario by name, or the scenario file at a path."""
     text_name = str(name_or_path)
     if text_name in builtin_scenarios():
-        resource = resources.files("feed.workload") / "scenarios" / f"{text_name}.toml"
+        resource = resources.files("tisink.feed.workload") / "scenarios" / f"{text_name}.toml"
         return parse_scenario(resource.read_text(encoding="utf-8"), f"{text_name}.toml")
     path = Path(name_or_path)
     if not path.is_file():

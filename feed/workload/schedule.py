@@ -15,11 +15,11 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from feed.workload.errors import ScenarioError
-from feed.workload.scenario import DDLSpec, Scenario
-from feed.workload.timeline import SchemaTimeline
-from model.events import DDLEvent
-from model.tso import LOGICAL_BITS, LOGICAL_MASK
+from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.scenario import DDLSpec, Scenario
+from tisink.feed.workload.timeline import SchemaTimeline
+from tisink.model.events import DDLEvent
+from tisink.model.tso import LOGICAL_BITS, LOGICAL_MASK
 
 START_LAG_MS = 3
 """startTs is this many milliseconds before commitTs: a short transaction."""

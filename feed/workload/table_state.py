@@ -13,15 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-
-from feed.records import FeedDDL, FeedRow
-from feed.values import compile_check
-from feed.workload.scenario import TableSpec
-from feed.workload.schedule import PlannedDDL, PlannedTxn, derive_seed
-from feed.workload.values import ValueGen, compile_generator, key_generator, oversized_value
-from feed.writer import row_record
-from model.events import DDLType, RowChangedEvent
-from model.table import ColumnInfo, TableInfo
+from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.values import compile_check
+from tisink.feed.workload.scenario import TableSpec
+from tisink.feed.workload.schedule import PlannedDDL, PlannedTxn, derive_seed
+from tisink.feed.workload.values import ValueGen, compile_generator, key_generator, oversized_value
+from tisink.feed.writer import row_record
+from tisink.model.events import DDLType, RowChangedEvent
+from tisink.model.table import ColumnInfo, TableInfo
 
 Image = dict[str, Any]
 MAX_UPDATED_COLUMNS = 3

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from feed.workload.errors import ScenarioError
-from feed.workload.scenario import DDLSpec, Scenario
-from feed.workload.types import column_sql
-from model.events import DDLEvent, DDLType
-from model.table import IndexInfo, TableInfo
+from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.scenario import DDLSpec, Scenario
+from tisink.feed.workload.types import column_sql
+from tisink.model.events import DDLEvent, DDLType
+from tisink.model.table import IndexInfo, TableInfo
 
 TABLE_ID_BASE = 100
 """The first table's ID; TiDB's user tables also start a little above 100."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from feed.workload.errors import ScenarioError
-from model.mysqltypes import DEFAULT_LENGTH, TypeFamily, family_of, is_known_type
-from model.table import ColumnInfo
+from tisink.feed.workload.errors import ScenarioError
+from tisink.model.mysqltypes import DEFAULT_LENGTH, TypeFamily, family_of, is_known_type
+from tisink.model.table import ColumnInfo
 
 _TYPE = re.compile(r"^\s*([a-z]+)\s*(?:\((.*)\))?\s*((?:\s*(?:unsigned|zerofill))*)\s*$", re.I)
 _ELEMENT = re.compile(r"'((?:[^'\\]|\\.|'')*)'")

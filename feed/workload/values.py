@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from feed.workload.errors import ScenarioError
-from model.mysqltypes import INTEGER_RANGES, TypeFamily
-from model.table import ColumnInfo
+from tisink.feed.workload.errors import ScenarioError
+from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
+from tisink.model.table import ColumnInfo
 
 ValueGen = Callable[[random.Random], Any]
 

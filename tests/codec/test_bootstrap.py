@@ -8,13 +8,13 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.bootstrap import BootstrapCadence, BootstrapSend
-from codec.clock import FeedClock, FixedClock
-from codec.config import EncoderConfig
-from codec.errors import CodecError
-from model.table import ColumnInfo, IndexInfo, make_table
-from model.tso import compose_ts
+from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSettings
+from tisink.codec.clock import FeedClock, FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.codec.errors import CodecError
+from tisink.codec.simple.protocol import SimpleOptions
+from tisink.model.table import ColumnInfo, IndexInfo, make_table
+from tisink.model.tso import compose_ts
 
 START_MS = 1_700_000_000_000
 TICK_MS = 5_000
@@ -35,7 +35,7 @@ def table(table_id: int = 1, version: int = 100, name: str = "t", schema: str = 
 def cadence(clock: FixedClock | FeedClock, **config: object) -> BootstrapCadence:
     settings_ = {"send_bootstrap_interval_in_sec": INTERVAL_S, "send_bootstrap_in_msg_count": 10}
     settings_.update(config)
-    return BootstrapCadence(EncoderConfig(**settings_), clock)  # type: ignore[arg-type]
+    return BootstrapCadence(BootstrapSettings(**settings_), clock)  # type: ignore[arg-type]
 
 
 def run_ticks_until(
@@ -111,7 +111,7 @@ def test_interval_triggers_a_send_even_without_traffic():
 
 def test_interval_boundary_is_inclusive():
     clock = FixedClock(START_MS)
-    config = EncoderConfig(send_bootstrap_interval_in_sec=INTERVAL_S)
+    config = BootstrapSettings(send_bootstrap_interval_in_sec=INTERVAL_S)
     c = BootstrapCadence(config, clock, tick_interval_ms=1)
     c.add_event(table(), "topic-a", 1)
     clock.advance(INTERVAL_S * 1000 - 1)
@@ -182,13 +182,12 @@ def test_partition_count_change_is_used_by_the_next_send():
     ],
 )
 def test_disabled_when_a_trigger_is_not_positive_or_protocol_not_simple(interval, count, protocol):
+    """The cadence gets the settings only from a protocol whose entry sends bootstraps."""
     clock = FixedClock(START_MS)
-    c = cadence(
-        clock,
-        send_bootstrap_interval_in_sec=interval,
-        send_bootstrap_in_msg_count=count,
-        protocol=protocol,
-    )
+    settings = BootstrapSettings(interval, count) if protocol == "simple" else None
+    config = EncoderConfig(protocol=protocol, options=settings and SimpleOptions(interval, count))
+    assert (config.bootstrap is None) == (protocol != "simple")
+    c = BootstrapCadence(config.bootstrap, clock)
     assert c.enabled is False
     assert c.add_event(table(), "topic-a", 3) is None
     clock.advance(10 * INTERVAL_S * 1000)
@@ -334,7 +333,7 @@ def test_sends_only_for_known_tables_and_resets_counters(steps, count):
 def test_add_event_with_a_row_count_is_that_many_single_rows() -> None:
     """The MQ sink records a transaction's rows in one call; the count trigger sees them all."""
     clock = FixedClock(1_000)
-    config = EncoderConfig(send_bootstrap_in_msg_count=25, send_bootstrap_interval_in_sec=3600)
+    config = BootstrapSettings(send_bootstrap_in_msg_count=25, send_bootstrap_interval_in_sec=3600)
     bulk, single = BootstrapCadence(config, clock), BootstrapCadence(config, clock)
     table = make_table("s", "t", 1, 1, [ColumnInfo("id", "int")])
     assert bulk.add_event(table, "topic", 2, 10) is not None

@@ -6,9 +6,8 @@ import cramjam
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.compression import compress, compressor, decompress
-from codec.errors import CodecError, ConfigError
+from tisink.codec.compression import compress, compressor, decompress
+from tisink.codec.errors import CodecError, ConfigError
 
 
 @settings(max_examples=100, deadline=None)

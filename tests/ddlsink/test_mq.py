@@ -7,15 +7,15 @@ from collections.abc import Sequence
 
 import orjson
 import pytest
+from tisink.codec.debug import DebugEncoder
+from tisink.codec.errors import MessageTooLargeError
+from tisink.codec.message import Message, MessageType, Record
+from tisink.ddlsink.errors import DDLSinkError
+from tisink.ddlsink.mq import MQDDLSink
+from tisink.eventsink.router import DispatchRule, EventRouter
+from tisink.model.events import DDLEvent, DDLType
+from tisink.model.table import ColumnInfo, TableInfo, make_table
 
-from codec.debug import DebugEncoder
-from codec.errors import MessageTooLargeError
-from codec.message import Message, MessageType, Record
-from ddlsink.errors import DDLSinkError
-from ddlsink.mq import MQDDLSink
-from eventsink.router import DispatchRule, EventRouter
-from model.events import DDLEvent, DDLType
-from model.table import ColumnInfo, TableInfo, make_table
 from tests.records import as_message
 
 

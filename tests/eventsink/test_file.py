@@ -8,8 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from eventsink.file import (
+from tisink.eventsink.file import (
     FileProducer,
     FileSinkError,
     list_file_topics,

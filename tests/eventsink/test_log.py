@@ -5,14 +5,13 @@ from __future__ import annotations
 import logging
 
 import pytest
-
-from codec.debug import DebugEncoder
-from codec.errors import CodecError
-from eventsink.base import CallbackableEvent, StateRef, TableSinkState
-from eventsink.errors import SinkDeadError
-from eventsink.log import LogSink
-from model.events import RowChangedEvent
-from model.table import ColumnInfo, make_table
+from tisink.codec.debug import DebugEncoder
+from tisink.codec.errors import CodecError
+from tisink.eventsink.base import CallbackableEvent, StateRef, TableSinkState
+from tisink.eventsink.errors import SinkDeadError
+from tisink.eventsink.log import LogSink
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import ColumnInfo, make_table
 
 TABLE = make_table("shop", "orders", 1, 1, [ColumnInfo("id", "int")])
 
@@ -29,12 +28,12 @@ def events(fired: list[int], n: int, state: StateRef | None = None):
 
 
 def test_one_line_per_row_with_fields(caplog):
-    caplog.set_level(logging.INFO, logger="eventsink.log")
+    caplog.set_level(logging.INFO, logger="tisink.eventsink.log")
     sink = LogSink(DebugEncoder())
     fired: list[int] = []
     sink.write_events(events(fired, 3))
     assert fired == [0, 1, 2]
-    rows = [r for r in caplog.records if r.name == "eventsink.log"]
+    rows = [r for r in caplog.records if r.name == "tisink.eventsink.log"]
     assert [(r.table, r.op, r.start_ts, r.commit_ts) for r in rows] == [
         ("shop.orders", "INSERT", 10 + i, 11 + i) for i in range(3)
     ]
@@ -44,13 +43,13 @@ def test_one_line_per_row_with_fields(caplog):
 
 
 def test_stopping_table_rows_are_acknowledged_not_logged(caplog):
-    caplog.set_level(logging.INFO, logger="eventsink.log")
+    caplog.set_level(logging.INFO, logger="tisink.eventsink.log")
     sink = LogSink()
     fired: list[int] = []
     sink.write_events(events(fired, 2, StateRef(TableSinkState.STOPPING)))
     assert fired == [0, 1]
     assert sink.rows == 0 and sink.skipped == 2
-    assert not [r for r in caplog.records if r.name == "eventsink.log"]
+    assert not [r for r in caplog.records if r.name == "tisink.eventsink.log"]
 
 
 def test_encode_error_kills_the_sink():

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from eventsink.base import CallbackableEvent
-from model.events import DDLEvent, ResolvedTs, RowChangedEvent
-from model.table import TableInfo
-from tablesink import TableSink
+from tisink.eventsink.base import CallbackableEvent
+from tisink.model.events import DDLEvent, ResolvedTs, RowChangedEvent
+from tisink.model.table import TableInfo
+from tisink.tablesink import TableSink
 
 
 class LateSink:

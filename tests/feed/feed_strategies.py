@@ -7,9 +7,8 @@ import datetime as dt
 from typing import Any
 
 from hypothesis import strategies as st
-
-from model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, MYSQL_TYPES
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, MYSQL_TYPES
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 _TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
 _NAMES = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x2FF), min_size=1, max_size=8)

@@ -7,13 +7,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import orjson
-
-from codec.clock import FeedClock
-from eventsink.file import read_file_topic
-from feed import play_with_factory
-from feed.reader import read_feed
-from feed.samples import DEMO_FEED
-from sink import SinkFactory
+from tisink.codec.clock import FeedClock
+from tisink.eventsink.file import read_file_topic
+from tisink.feed import play_with_factory
+from tisink.feed.reader import read_feed
+from tisink.feed.samples import DEMO_FEED
+from tisink.sink import SinkFactory
 
 
 def _demo() -> list[dict]:

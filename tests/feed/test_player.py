@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tisink.codec.clock import FeedClock
+from tisink.ddlsink.blackhole import BlackholeDDLSink
+from tisink.eventsink.blackhole import BlackholeSink
+from tisink.feed import FeedDDL, FeedError, FeedResolved, FeedRow, PlayError, play_inline, read_feed
+from tisink.feed.records import FeedRecord
+from tisink.feed.samples import DEMO_FEED
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.model.tso import physical_ms
+from tisink.tablesink import TableSink
 
-from codec.clock import FeedClock
-from ddlsink.blackhole import BlackholeDDLSink
-from eventsink.blackhole import BlackholeSink
-from feed import FeedDDL, FeedError, FeedResolved, FeedRow, PlayError, play_inline, read_feed
-from feed.records import FeedRecord
-from feed.samples import DEMO_FEED
-from model.events import DDLEvent, DDLType, RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
-from model.tso import physical_ms
-from tablesink import TableSink
 from tests.feed.fakes import LateSink, RecordingDDLSink, SpyTableSink
 
 

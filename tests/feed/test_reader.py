@@ -8,10 +8,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from feed import FeedDDL, FeedError, FeedResolved, FeedRow, read_feed
-from feed.samples import DEMO_FEED
-from model.events import DDLType, RowOp
+from tisink.feed import FeedDDL, FeedError, FeedResolved, FeedRow, read_feed
+from tisink.feed.samples import DEMO_FEED
+from tisink.model.events import DDLType, RowOp
 
 DATA = Path(__file__).parent / "data"
 

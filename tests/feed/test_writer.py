@@ -8,13 +8,13 @@ from pathlib import Path
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tisink.feed import FeedDDL, FeedResolved, FeedRow, FeedWriter, read_feed
+from tisink.feed.reader import FeedParser
+from tisink.feed.records import FeedRecord
+from tisink.feed.samples import DEMO_FEED
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
+from tisink.model.table import TableInfo
 
-from feed import FeedDDL, FeedResolved, FeedRow, FeedWriter, read_feed
-from feed.reader import FeedParser
-from feed.records import FeedRecord
-from feed.samples import DEMO_FEED
-from model.events import DDLEvent, DDLType, RowChangedEvent
-from model.table import TableInfo
 from tests.feed.feed_strategies import images, tables
 
 

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from model import ResolvedTs, compose_ts, logical, physical_ms
+from tisink.model import ResolvedTs, compose_ts, logical, physical_ms
 
 
 def test_batch_resolved_sorts_before_normal_at_same_ts():

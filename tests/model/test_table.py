@@ -3,8 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from model import ColumnInfo, IndexInfo, SchemaError, TableInfo, make_table
+from tisink.model import ColumnInfo, IndexInfo, SchemaError, TableInfo, make_table
 
 
 def test_round_trip_of_the_all_types_schema(simple_golden):

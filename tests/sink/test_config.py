@@ -6,11 +6,10 @@ import logging
 from pathlib import Path
 
 import pytest
-
-from eventsink.router import DispatchRule
-from sink.config import ChangefeedConfig
-from sink.errors import ChangefeedConfigError, SinkURIError
-from sink.uri import parse_sink_uri
+from tisink.eventsink.router import DispatchRule
+from tisink.sink.config import ChangefeedConfig
+from tisink.sink.errors import ChangefeedConfigError, SinkURIError
+from tisink.sink.uri import parse_sink_uri
 
 TICDC_FILE = """
 case-sensitive = true
@@ -71,7 +70,7 @@ claim-check-raw-value = true
 
 
 def test_a_ticdc_file_is_read_with_every_supported_key(caplog):
-    caplog.set_level(logging.WARNING, logger="sink.config")
+    caplog.set_level(logging.WARNING, logger="tisink.sink.config")
     config = ChangefeedConfig.from_toml(TICDC_FILE)
     assert config.case_sensitive and config.time_zone == "Asia/Shanghai"
     assert config.integrity_check_level == "correctness"

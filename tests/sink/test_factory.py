@@ -8,17 +8,16 @@ import logging
 
 import orjson
 import pytest
-
-from codec.clock import FixedClock
-from eventsink.blackhole import BlackholeSink
-from eventsink.file import list_file_topics, read_file_topic
-from eventsink.log import LogSink
-from eventsink.mq.dml_sink import MQDMLSink
-from model.events import DDLEvent, DDLType, ResolvedTs, RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, make_table
-from model.tso import compose_ts
-from sink import ChangefeedConfig, SinkFactory
-from sink.errors import UnknownSchemeError
+from tisink.codec.clock import FixedClock
+from tisink.eventsink.blackhole import BlackholeSink
+from tisink.eventsink.file import list_file_topics, read_file_topic
+from tisink.eventsink.log import LogSink
+from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.model.events import DDLEvent, DDLType, ResolvedTs, RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, make_table
+from tisink.model.tso import compose_ts
+from tisink.sink import ChangefeedConfig, SinkFactory
+from tisink.sink.errors import UnknownSchemeError
 
 ORDERS = make_table(
     "shop",
@@ -139,7 +138,7 @@ async def test_output_raw_change_event_reaches_the_table_sink(tmp_path, raw, exp
 
 
 async def test_log_and_blackhole_schemes(caplog):
-    caplog.set_level(logging.INFO, logger="eventsink.log")
+    caplog.set_level(logging.INFO, logger="tisink.eventsink.log")
     factory = SinkFactory("log://")
     sink = await factory.create_event_sink()
     assert isinstance(sink, LogSink)

@@ -19,10 +19,10 @@ PLUGIN_DIST = Path(__file__).resolve().parents[1] / "plugin_dist"
 
 CHECK = """
 import asyncio, json
-from model.events import ResolvedTs, RowChangedEvent
-from model.table import ColumnInfo, make_table
-from sink import SinkFactory
-from sink.registry import available_schemes
+from tisink.model.events import ResolvedTs, RowChangedEvent
+from tisink.model.table import ColumnInfo, make_table
+from tisink.sink import SinkFactory
+from tisink.sink.registry import available_schemes
 import tisink_memory_sink
 
 async def main():
@@ -93,6 +93,6 @@ def test_installed_plugin_scheme_is_listed_and_works(tmp_path):
 
 
 def test_without_the_plugin_the_scheme_is_unknown():
-    from sink.registry import available_schemes
+    from tisink.sink.registry import available_schemes
 
     assert "memory" not in available_schemes()

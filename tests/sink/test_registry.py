@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from sink.errors import UnknownSchemeError
-from sink.providers import BlackholeProvider, FileProvider, LogProvider, kafka_available
-from sink.registry import available_schemes, load_provider
+from tisink.sink.errors import UnknownSchemeError
+from tisink.sink.providers import BlackholeProvider, FileProvider, LogProvider, kafka_available
+from tisink.sink.registry import available_schemes, load_provider
 
 
 def test_built_ins_are_listed():

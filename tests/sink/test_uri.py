@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from sink.errors import SinkURIError
-from sink.uri import parse_sink_uri
+from tisink.sink.errors import SinkURIError
+from tisink.sink.uri import parse_sink_uri
 
 
 def test_kafka_uri_with_hosts_topic_and_params():

@@ -6,11 +6,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-
-from eventsink.base import CallbackableEvent
-from eventsink.errors import SinkDeadError
-from model.events import RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.eventsink.base import CallbackableEvent
+from tisink.eventsink.errors import SinkDeadError
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 
 class HeldEventSink:

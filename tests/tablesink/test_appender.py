@@ -7,11 +7,10 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from model.events import RowChangedEvent, SingleTableTxn
-from model.table import TableInfo
-from tablesink.appender import RowAppender, TxnAppender
-from tablesink.errors import EventOrderError, TableSinkError
+from tisink.model.events import RowChangedEvent, SingleTableTxn
+from tisink.model.table import TableInfo
+from tisink.tablesink.appender import RowAppender, TxnAppender
+from tisink.tablesink.errors import EventOrderError, TableSinkError
 
 Row = Callable[..., RowChangedEvent]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from model.events import ResolvedTs
-from tablesink.progress import ProgressTracker
+from tisink.model.events import ResolvedTs
+from tisink.tablesink.progress import ProgressTracker
 
 
 def rts(ts: int) -> ResolvedTs:

@@ -6,9 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from model.events import RowChangedEvent, RowChecksum, RowOp
-from tablesink.split import changes_unique_key, split_row_stream, split_txn_rows, split_update
+from tisink.model.events import RowChangedEvent, RowChecksum, RowOp
+from tisink.tablesink.split import (
+    changes_unique_key,
+    split_row_stream,
+    split_txn_rows,
+    split_update,
+)
 
 Row = Callable[..., RowChangedEvent]
 Image = Callable[..., dict[str, Any]]

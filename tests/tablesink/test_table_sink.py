@@ -7,12 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from eventsink.base import TableSinkState
-from eventsink.blackhole import BlackholeSink
-from eventsink.errors import SinkDeadError
-from model.events import ResolvedTs, RowChangedEvent, RowOp, SingleTableTxn
-from tablesink import EventOrderError, TableSink, TableSinkClosedError, TableSinkError
+from tisink.eventsink.base import TableSinkState
+from tisink.eventsink.blackhole import BlackholeSink
+from tisink.eventsink.errors import SinkDeadError
+from tisink.model.events import ResolvedTs, RowChangedEvent, RowOp, SingleTableTxn
+from tisink.tablesink import EventOrderError, TableSink, TableSinkClosedError, TableSinkError
 
 Row = Callable[..., RowChangedEvent]
 Image = Callable[..., dict[str, Any]]

@@ -7,10 +7,9 @@ from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-
-from model.events import ResolvedTs, RowChangedEvent
-from model.table import TableInfo
-from tablesink import TableSink
+from tisink.model.events import ResolvedTs, RowChangedEvent
+from tisink.model.table import TableInfo
+from tisink.tablesink import TableSink
 
 START = 100
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+from tisink.codec.compression import decompress
+from tisink.codec.simple.avro.generic import decode_message
+from tisink.eventsink.file import partition_file
+from tisink.feed.samples import DEMO_FEED
+from tisink.sink.providers import DEFAULT_FILE_TOPIC
 
-from codec.compression import decompress
-from codec.simple.avro.generic import decode_message
-from eventsink.file import partition_file
-from feed.samples import DEMO_FEED
-from sink.providers import DEFAULT_FILE_TOPIC
 from tisink.play import PlayOptions, run_play
 from tisink.verify import VerifyError, verify
 

@@ -1,23 +1,18 @@
-"""``tisink verify``: read a Simple Protocol stream back and check what consumers rely on.
+"""``tisink verify``: read a stream back with its protocol's decoder; check what consumers need.
 
 ``verify(sink_uri, ...)`` reads every partition of a ``kafka://`` or ``file://`` sink's topics
 from the beginning and returns a ``VerifyReport``; ``render_text`` formats it for the CLI.
 """
 
 from tisink.verify.checker import PartitionChecker, StreamChecker
-from tisink.verify.errors import MessageDecodeError, VerifyError
-from tisink.verify.message import AnnouncedSchema, MessageDecoder, SimpleMessage
+from tisink.verify.errors import VerifyError
 from tisink.verify.report import RULES, VerifyReport, Violation, render_text
 from tisink.verify.run import DEFAULT_TIMEOUT_S, verify
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
     "RULES",
-    "AnnouncedSchema",
-    "MessageDecodeError",
-    "MessageDecoder",
     "PartitionChecker",
-    "SimpleMessage",
     "StreamChecker",
     "VerifyError",
     "VerifyReport",

@@ -15,11 +15,12 @@ A consumer reads each partition on its own, so every rule is judged within one p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from tisink.verify.errors import MessageDecodeError
-from tisink.verify.message import DML, WATERMARK, AnnouncedSchema, MessageDecoder, SimpleMessage
+from tisink.codec.decoded import DML, WATERMARK, AnnouncedSchema, DecodedMessage
+from tisink.codec.errors import MessageDecodeError
+from tisink.codec.protocol import Decoder
 from tisink.verify.report import VerifyReport, Violation
 
 TableKey = tuple[str, str]
@@ -52,18 +53,20 @@ class PartitionChecker:
             Violation(self.topic, self.partition, offset, rule, detail, message)
         )
 
-    def check(self, offset: int, message: SimpleMessage) -> None:
-        if message.kind == DML:
-            self._dml(offset, message)
-        elif message.kind == WATERMARK:
-            self._watermark_at(offset, message)
-        elif message.table_schema is not None:
+    def check(self, offset: int, message: DecodedMessage) -> None:
+        """Check one message; a schema it announces (a BOOTSTRAP's, a DDL's, or a row's own in
+        protocols whose rows carry their schema) counts from this message on."""
+        if message.table_schema is not None:
             schema = message.table_schema
             key = (schema.schema, schema.table)
             self._schemas.setdefault(key, {})[schema.version] = schema
             self._report.tables.add(schema.name)
+        if message.kind == DML:
+            self._dml(offset, message)
+        elif message.kind == WATERMARK:
+            self._watermark_at(offset, message)
 
-    def _watermark_at(self, offset: int, message: SimpleMessage) -> None:
+    def _watermark_at(self, offset: int, message: DecodedMessage) -> None:
         ts = message.commit_ts
         if self._watermark is not None and ts < self._watermark[0]:
             last_ts, last_offset = self._watermark
@@ -76,7 +79,7 @@ class PartitionChecker:
             return
         self._watermark = (ts, offset)
 
-    def _dml(self, offset: int, message: SimpleMessage) -> None:
+    def _dml(self, offset: int, message: DecodedMessage) -> None:
         key = (message.database, message.table)
         self._report.tables.add(message.table_name)
         if self._watermark is not None and message.commit_ts <= self._watermark[0]:
@@ -115,7 +118,7 @@ class PartitionChecker:
             self._handle_order(offset, key, schema.handle_key, message)
 
     def _handle_order(
-        self, offset: int, key: TableKey, columns: tuple[str, ...], message: SimpleMessage
+        self, offset: int, key: TableKey, columns: tuple[str, ...], message: DecodedMessage
     ) -> None:
         seen = set()
         for image in (message.data, message.old):
@@ -149,29 +152,33 @@ def _describe(columns: tuple[str, ...], handle: tuple[Any, ...]) -> str:
 class StreamChecker:
     """Feeds records of any number of partitions, each in offset order, into a report."""
 
-    def __init__(self, report: VerifyReport, decoder: MessageDecoder) -> None:
+    def __init__(self, report: VerifyReport, new_decoder: Callable[[], Decoder]) -> None:
         self.report = report
-        self._decoder = decoder
-        self._partitions: dict[tuple[str, int], PartitionChecker] = {}
+        self._new_decoder = new_decoder
+        self._partitions: dict[tuple[str, int], tuple[PartitionChecker, Decoder]] = {}
 
-    def partition(self, topic: str, partition: int) -> PartitionChecker:
-        checker = self._partitions.get((topic, partition))
-        if checker is None:
+    def partition(self, topic: str, partition: int) -> tuple[PartitionChecker, Decoder]:
+        """The checker and the decoder (decoders keep state per partition) of one partition."""
+        found = self._partitions.get((topic, partition))
+        if found is None:
             checker = PartitionChecker(topic, partition, self.report)
-            self._partitions[(topic, partition)] = checker
-        return checker
+            found = self._partitions[(topic, partition)] = (checker, self._new_decoder())
+        return found
 
-    def check_record(self, topic: str, partition: int, offset: int, value: bytes | None) -> None:
+    def check_record(
+        self, topic: str, partition: int, offset: int, value: bytes | None, key: bytes | None = None
+    ) -> None:
         """Decode and check one record; an undecodable one is a ``decodable`` violation."""
-        checker = self.partition(topic, partition)
+        checker, decoder = self.partition(topic, partition)
         self.report.messages += 1
         self.report.partitions[checker.label] += 1
         try:
-            message = self._decoder.decode(value)
+            messages = decoder.decode(key, value)
         except MessageDecodeError as err:
             self.report.counts["UNDECODABLE"] += 1
             size = "null" if value is None else f"{len(value)} bytes"
             checker.violation(offset, "decodable", str(err), f"payload of {size}")
             return
-        self.report.counts[message.type] += 1
-        checker.check(offset, message)
+        for message in messages:
+            self.report.counts[message.type] += 1
+            checker.check(offset, message)

@@ -1,12 +1,9 @@
 """Errors of ``tisink verify``: the stream could not be read at all (a broken stream is not an
 error but a report with violations)."""
 
-from model.errors import TisinkError
+from tisink.model.errors import TisinkError
 
 
 class VerifyError(TisinkError):
     """Verify cannot run: a bad sink URI, a missing topic or folder, an unreachable broker."""
 
-
-class MessageDecodeError(VerifyError):
-    """One payload is not a Simple Protocol message; the checker reports it as a violation."""

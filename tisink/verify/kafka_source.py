@@ -17,7 +17,7 @@ from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
-from eventsink.kafka.config import KafkaConfig
+from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.verify.errors import VerifyError
 
 log = logging.getLogger(__name__)

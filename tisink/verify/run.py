@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from model.errors import TisinkError
-from sink import ChangefeedConfig, parse_sink_uri
-from sink.providers import DEFAULT_FILE_TOPIC
-from sink.uri import SinkURI
+from tisink.model.errors import TisinkError
+from tisink.sink import ChangefeedConfig, parse_sink_uri
+from tisink.sink.providers import DEFAULT_FILE_TOPIC
+from tisink.sink.uri import SinkURI
 from tisink.verify.checker import StreamChecker
 from tisink.verify.errors import VerifyError
 from tisink.verify.message import MessageDecoder
@@ -89,7 +89,7 @@ def _verify_kafka(
     selection: dict[str, Any],
 ) -> None:
     # imported here: the file path must work where the Kafka client libraries are missing
-    from eventsink.kafka.config import KafkaConfig
+    from tisink.eventsink.kafka.config import KafkaConfig
     from tisink.verify.kafka_source import KafkaRecordReader, consumer_settings
 
     try:

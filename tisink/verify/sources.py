@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from eventsink.file import FileSinkError, list_file_topics, read_file_topic
+from tisink.eventsink.file import FileSinkError, list_file_topics, read_file_topic
 from tisink.verify.errors import VerifyError
 
 Record = tuple[str, int, int, bytes | None]

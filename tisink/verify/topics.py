@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from eventsink.router import DispatchRule
+from tisink.eventsink.router import DispatchRule
 from tisink.verify.errors import VerifyError
 
 _LITERAL = re.compile(r"[A-Za-z0-9._-]+")

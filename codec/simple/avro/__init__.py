@@ -4,6 +4,6 @@
 used to prove it byte-equal and to decode messages with the official ``message.json``.
 """
 
-from codec.simple.avro.marshaller import AvroMarshaller
+from tisink.codec.simple.avro.marshaller import AvroMarshaller
 
 __all__ = ["AvroMarshaller"]

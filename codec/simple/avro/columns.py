@@ -12,7 +12,7 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
-from codec.simple.avro.wire import (
+from tisink.codec.simple.avro.wire import (
     as_int64,
     double_bytes,
     float_bytes,
@@ -20,7 +20,7 @@ from codec.simple.avro.wire import (
     raw_bytes,
     str_bytes,
 )
-from codec.simple.values import (
+from tisink.codec.values import (
     binary_bytes,
     enum_index,
     json_text,
@@ -28,8 +28,8 @@ from codec.simple.values import (
     timestamp_text,
     vector_text,
 )
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo
 
 BRANCH_NULL = b"\x00"
 BRANCH_LONG = b"\x02"

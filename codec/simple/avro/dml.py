@@ -13,9 +13,9 @@ import datetime
 import struct
 from typing import Any
 
-from codec.errors import CodecError
-from codec.simple.avro.columns import ColumnWriter, column_writer
-from codec.simple.avro.wire import (
+from tisink.codec.errors import CodecError
+from tisink.codec.simple.avro.columns import ColumnWriter, column_writer
+from tisink.codec.simple.avro.wire import (
     END_OF_BLOCKS,
     NULL_BRANCH,
     SECOND_BRANCH,
@@ -25,8 +25,8 @@ from codec.simple.avro.wire import (
     long_bytes,
     str_bytes,
 )
-from model.events import Image, RowChangedEvent, RowChecksum
-from model.table import TableInfo
+from tisink.model.events import Image, RowChangedEvent, RowChecksum
+from tisink.model.table import TableInfo
 
 DML_HEADER = b"\x16\x06\x06\x02"
 """Message branch 11, type DML (3), payload branch DML (3), version 1."""

@@ -17,11 +17,10 @@ from importlib import resources
 from typing import Any
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
-
-from codec.errors import CodecError
-from codec.simple.avro.tableschema import FLAGGED_TYPES, SCALED_TYPES, raw_default
-from codec.simple.avro.wire import as_int64
-from codec.simple.values import (
+from tisink.codec.errors import CodecError
+from tisink.codec.simple.avro.tableschema import FLAGGED_TYPES, SCALED_TYPES, raw_default
+from tisink.codec.simple.avro.wire import as_int64
+from tisink.codec.values import (
     binary_bytes,
     enum_index,
     json_text,
@@ -30,9 +29,9 @@ from codec.simple.values import (
     vector_text,
     zone_for,
 )
-from model.events import DDLEvent, DDLType, Image, RowChangedEvent
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo, TableInfo
+from tisink.model.events import DDLEvent, DDLType, Image, RowChangedEvent
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo, TableInfo
 
 NAMESPACE = "com.pingcap.simple.avro"
 MESSAGE = f"{NAMESPACE}.Message"

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from codec.errors import CodecError
-from codec.simple.avro.dml import DMLRecordEncoder
-from codec.simple.avro.tableschema import table_schema_bytes
-from codec.simple.avro.wire import as_int64, long_bytes, optional, str_bytes
-from codec.simple.values import zone_for
-from model.events import DDLEvent, DDLType, RowChangedEvent
-from model.table import TableInfo
+from tisink.codec.errors import CodecError
+from tisink.codec.simple.avro.dml import DMLRecordEncoder
+from tisink.codec.simple.avro.tableschema import table_schema_bytes
+from tisink.codec.simple.avro.wire import as_int64, long_bytes, optional, str_bytes
+from tisink.codec.values import zone_for
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
+from tisink.model.table import TableInfo
 
 WATERMARK_HEADER = b"\x16\x00\x00\x02"
 BOOTSTRAP_HEADER = b"\x16\x02\x02\x02"

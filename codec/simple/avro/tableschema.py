@@ -8,8 +8,8 @@ null otherwise; and a column default is TiDB's raw default string, BIT included.
 
 from __future__ import annotations
 
-from codec.errors import CodecError
-from codec.simple.avro.wire import (
+from tisink.codec.errors import CodecError
+from tisink.codec.simple.avro.wire import (
     array_bytes,
     as_int64,
     bool_bytes,
@@ -18,9 +18,9 @@ from codec.simple.avro.wire import (
     raw_bytes,
     str_bytes,
 )
-from codec.simple.values import bit_default_number, float64_text, json_text
-from model.mysqltypes import TypeFamily
-from model.table import ColumnInfo, TableInfo
+from tisink.codec.values import bit_default_number, float64_text, json_text
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo, TableInfo
 
 FLAGGED_TYPES = frozenset(
     ("tinyint", "smallint", "mediumint", "int", "bigint", "float", "double", "decimal", "bit")

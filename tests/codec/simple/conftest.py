@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from model import TableInfo, TypeFamily
+from tisink.model import TableInfo, TypeFamily
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

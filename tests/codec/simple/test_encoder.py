@@ -12,17 +12,16 @@ from typing import Any
 
 import fastavro
 import pytest
-
-from codec import new_encoder
-from codec.clock import FixedClock
-from codec.compression import decompress
-from codec.config import EncoderConfig
-from codec.debug import DebugEncoder
-from codec.errors import CodecError, ConfigError, MessageTooLargeError
-from codec.message import MessageType
-from codec.simple.encoder import MAX_RECORD_OVERHEAD, SimpleEncoder
-from codec.simple.json_marshaller import JSONMarshaller
-from model import (
+from tisink.codec import new_encoder
+from tisink.codec.clock import FixedClock
+from tisink.codec.compression import decompress
+from tisink.codec.config import EncoderConfig
+from tisink.codec.debug.encoder import DebugEncoder
+from tisink.codec.errors import CodecError, ConfigError, MessageTooLargeError
+from tisink.codec.message import MessageType
+from tisink.codec.simple.encoder import MAX_RECORD_OVERHEAD, SimpleEncoder
+from tisink.codec.simple.json_marshaller import JSONMarshaller
+from tisink.model import (
     ColumnInfo,
     DDLEvent,
     DDLType,
@@ -71,8 +70,8 @@ def _encoder(**settings: Any) -> SimpleEncoder:
 def test_new_encoder_picks_the_protocol() -> None:
     assert isinstance(new_encoder(EncoderConfig()), SimpleEncoder)
     assert isinstance(new_encoder(EncoderConfig(protocol="debug")), DebugEncoder)
-    with pytest.raises(ConfigError):
-        SimpleEncoder(EncoderConfig(protocol="debug"))
+    with pytest.raises(ConfigError, match="unknown protocol 'nope'; expected one of simple, debug"):
+        EncoderConfig(protocol="nope")
 
 
 def test_message_fields(table: TableInfo) -> None:
@@ -236,7 +235,7 @@ def _avro_decode(shared_dir: Path, value: bytes) -> Any:
 
 
 def test_avro_encoding_is_wired(table: TableInfo, shared_dir: Path) -> None:
-    pytest.importorskip("codec.simple.avro")
+    pytest.importorskip("tisink.codec.simple.avro")
     encoder = _encoder(encoding_format="avro", large_message_handle_compression="snappy")
     value = decompress("snappy", encoder.encode_row(_row(table)).value)
     assert value[:3] == b"\x16\x06\x06"
@@ -253,7 +252,7 @@ def test_avro_encoding_is_wired(table: TableInfo, shared_dir: Path) -> None:
 
 
 def test_avro_handle_key_only(table: TableInfo, shared_dir: Path) -> None:
-    pytest.importorskip("codec.simple.avro")
+    pytest.importorskip("tisink.codec.simple.avro")
     encoder = _encoder(
         encoding_format="avro", max_message_bytes=300, large_message_handle_option="handle-key-only"
     )

@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.errors import CodecError
-from codec.simple.gojson import go_dumps
-from codec.simple.json_converters import converter_for
-from codec.simple.json_marshaller import JSONMarshaller
-from codec.simple.values import zone_for
-from model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, make_table
+from tisink.codec.errors import CodecError
+from tisink.codec.gojson import go_dumps
+from tisink.codec.simple.json_converters import converter_for
+from tisink.codec.simple.json_marshaller import JSONMarshaller
+from tisink.codec.values import zone_for
+from tisink.model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, make_table
 
 TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
 TABLE = make_table(

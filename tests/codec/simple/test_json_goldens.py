@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from codec.simple.encoder import SimpleEncoder
-from codec.simple.gojson import go_dumps
-from codec.simple.json_marshaller import JSONMarshaller
-from codec.simple.json_schema import table_schema
-from model import (
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.codec.gojson import go_dumps
+from tisink.codec.simple.encoder import SimpleEncoder
+from tisink.codec.simple.json_marshaller import JSONMarshaller
+from tisink.codec.simple.json_schema import table_schema
+from tisink.model import (
     ColumnInfo,
     DDLEvent,
     DDLType,

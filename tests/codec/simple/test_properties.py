@@ -20,12 +20,11 @@ import fastavro
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from codec.simple.encoder import SimpleEncoder
-from model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, TypeFamily, make_table
-from model.mysqltypes import INTEGER_RANGES
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.codec.simple.encoder import SimpleEncoder
+from tisink.model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, TypeFamily, make_table
+from tisink.model.mysqltypes import INTEGER_RANGES
 
 ZONE = "Asia/Shanghai"
 TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
@@ -224,7 +223,7 @@ def _avro_expected(column: ColumnInfo, value: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def avro_schema(shared_dir: Path) -> Any:
-    pytest.importorskip("codec.simple.avro")
+    pytest.importorskip("tisink.codec.simple.avro")
     path = shared_dir / "formats" / "ticdc-simple" / "ticdc" / "message.json"
     return fastavro.parse_schema(json.loads(path.read_text()))
 

@@ -7,9 +7,8 @@ import ssl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.config import DEFAULT_MAX_MESSAGE_BYTES
-from eventsink.kafka import DEFAULT_PARTITION_NUM, KafkaConfig, KafkaConfigError
+from tisink.codec.config import DEFAULT_MAX_MESSAGE_BYTES
+from tisink.eventsink.kafka import DEFAULT_PARTITION_NUM, KafkaConfig, KafkaConfigError
 
 
 def test_defaults_follow_ticdc() -> None:

@@ -8,14 +8,14 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-
-from eventsink.kafka import (
+from tisink.eventsink.kafka import (
     KafkaConfig,
     KafkaMessageTooLargeError,
     KafkaSinkError,
     KafkaUnreachableError,
     new_kafka_producer,
 )
+
 from tests.kafka_support.proxy import FaultProxy
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
 from tisink.broker import free_port, start_broker

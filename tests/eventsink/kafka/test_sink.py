@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 
 import orjson
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.ddlsink.kafka import new_kafka_ddl_sink
+from tisink.eventsink.base import CallbackableEvent, StateRef
+from tisink.eventsink.kafka import KafkaConfig
+from tisink.eventsink.kafka.sink import new_kafka_dml_sink
+from tisink.eventsink.router import EventRouter
+from tisink.model.events import RowChangedEvent, SingleTableTxn
+from tisink.model.table import ColumnInfo, IndexInfo, make_table
 
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from ddlsink.kafka import new_kafka_ddl_sink
-from eventsink.base import CallbackableEvent, StateRef
-from eventsink.kafka import KafkaConfig
-from eventsink.kafka.sink import new_kafka_dml_sink
-from eventsink.router import EventRouter
-from model.events import RowChangedEvent, SingleTableTxn
-from model.table import ColumnInfo, IndexInfo, make_table
 from tests.kafka_support.readback import read_partition, unique_topic
 
 TABLE = make_table(

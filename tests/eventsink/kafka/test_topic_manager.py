@@ -7,8 +7,13 @@ import dataclasses
 
 import pytest
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+from tisink.eventsink.kafka import (
+    KafkaConfig,
+    KafkaConfigError,
+    KafkaTopicManager,
+    new_kafka_producer,
+)
 
-from eventsink.kafka import KafkaConfig, KafkaConfigError, KafkaTopicManager, new_kafka_producer
 from tests.kafka_support.readback import create_topic, partition_count, unique_topic
 
 

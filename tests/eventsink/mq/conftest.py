@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
+from tisink.codec.message import Message, Record
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
-from codec.message import Message, Record
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tests.records import as_message
 
 

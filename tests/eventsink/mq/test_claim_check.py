@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from eventsink.mq.claim_check import ClaimCheckError, claim_check_path, store_claim_check
+from tisink.eventsink.mq.claim_check import ClaimCheckError, claim_check_path, store_claim_check
 
 
 def test_store_writes_payload_under_nested_folders(tmp_path):

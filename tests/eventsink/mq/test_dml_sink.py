@@ -9,16 +9,15 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.debug import DebugEncoder
-from codec.errors import MessageTooLargeError
-from codec.message import Message, MessageType
-from eventsink.base import CallbackableEvent, StateRef, TableSinkState
-from eventsink.errors import EventSinkError, SinkDeadError
-from eventsink.mq.dml_sink import MQDMLSink
-from eventsink.router import DispatchRule, EventRouter
-from model.events import RowChangedEvent, SingleTableTxn
-from model.table import TableInfo
+from tisink.codec.debug import DebugEncoder
+from tisink.codec.errors import MessageTooLargeError
+from tisink.codec.message import Message, MessageType
+from tisink.eventsink.base import CallbackableEvent, StateRef, TableSinkState
+from tisink.eventsink.errors import EventSinkError, SinkDeadError
+from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.eventsink.router import DispatchRule, EventRouter
+from tisink.model.events import RowChangedEvent, SingleTableTxn
+from tisink.model.table import TableInfo
 
 TOPIC = "events"
 BY_ID = EventRouter(TOPIC, [DispatchRule(("*.*",), partition="index-value")])

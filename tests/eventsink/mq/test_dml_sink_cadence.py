@@ -6,17 +6,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
-from codec.bootstrap import BootstrapCadence
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from codec.debug import DebugEncoder
-from codec.message import MessageType
-from eventsink.base import CallbackableEvent, StateRef
-from eventsink.mq import dml_sink
-from eventsink.mq.dml_sink import MQDMLSink
-from eventsink.router import EventRouter
-from model.events import RowChangedEvent, SingleTableTxn
+from tisink.codec.bootstrap import BootstrapCadence, BootstrapSettings
+from tisink.codec.clock import FixedClock
+from tisink.codec.debug import DebugEncoder
+from tisink.codec.message import MessageType
+from tisink.eventsink.base import CallbackableEvent, StateRef
+from tisink.eventsink.mq import dml_sink
+from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.eventsink.router import EventRouter
+from tisink.model.events import RowChangedEvent, SingleTableTxn
 
 TOPIC = "cdc"
 
@@ -43,7 +41,7 @@ async def drain(sink: MQDMLSink) -> None:
 @pytest.mark.parametrize("to_all", [True, False])
 async def test_first_row_then_interval(fake_producer, make_mq_table, to_all):
     clock = FixedClock(1_000_000)
-    config = EncoderConfig(send_bootstrap_to_all_partition=to_all)
+    config = BootstrapSettings(send_bootstrap_to_all_partition=to_all)
     producer = fake_producer(partitions=2)
     cadence = BootstrapCadence(config, clock)
     sink = MQDMLSink(producer, DebugEncoder(clock), EventRouter(TOPIC), cadence, scheme="t")
@@ -78,7 +76,7 @@ async def test_idle_worker_still_sends_due_bootstraps(fake_producer, make_mq_tab
     monkeypatch.setattr(dml_sink, "IDLE_TICK_SECONDS", 0.01)
     clock = FixedClock(5_000_000)
     producer = fake_producer(partitions=1)
-    cadence = BootstrapCadence(EncoderConfig(), clock)
+    cadence = BootstrapCadence(BootstrapSettings(), clock)
     sink = MQDMLSink(producer, DebugEncoder(clock), EventRouter(TOPIC), cadence, scheme="t")
     sink.write_events([txn(make_mq_table(), 10, 1)])
     await drain(sink)
@@ -92,7 +90,7 @@ async def test_idle_worker_still_sends_due_bootstraps(fake_producer, make_mq_tab
 async def test_disabled_cadence_sends_no_bootstrap(fake_producer, make_mq_table):
     clock = FixedClock(0)
     producer = fake_producer(partitions=1)
-    cadence = BootstrapCadence(EncoderConfig(send_bootstrap_in_msg_count=0), clock)
+    cadence = BootstrapCadence(BootstrapSettings(send_bootstrap_in_msg_count=0), clock)
     sink = MQDMLSink(producer, DebugEncoder(clock), EventRouter(TOPIC), cadence, scheme="t")
     sink.write_events([txn(make_mq_table(), 10, 1)])
     await sink.close()

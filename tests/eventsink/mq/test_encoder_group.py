@@ -12,16 +12,16 @@ from pathlib import Path
 
 import orjson
 import pytest
+from tisink.codec import new_encoder
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.eventsink.mq.encoder_group import EncoderGroup, new_encoder_group, usable_concurrency
+from tisink.eventsink.router import DispatchRule, EventRouter
+from tisink.model.events import RowChangedEvent, SingleTableTxn
+from tisink.model.table import TableInfo
 
-from codec import new_encoder
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from eventsink.errors import EventSinkError
-from eventsink.mq.dml_sink import MQDMLSink
-from eventsink.mq.encoder_group import EncoderGroup, new_encoder_group, usable_concurrency
-from eventsink.router import DispatchRule, EventRouter
-from model.events import RowChangedEvent, SingleTableTxn
-from model.table import TableInfo
 from tests.eventsink.mq.test_dml_sink import TOPIC, Acks, make_txn, settle
 from tisink.play import PlayOptions, run_play
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from codec.message import Message, MessageType
-from eventsink.mq.partition_sender import Delivery, Segment, group_by_partition
+from tisink.codec.message import Message, MessageType
+from tisink.eventsink.mq.partition_sender import Delivery, Segment, group_by_partition
 
 
 def _targets(partitions: int) -> st.SearchStrategy[tuple[int, list[int]]]:

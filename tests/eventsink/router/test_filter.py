@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from eventsink.router import FilterSyntaxError, TableFilter
+from tisink.eventsink.router import FilterSyntaxError, TableFilter
 
 
 def matches(patterns: list[str], schema: str, table: str, *, case_sensitive: bool = False) -> bool:

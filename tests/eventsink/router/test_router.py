@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from eventsink.errors import EventSinkError
-from eventsink.router import (
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.router import (
     DispatchError,
     DispatchRule,
     EventRouter,
@@ -18,8 +17,8 @@ from eventsink.router import (
     RouterError,
     TopicExpressionError,
 )
-from model.events import DDLEvent, DDLType, RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 RULES = [
     DispatchRule(("test_default1.*",), partition="default"),

@@ -5,9 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from eventsink.router import StaticTopic, TopicExpression, TopicExpressionError, topic_generator
-from eventsink.router.topic import KAFKA_TOPIC_MAX_BYTES, sanitize_name
+from tisink.eventsink.router import (
+    StaticTopic,
+    TopicExpression,
+    TopicExpressionError,
+    topic_generator,
+)
+from tisink.eventsink.router.topic import KAFKA_TOPIC_MAX_BYTES, sanitize_name
 
 
 def test_empty_rule_is_the_default_topic():

@@ -7,10 +7,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-
-from eventsink.router import DispatchError
-from eventsink.router.values import value_bytes_for
-from model.table import ColumnInfo, make_table
+from tisink.eventsink.router import DispatchError
+from tisink.eventsink.router.values import value_bytes_for
+from tisink.model.table import ColumnInfo, make_table
 
 
 def hashed(column: ColumnInfo, value: Any, zone: datetime.tzinfo = datetime.UTC) -> bytes:

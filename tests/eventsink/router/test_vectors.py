@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from eventsink.router import DispatchRule, EventRouter, PositionInertia
-from model.events import RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.eventsink.router import DispatchRule, EventRouter, PositionInertia
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 
 def _vectors() -> dict[str, Any]:

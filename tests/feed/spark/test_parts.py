@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import orjson
-
-from feed.spark import plan_epochs
-from feed.spark.source import (
+from tisink.feed.spark import plan_epochs
+from tisink.feed.spark.source import (
     TABLELESS,
     UNROUTABLE,
     lineage_groups,
     pack_groups,
     route_line,
 )
-from model.tso import compose_ts
+from tisink.model.tso import compose_ts
 
 
 def test_one_epoch_without_cadence_or_barriers() -> None:

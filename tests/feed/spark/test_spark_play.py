@@ -12,11 +12,11 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from eventsink.file import list_file_topics, read_file_topic
-from feed.records import FeedRow
-from feed.spark import SparkPlayError, run_spark_play
-from feed.spark.session import spark_session
-from feed.workload import generate_feed, generate_records
+from tisink.eventsink.file import list_file_topics, read_file_topic
+from tisink.feed.records import FeedRow
+from tisink.feed.spark import SparkPlayError, run_spark_play
+from tisink.feed.spark.session import spark_session
+from tisink.feed.workload import generate_feed, generate_records
 
 ROWS = 1500
 SEED = 4

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from feed.reader import read_feed
-from feed.records import FeedDDL, FeedRow
-from feed.workload import (
+from tisink.feed.reader import read_feed
+from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.workload import (
     ScenarioError,
     generate_feed,
     generate_records,
@@ -21,9 +20,9 @@ from feed.workload import (
     parse_scenario,
     record_line,
 )
-from feed.writer import FeedWriter
-from model.events import DDLType
-from model.mysqltypes import MYSQL_TYPES
+from tisink.feed.writer import FeedWriter
+from tisink.model.events import DDLType
+from tisink.model.mysqltypes import MYSQL_TYPES
 
 DEMO_ROWS = 4000
 

@@ -6,12 +6,11 @@ import time
 from pathlib import Path
 
 import orjson
-
-from eventsink.file import list_file_topics, read_file_topic
-from feed.inline import play_with_factory
-from feed.records import FeedRow
-from feed.workload import generate_records, throttled
-from sink import SinkFactory
+from tisink.eventsink.file import list_file_topics, read_file_topic
+from tisink.feed.inline import play_with_factory
+from tisink.feed.records import FeedRow
+from tisink.feed.workload import generate_records, throttled
+from tisink.sink import SinkFactory
 
 
 async def test_workload_plays_inline_to_the_file_sink(tmp_path: Path) -> None:

@@ -186,7 +186,7 @@ def test_only_the_first_violations_are_kept_but_all_are_counted() -> None:
 
 @pytest.mark.parametrize("compression", ["snappy", "lz4"])
 def test_compressed_payloads_are_read_with_the_configured_compression(compression: str) -> None:
-    from codec.compression import compress
+    from tisink.codec.compression import compress
 
     stream = [compress(compression, p) for p in (bootstrap(table_schema()), insert(TS, 1))]
     assert check(stream, compression=compression).ok

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+from tisink.codec import new_encoder
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
+from tisink.model.table import TableInfo
 
-from codec import new_encoder
-from codec.clock import FixedClock
-from codec.config import EncoderConfig
-from model.events import DDLEvent, DDLType, RowChangedEvent
-from model.table import TableInfo
 from tisink.verify import MessageDecodeError, MessageDecoder
 from tisink.verify.message import DDL, DML, WATERMARK, handle_key
 

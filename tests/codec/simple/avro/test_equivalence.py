@@ -16,13 +16,12 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from codec.simple.avro import AvroMarshaller
-from codec.simple.avro.generic import GenericAvroMarshaller, decode_message
-from codec.simple.values import json_text, vector_text
-from model.events import DDLEvent, DDLType, RowChangedEvent, RowChecksum
-from model.mysqltypes import INTEGER_RANGES, MYSQL_TYPES
-from model.table import ColumnInfo, IndexInfo, TableInfo
+from tisink.codec.simple.avro import AvroMarshaller
+from tisink.codec.simple.avro.generic import GenericAvroMarshaller, decode_message
+from tisink.codec.values import json_text, vector_text
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent, RowChecksum
+from tisink.model.mysqltypes import INTEGER_RANGES, MYSQL_TYPES
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)

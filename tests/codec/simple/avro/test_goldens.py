@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from codec.simple.avro import AvroMarshaller
-from codec.simple.avro.generic import decode_message, schema_json
-from model.events import DDLEvent, DDLType, RowChangedEvent
-from model.table import TableInfo
+from tisink.codec.simple.avro import AvroMarshaller
+from tisink.codec.simple.avro.generic import decode_message, schema_json
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
+from tisink.model.table import TableInfo
 
 
 def _doc(simple_golden: Path, name: str) -> dict[str, Any]:

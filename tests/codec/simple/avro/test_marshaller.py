@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from codec.errors import CodecError
-from codec.simple.avro import AvroMarshaller
-from codec.simple.avro import marshaller as marshaller_module
-from codec.simple.avro.generic import GenericAvroMarshaller, decode_message
-from model.events import DDLEvent, DDLType, RowChangedEvent, RowChecksum
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.codec.errors import CodecError
+from tisink.codec.simple.avro import AvroMarshaller
+from tisink.codec.simple.avro import marshaller as marshaller_module
+from tisink.codec.simple.avro.generic import GenericAvroMarshaller, decode_message
+from tisink.model.events import DDLEvent, DDLType, RowChangedEvent, RowChecksum
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 
 def _table(*columns: ColumnInfo, key: tuple[str, ...] = ("id",), version: int = 5) -> TableInfo:

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from codec.simple.avro import AvroMarshaller
-from model.events import RowChangedEvent
-from model.table import ColumnInfo, IndexInfo, TableInfo, make_table
+from tisink.codec.simple.avro import AvroMarshaller
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 UNSIGNED_BIGINT = "com.pingcap.simple.avro.UnsignedBigint"
 

@@ -8,8 +8,7 @@ import pytest
 from fastavro import parse_schema, schemaless_writer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.simple.avro.wire import (
+from tisink.codec.simple.avro.wire import (
     array_bytes,
     as_int64,
     double_bytes,

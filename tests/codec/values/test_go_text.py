@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.simple.values import float32_text as format_float32
-from codec.simple.values import float64_text as format_float64
-from codec.simple.values import json_text as tidb_json_text
-from codec.simple.values import to_float32
+from tisink.codec.values import float32_text as format_float32
+from tisink.codec.values import float64_text as format_float64
+from tisink.codec.values import json_text as tidb_json_text
+from tisink.codec.values import to_float32
 
 
 @pytest.mark.parametrize(

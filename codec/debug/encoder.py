@@ -9,13 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import orjson
-
-from codec.clock import Clock, WallClock
-from codec.message import EncodedRows, Message, MessageType
-from model.events import DDLEvent, RowChangedEvent
+from tisink.codec.clock import Clock, WallClock
+from tisink.codec.message import EncodedRows, Message, MessageType
+from tisink.model.events import DDLEvent, RowChangedEvent
+from tisink.model.table import TableInfo
 
 
 class DebugEncoder:
+    """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=debug``."""
+
+    message_per_row = True
+
     def __init__(self, clock: Clock | None = None) -> None:
         self._clock = clock or WallClock()
 
@@ -43,7 +47,7 @@ class DebugEncoder:
         kind = MessageType.BOOTSTRAP if ddl.is_bootstrap else MessageType.DDL
         value = orjson.dumps(
             {
-                "type": "BOOTSTRAP" if ddl.is_bootstrap else ddl.ddl_type.value,
+                "type": kind.value if ddl.is_bootstrap else ddl.ddl_type.value,
                 "sql": ddl.query,
                 "commitTs": ddl.commit_ts,
                 "table": ddl.table.to_dict() if ddl.table else None,
@@ -51,6 +55,10 @@ class DebugEncoder:
             }
         )
         return Message(value=value, type=kind, table=ddl.qualified_name)
+
+    def encode_bootstrap(self, table: TableInfo) -> Message | None:
+        """Debug output announces tables through their DDL only."""
+        return None
 
     def encode_checkpoint(self, ts: int) -> Message:
         value = orjson.dumps({"type": "WATERMARK", "commitTs": ts, "buildTs": self._clock.now_ms()})

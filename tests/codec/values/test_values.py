@@ -12,9 +12,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from codec.errors import CodecError, ConfigError
-from codec.simple.values import (
+from tisink.codec.errors import CodecError, ConfigError
+from tisink.codec.values import (
     binary_bytes,
     bit_default_number,
     enum_index,
@@ -26,7 +25,7 @@ from codec.simple.values import (
     vector_text,
     zone_for,
 )
-from model import ColumnInfo
+from tisink.model import ColumnInfo
 
 # --- float32: an exact, independent model of Go's FormatFloat(x, 'f', -1, 32) ----------------
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from codec.errors import CodecError
-from codec.simple.floats import float64_text
+from tisink.codec.errors import CodecError
+from tisink.codec.values.floats import float64_text
 
 _JSON_HEX = "0123456789abcdef"
 _JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -1,0 +1,70 @@
+"""What a protocol declares to the registry (TiCDC's ``pkg/sink/codec/builder`` switch, as data).
+
+Each protocol sub-package has a ``protocol.py`` whose ``PROTOCOL`` is one ``ProtocolSpec``; the
+registry lists those modules. Nothing outside a protocol's sub-package names the protocol: the
+sinks, the router, the command line and verify ask its spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tisink.codec.options import Option
+
+if TYPE_CHECKING:
+    from tisink.codec.clock import Clock
+    from tisink.codec.config import EncoderConfig
+    from tisink.codec.decoded import DecodedMessage
+    from tisink.codec.encoder import RowEventEncoder
+
+
+class Decoder(Protocol):
+    """Reads one partition's records back, as a consumer would (``tisink verify``).
+
+    Stateful per partition, so a protocol that slices a message over several records can return
+    nothing until the last slice arrives.
+    """
+
+    def decode(self, key: bytes | None, value: bytes | None) -> Sequence[DecodedMessage]:
+        """The messages in one record; MessageDecodeError (codec.errors) when it is not one."""
+        ...
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """The options object of a protocol that has none of its own."""
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """One wire protocol.
+
+    ``encoding_formats`` lists the ``encoding-format`` values it takes, the default first.
+    ``options`` fill ``options_type`` (a frozen dataclass whose defaults are TiCDC's).
+    ``sends_bootstrap``: the MQ sinks run the bootstrap cadence for it (its options then carry
+    ``codec.bootstrap.BootstrapSettings``). ``avro_topic_rules``: the router holds topic
+    expressions to TiCDC's Avro rule (``{schema}`` and ``{table}`` both present).
+    ``schema_files(encoding_format)`` gives the files a consumer needs to decode it (name ->
+    bytes; empty when the messages carry their schema). ``new_decoder`` reads it back for
+    verify; None when verify cannot check it.
+    """
+
+    name: str
+    summary: str
+    encoding_formats: tuple[str, ...]
+    new_encoder: Callable[[EncoderConfig, Clock], RowEventEncoder]
+    options_type: type = NoOptions
+    options: tuple[Option, ...] = ()
+    sends_bootstrap: bool = False
+    avro_topic_rules: bool = False
+    schema_files: Callable[[str], Mapping[str, bytes]] = field(default=lambda _format: {})
+    new_decoder: Callable[[EncoderConfig], Decoder] | None = None
+
+    @property
+    def default_encoding_format(self) -> str:
+        return self.encoding_formats[0]
+
+    def default_options(self) -> Any:
+        return self.options_type()
