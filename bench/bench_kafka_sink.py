@@ -18,9 +18,9 @@ from collections.abc import Iterator
 
 import orjson
 from aiokafka import AIOKafkaProducer
-from tisink.eventsink.kafka import KafkaConfig, KafkaTopicManager, new_kafka_producer
 
 from tisink.broker import start_broker
+from tisink.eventsink.kafka import KafkaConfig, KafkaTopicManager, new_kafka_producer
 
 
 def simple_rows(count: int) -> list[bytes]:

@@ -14,12 +14,11 @@ import asyncio
 import time
 import uuid
 
+from tisink.broker import start_broker
 from tisink.feed.inline import play_inline
 from tisink.feed.spark import run_spark_play
 from tisink.feed.workload import generate_records
 from tisink.sink import SinkFactory
-
-from tisink.broker import start_broker
 
 
 def _uri(bootstrap: str, name: str) -> str:

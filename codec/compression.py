@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import cramjam
+
 from tisink.codec.errors import CodecError, ConfigError
 
 _COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {

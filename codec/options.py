@@ -50,18 +50,36 @@ def one_of(*allowed: str) -> Converter:
     return convert
 
 
-def build_options(
-    options_type: type[T], options: Sequence[Option], raw: Mapping[str, Any], where: str
-) -> T:
-    """``options_type`` with the values of ``raw`` (keyed by ``Option.key``) converted; the
-    dataclass's own ``__post_init__`` checks combinations. ConfigError names the key."""
+def convert_options(
+    options: Sequence[Option],
+    raw: Mapping[str, Any],
+    where: str,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Field -> converted value for each of ``options`` present in ``raw`` (keyed by
+    ``Option.key``); ConfigError names ``where`` and the key as ``labels`` spell it (e.g. its
+    TOML path, or ``key='value'`` for a URI parameter)."""
     changes: dict[str, Any] = {}
     for option in options:
         if option.key in raw:
             try:
                 changes[option.attr] = option.convert(raw[option.key])
             except ValueError as err:
-                raise ConfigError(f"{where}: {option.key}: {err}") from None
+                label = (labels or {}).get(option.key, option.key)
+                raise ConfigError(f"{where}: {label}: {err}") from None
+    return changes
+
+
+def build_options(
+    options_type: type[T],
+    options: Sequence[Option],
+    raw: Mapping[str, Any],
+    where: str,
+    labels: Mapping[str, str] | None = None,
+) -> T:
+    """``options_type`` with the values of ``raw`` converted; the dataclass's own
+    ``__post_init__`` checks combinations."""
+    changes = convert_options(options, raw, where, labels)
     try:
         return options_type(**changes)
     except (TypeError, ValueError) as err:

@@ -2,7 +2,8 @@
 
 DDL, start-of-changefeed bootstraps and WATERMARKs go out on the synchronous path: each call
 broadcasts one encoded message to every partition of its topic(s) and returns once all copies
-are acknowledged. The codec leaves their Kafka key null (spec 5.1).
+are acknowledged. The codec leaves their Kafka key null (spec 5.1). A protocol that sends no
+message for an event (its encoder returns None) sends nothing.
 """
 
 from __future__ import annotations
@@ -30,8 +31,16 @@ log = logging.getLogger(__name__)
 class MQDDLSink:
     """A DDLSink over any Producer; shares the DML sink's router so topics agree."""
 
-    def __init__(self, producer: Producer, encoder: RowEventEncoder, router: EventRouter) -> None:
+    def __init__(
+        self,
+        producer: Producer,
+        encoder: RowEventEncoder,
+        router: EventRouter,
+        *,
+        bootstrap_at_start: bool = False,
+    ) -> None:
         self._producer = producer
+        self._bootstrap_at_start = bootstrap_at_start
         self._encoder = encoder
         self._router = router
         self._last_checkpoint_ts = 0
@@ -44,14 +53,28 @@ class MQDDLSink:
             message = self._encoder.encode_ddl(ddl)
         except CodecError as err:
             raise DDLSinkError(f"DDL {ddl.describe()}: cannot encode: {err}") from err
+        if message is None:
+            log.info("DDL %s is not sent by this protocol", ddl.describe())
+            return
         topic = self._router.topic_for_ddl(ddl)
         await self._broadcast(topic, message, what=f"DDL {ddl.describe()}")
 
     async def write_bootstrap_at_start(self, tables: Sequence[TableInfo]) -> None:
-        """``send-all-bootstrap-at-start``: one BOOTSTRAP per table through the DDL path, before
-        any row is written (tiflow ``ddl_manager.trySendBootstrap``, spec 4.4)."""
+        """``send-all-bootstrap-at-start``: one BOOTSTRAP per table through the DDL path, to every
+        partition of its topic, before any row is written (tiflow
+        ``ddl_manager.trySendBootstrap``, spec 4.4); nothing when the setting is off."""
+        if not self._bootstrap_at_start:
+            return
         for table in tables:
-            await self.write_ddl_event(DDLEvent.bootstrap(table))
+            try:
+                message = self._encoder.encode_bootstrap(table)
+            except CodecError as err:
+                raise DDLSinkError(
+                    f"BOOTSTRAP of {table.qualified_name}: cannot encode: {err}"
+                ) from err
+            if message is not None:
+                topic = self._router.topic_for_table(table.schema, table.table)
+                await self._broadcast(topic, message, what=f"BOOTSTRAP {table.qualified_name}")
 
     async def write_checkpoint_ts(self, ts: int, tables: Sequence[TableInfo]) -> None:
         """A WATERMARK to every partition of every active topic plus the default topic, only
@@ -59,6 +82,9 @@ class MQDDLSink:
         if ts <= self._last_checkpoint_ts:
             return
         message = self._encoder.encode_checkpoint(ts)
+        if message is None:
+            self._last_checkpoint_ts = ts
+            return
         topics = self._router.active_topics(tables)
         await asyncio.gather(
             *(self._broadcast(topic, message, what=f"WATERMARK {ts}") for topic in topics)

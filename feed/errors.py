@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from tisink.model.errors import TisinkError
 
 if TYPE_CHECKING:
-    from tisink.feed.player import PlayStats
+    from tisink.feed.stats import PlayStats
 
 
 class FeedError(TisinkError):

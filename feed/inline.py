@@ -21,7 +21,7 @@ from tisink.feed.stats import PlayStats
 
 
 class SinkFactoryLike(Protocol):
-    """What ``sink.SinkFactory`` offers (contract F), as far as a play needs it."""
+    """What ``sink.SinkFactory`` offers, as far as a play needs it."""
 
     async def create_event_sink(self) -> EventSink[Any]: ...
 

@@ -39,7 +39,7 @@ ABORT_CLOSE_TIMEOUT_S = 5.0
 
 
 class TableSinkLike(Protocol):
-    """The part of ``tablesink.TableSink`` the player uses (contract A)."""
+    """The part of ``tablesink.TableSink`` the player uses."""
 
     def append_row_changed_events(self, rows: Sequence[RowChangedEvent]) -> None: ...
 
@@ -53,6 +53,15 @@ class TableSinkLike(Protocol):
 
 
 MakeTableSink = Callable[[int], TableSinkLike]
+
+
+async def bootstrap_at_start(ddl_sink: DDLSink, tables: Sequence[TableInfo]) -> None:
+    """``send-all-bootstrap-at-start``: the tables that exist when the changefeed starts
+    replicating rows (for a feed: those its DDLs announced before its first row) get their
+    BOOTSTRAP through the DDL sink first. DDL sinks without bootstraps ignore it."""
+    start = getattr(ddl_sink, "write_bootstrap_at_start", None)
+    if start is not None and tables:
+        await start(tables)
 
 
 class Player:
@@ -92,6 +101,7 @@ class Player:
         self._since_rows = 0
         self._since_bytes = 0
         self._last_check_ms: int | None = None
+        self._started = False
 
     async def play(self, records: Iterable[FeedRecord]) -> PlayStats:
         """Play ``records`` to the end; PlayError (with the last checkpoint) on any error."""
@@ -117,6 +127,9 @@ class Player:
         for record in records:
             if type(record) is FeedRow:
                 row = record.row
+                if not self._started:
+                    self._started = True
+                    await bootstrap_at_start(self._ddl_sink, list(self._tables.values()))
                 if row.commit_ts != txn_ts:
                     await self._boundary(row.commit_ts, record)
                     txn_ts = row.commit_ts

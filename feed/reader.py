@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
 from tisink.feed.errors import FeedError
 from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow, Source
 from tisink.feed.schemas import SchemaTracker

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+
 from tisink.model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
 

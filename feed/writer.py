@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import IO, Any
 
 import orjson
+
 from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.model.events import DDLEvent, RowChangedEvent
 

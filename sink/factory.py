@@ -29,13 +29,23 @@ class SinkFactory:
         self, uri: str, config: ChangefeedConfig | None = None, *, clock: Clock | None = None
     ) -> None:
         self.uri: SinkURI = parse_sink_uri(uri)
-        self.config: ChangefeedConfig = (config or ChangefeedConfig()).with_uri(self.uri)
-        self.clock: Clock = clock or WallClock()
         self.provider = load_provider(self.uri.scheme)
+        # a plugin reads parameters of its own that tisink cannot know, so none is reported
+        own_params = getattr(self.provider, "uri_params", None)
+        self.config: ChangefeedConfig = (config or ChangefeedConfig()).with_uri(
+            self.uri, own_params
+        )
+        self.clock: Clock = clock or WallClock()
 
     @property
     def scheme(self) -> str:
         return self.uri.scheme
+
+    @property
+    def protocol(self) -> str | None:
+        """The protocol the sinks encode with: the configured one, else the scheme's default
+        (None: the scheme encodes nothing)."""
+        return self.config.protocol or getattr(self.provider, "default_protocol", None)
 
     async def create_event_sink(self) -> EventSink:
         sink = await self.provider.create_event_sink(self.uri, self.config, self.clock)

@@ -6,6 +6,7 @@ Plugins implement the same two coroutines (see ``sink/registry.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from tisink.codec import new_encoder
 from tisink.codec.bootstrap import BootstrapCadence
 from tisink.codec.clock import Clock
+from tisink.codec.config import EncoderConfig
 from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.ddlsink.log import LogDDLSink
@@ -22,14 +24,15 @@ from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.file import FileProducer
 from tisink.eventsink.log import LogSink
 from tisink.eventsink.mq.dml_sink import MQDMLSink
-from tisink.eventsink.mq.encoder_group import new_encoder_group
+from tisink.eventsink.mq.encoder_group import new_txn_encoder
+from tisink.eventsink.mq.producer import Producer
 from tisink.eventsink.router import EventRouter
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkURIError
 from tisink.sink.uri import SinkURI
 
 if TYPE_CHECKING:
-    from tisink.eventsink.kafka.config import KafkaConfig
+    from tisink.eventsink.kafka.producer import KafkaProducer
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,8 @@ DEFAULT_FILE_PARTITION_NUM = 1
 """Partitions per topic of the file sink without ``partition-num``."""
 FALLBACK_PROTOCOL = "debug"
 """What the file and log sinks encode with when no protocol is configured: readable JSON."""
+KAFKA_PROTOCOL = "simple"
+"""What the Kafka sink encodes with when no protocol is configured, as TiCDC's examples do."""
 
 
 def new_router(default_topic: str, config: ChangefeedConfig) -> EventRouter:
@@ -46,12 +51,69 @@ def new_router(default_topic: str, config: ChangefeedConfig) -> EventRouter:
         default_topic,
         config.dispatch_rules,
         case_sensitive=config.case_sensitive,
-        time_zone=config.encoder_config.time_zone,
+        time_zone=config.encoder.time_zone,
+        avro_topic_rules=config.encoder.spec.avro_topic_rules,
+    )
+
+
+def _encoder_config(config: ChangefeedConfig, max_message_bytes: int | None) -> EncoderConfig:
+    """The encoder checks sizes against the producer's limit, which Kafka may have lowered (as
+    TiCDC passes the adjusted ``MaxMessageBytes`` to its encoder)."""
+    if max_message_bytes is None:
+        return config.encoder
+    return dataclasses.replace(config.encoder, max_message_bytes=max_message_bytes)
+
+
+def new_mq_dml_sink(
+    producer: Producer,
+    config: ChangefeedConfig,
+    default_topic: str,
+    clock: Clock,
+    *,
+    scheme: str,
+    max_message_bytes: int | None = None,
+) -> MQDMLSink:
+    """The MQ DML sink over any producer: the one assembly of encoder, router, bootstrap
+    cadence and encoder group that the file and Kafka schemes share."""
+    encoder_config = _encoder_config(config, max_message_bytes)
+    encoder = new_encoder(encoder_config, clock)
+    router = new_router(default_topic, config)
+    return MQDMLSink(
+        producer,
+        encoder,
+        router,
+        BootstrapCadence(encoder_config.bootstrap, clock),
+        scheme=scheme,
+        txn_encoder=new_txn_encoder(
+            encoder_config, encoder, router, config.encoder_concurrency, clock
+        ),
+    )
+
+
+def new_mq_ddl_sink(
+    producer: Producer,
+    config: ChangefeedConfig,
+    default_topic: str,
+    clock: Clock,
+    *,
+    max_message_bytes: int | None = None,
+) -> MQDDLSink:
+    """The MQ DDL sink over any producer, with the DML sink's routing."""
+    encoder_config = _encoder_config(config, max_message_bytes)
+    bootstrap = encoder_config.bootstrap
+    return MQDDLSink(
+        producer,
+        new_encoder(encoder_config, clock),
+        new_router(default_topic, config),
+        bootstrap_at_start=bootstrap is not None and bootstrap.send_all_bootstrap_at_start,
     )
 
 
 class BlackholeProvider:
     """``blackhole://``: accepts everything and forgets it; the floor for benchmarks."""
+
+    uri_params: tuple[str, ...] = ()
+    default_protocol = None
 
     async def create_event_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
@@ -67,16 +129,19 @@ class BlackholeProvider:
 class LogProvider:
     """``log://``: one log line per row, DDL and checkpoint; encodes only if a protocol is set."""
 
+    uri_params: tuple[str, ...] = ()
+    default_protocol = None
+
     async def create_event_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> EventSink:
-        encoder = new_encoder(config.encoder_config, clock) if config.protocol else None
+        encoder = new_encoder(config.encoder, clock) if config.protocol else None
         return LogSink(encoder)
 
     async def create_ddl_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> DDLSink:
-        encoder = new_encoder(config.encoder_config, clock) if config.protocol else None
+        encoder = new_encoder(config.encoder, clock) if config.protocol else None
         return LogDDLSink(encoder)
 
 
@@ -88,6 +153,9 @@ class FileProvider:
     sequence, as they would in one Kafka partition.
     """
 
+    uri_params = ("topic",)
+    default_protocol = FALLBACK_PROTOCOL
+
     def __init__(self) -> None:
         self._producers: dict[Path, FileProducer] = {}
 
@@ -98,7 +166,7 @@ class FileProvider:
         key = directory.resolve()
         producer = self._producers.get(key)
         if producer is None:
-            partitions = config.partition_num or DEFAULT_FILE_PARTITION_NUM
+            partitions = config.kafka.partition_num or DEFAULT_FILE_PARTITION_NUM
             producer = self._producers[key] = FileProducer(directory, partitions)
         return producer
 
@@ -106,76 +174,59 @@ class FileProvider:
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> EventSink:
         config = config.with_protocol_default(FALLBACK_PROTOCOL)
-        encoder_config = config.encoder_config
-        cadence = BootstrapCadence(encoder_config, clock)
-        router = new_router(uri.topic or DEFAULT_FILE_TOPIC, config)
-        return MQDMLSink(
-            self._producer(uri, config),
-            new_encoder(encoder_config, clock),
-            router,
-            cadence if cadence.enabled else None,
-            scheme="file",
-            encoder_group=new_encoder_group(
-                encoder_config, router, config.encoder_concurrency, clock
-            ),
-        )
+        topic = uri.topic or DEFAULT_FILE_TOPIC
+        return new_mq_dml_sink(self._producer(uri, config), config, topic, clock, scheme="file")
 
     async def create_ddl_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> DDLSink:
         config = config.with_protocol_default(FALLBACK_PROTOCOL)
-        return MQDDLSink(
-            self._producer(uri, config),
-            new_encoder(config.encoder_config, clock),
-            new_router(uri.topic or DEFAULT_FILE_TOPIC, config),
-        )
+        topic = uri.topic or DEFAULT_FILE_TOPIC
+        return new_mq_ddl_sink(self._producer(uri, config), config, topic, clock)
 
 
 class KafkaProvider:
-    """``kafka://host:port/topic?...``: the Kafka helper's producer behind the MQ sinks.
+    """``kafka://host:port/topic?...``: the aiokafka producer behind the MQ sinks. The DDL sink
+    has a producer of its own, as TiCDC's synchronous DDL path does."""
 
-    Imported lazily so that tisink works (with the other schemes) where the Kafka client
-    libraries are missing.
-    """
+    uri_params: tuple[str, ...] = ()
+    default_protocol = KAFKA_PROTOCOL
 
     async def create_event_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> EventSink:
-        from tisink.eventsink.kafka.sink import new_kafka_dml_sink
-
-        config = config.with_protocol_default("simple")
-        return await new_kafka_dml_sink(
-            _kafka_config(uri, config),
-            config.encoder_config,
-            new_router(uri.topic, config),
+        config = config.with_protocol_default(KAFKA_PROTOCOL)
+        producer = await _kafka_producer(uri, config)
+        return new_mq_dml_sink(
+            producer,
+            config,
+            uri.topic,
             clock,
-            encoder_concurrency=config.encoder_concurrency,
+            scheme="kafka",
+            max_message_bytes=producer.max_message_bytes,
         )
 
     async def create_ddl_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> DDLSink:
-        from tisink.ddlsink.kafka import new_kafka_ddl_sink
-
-        config = config.with_protocol_default("simple")
-        return await new_kafka_ddl_sink(
-            _kafka_config(uri, config), config.encoder_config, new_router(uri.topic, config), clock
+        config = config.with_protocol_default(KAFKA_PROTOCOL)
+        producer = await _kafka_producer(uri, config)
+        return new_mq_ddl_sink(
+            producer, config, uri.topic, clock, max_message_bytes=producer.max_message_bytes
         )
 
 
-def _kafka_config(uri: SinkURI, config: ChangefeedConfig) -> KafkaConfig:
-    from tisink.eventsink.kafka.config import KafkaConfig
+async def _kafka_producer(uri: SinkURI, config: ChangefeedConfig) -> KafkaProducer:
+    from tisink.eventsink.kafka.producer import new_kafka_producer
 
-    return KafkaConfig.from_sink_params(
-        ",".join(uri.hosts), uri.topic, uri.params, config.kafka_config
-    )
+    kafka = config.kafka.for_target(uri.hosts, uri.topic, config.encoder.max_message_bytes)
+    return await new_kafka_producer(kafka)
 
 
 def kafka_available() -> bool:
     """True when the Kafka sink's modules import (aiokafka installed, code present)."""
     try:
-        import tisink.ddlsink.kafka
-        import tisink.eventsink.kafka.sink  # noqa: F401
+        import tisink.eventsink.kafka.producer  # noqa: F401
     except ImportError as err:
         log.debug("kafka scheme unavailable: %s", err)
         return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import orjson
+
 from tisink.codec.message import Message, MessageType, Record
 
 

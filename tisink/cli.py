@@ -69,6 +69,49 @@ def sinks() -> None:
 
 
 @app.command()
+def protocols() -> None:
+    """List the protocols: encoding formats (default first), parameters and defaults."""
+    from rich.markup import escape
+
+    from tisink.catalog import all_protocols, parameters
+
+    out = Console(width=max(Console().width, 120))
+    for spec in all_protocols():
+        formats = ", ".join(spec.encoding_formats)
+        table = Table("parameter", "where", "default", "meaning", title_justify="left")
+        table.title = escape(f"{spec.name} (encoding-format: {formats}): {spec.summary}")
+        for p in parameters(spec):
+            default = "" if p.default is None else str(p.default)
+            table.add_row(p.key, escape(p.where), escape(default), escape(p.help))
+        out.print(table)
+
+
+@app.command()
+def schema(
+    protocol: Annotated[str, typer.Argument(help="A protocol name (tisink protocols).")],
+    out: Annotated[Path, typer.Option(help="Folder to write the schema files into.")],
+    encoding_format: Annotated[
+        str | None, typer.Option(help="Encoding format (default: the protocol's first).")
+    ] = None,
+) -> None:
+    """Write the schema files a consumer needs to decode PROTOCOL."""
+    from tisink.catalog import write_schema
+
+    try:
+        written = write_schema(protocol, encoding_format, out)
+    except TisinkError as err:
+        console.print(f"[bold red]schema failed:[/] {err}")
+        raise typer.Exit(2) from err
+    if not written:
+        typer.echo(
+            f"{protocol} needs no schema file for this encoding: its messages describe "
+            "themselves (wrote nothing)"
+        )
+    for path in written:
+        typer.echo(f"wrote {path}")
+
+
+@app.command()
 def play(
     feed: Annotated[Path | None, typer.Option(help="Feed file or folder of feed files.")] = None,
     workload: Annotated[
@@ -149,7 +192,10 @@ def generate(
 @app.command()
 def verify(
     sink_uri: Annotated[str, typer.Option(help="The kafka:// or file:// sink URI to read back.")],
-    protocol: Annotated[str, typer.Option(help="Protocol of the stream.")] = "simple",
+    protocol: Annotated[
+        str | None,
+        typer.Option(help="Protocol of the stream (default: the URI's, else simple)."),
+    ] = None,
     timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the end of the stream.")
     ] = 30.0,
@@ -165,7 +211,8 @@ def verify(
     max_violations: Annotated[int, typer.Option(help="Violations to list.")] = 20,
     summary_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
 ) -> None:
-    """Read a Simple stream back and check what consumers rely on; exit 1 on a violation."""
+    """Read a stream back with its protocol's decoder and check what consumers rely on;
+    exit 1 on a violation."""
     from tisink.verify import render_text
     from tisink.verify import verify as run_verify
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tisink.broker import start_broker
 from tisink.codec.clock import Clock, FeedClock, WallClock
+from tisink.codec.registry import get_protocol
 from tisink.feed.errors import PlayError
 from tisink.feed.inline import play_with_factory
 from tisink.feed.reader import read_feed
@@ -83,8 +84,13 @@ def _sink_uri(sink_uri: str | None) -> Iterator[str]:
 
 
 def _verifiable(factory: SinkFactory) -> bool:
-    protocol = factory.config.protocol or ("simple" if factory.scheme == "kafka" else None)
-    return factory.scheme in VERIFIABLE_SCHEMES and protocol == "simple"
+    """A Kafka or file sink whose protocol has a decoder."""
+    protocol = factory.protocol
+    return (
+        factory.scheme in VERIFIABLE_SCHEMES
+        and protocol is not None
+        and get_protocol(protocol).new_decoder is not None
+    )
 
 
 def _play_spark(options: PlayOptions, sink_uri: str) -> RunSummary:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import orjson
+
 from tisink.codec.clock import Clock, WallClock
 from tisink.codec.message import EncodedRows, Message, MessageType
 from tisink.model.events import DDLEvent, RowChangedEvent
@@ -56,9 +57,12 @@ class DebugEncoder:
         )
         return Message(value=value, type=kind, table=ddl.qualified_name)
 
-    def encode_bootstrap(self, table: TableInfo) -> Message | None:
-        """Debug output announces tables through their DDL only."""
-        return None
+    def encode_bootstrap(self, table: TableInfo) -> Message:
+        """A readable BOOTSTRAP; sent only where a sink runs a cadence for this encoder (the
+        registry entry asks for none), as in the MQ sink's tests."""
+        message = self.encode_ddl(DDLEvent.bootstrap(table))
+        message.key = b""
+        return message
 
     def encode_checkpoint(self, ts: int) -> Message:
         value = orjson.dumps({"type": "WATERMARK", "commitTs": ts, "buildTs": self._clock.now_ms()})

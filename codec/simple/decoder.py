@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
+
 from tisink.codec.compression import decompress
 from tisink.codec.config import PAYLOAD_COMPRESSIONS
 from tisink.codec.decoded import (

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 
 import orjson
+
 from tisink.codec.clock import Clock, WallClock
 from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig

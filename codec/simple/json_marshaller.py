@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
+
 from tisink.codec.errors import CodecError
 from tisink.codec.gojson import go_dumps
 from tisink.codec.simple.json_rows import RENDER_ERRORS, JSONRowRenderer

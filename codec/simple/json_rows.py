@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+
 from tisink.codec.errors import CodecError
 from tisink.codec.gojson import go_dumps, html_escape
 from tisink.codec.simple.json_converters import (

@@ -1,7 +1,7 @@
 """The Kafka side of the MQ sinks: settings, topic manager and the aiokafka producer.
 
-``new_kafka_dml_sink`` (in ``eventsink.kafka.sink``) joins them with the codec and router into
-an MQDMLSink; ``ddlsink.kafka.new_kafka_ddl_sink`` does the same for DDL and watermarks.
+The sink layer's MQ assembly (``sink.providers``) puts a producer behind the MQ DML and DDL
+sinks, as it does for the file producer.
 """
 
 from tisink.eventsink.kafka.config import DEFAULT_PARTITION_NUM, KafkaConfig

@@ -1,21 +1,32 @@
 """Kafka sink settings under TiCDC's names (sink URI parameters and ``[sink.kafka-config]``).
 
-URI parameters override the changefeed file, as in TiCDC (``pkg/sink/kafka/options.go``
-``mergeConfig``). Values from the URI are strings; values from TOML may already be typed.
+``KAFKA_OPTIONS`` declares every key once; the changefeed config parses them with it (URI over
+file, as TiCDC's ``pkg/sink/kafka/options.go`` merges them) and the sink adds the brokers and
+topic of its URI with ``for_target``. ``max-message-bytes`` is an encoder setting the sink
+passes in, since the encoder checks sizes against it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import ssl
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
 
-from aiokafka.helpers import create_ssl_context
 from tisink.codec.config import DEFAULT_MAX_MESSAGE_BYTES
+from tisink.codec.errors import ConfigError
+from tisink.codec.options import (
+    Option,
+    build_options,
+    to_bool,
+    to_int,
+    to_lower,
+    to_positive_int,
+    to_str,
+)
 from tisink.eventsink.kafka.errors import KafkaConfigError
 
 log = logging.getLogger(__name__)
@@ -28,16 +39,15 @@ _ACKS = {-1: "all", 0: 0, 1: 1}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
 _DURATIONS = re.compile(rf"(?:{_DURATION.pattern})+")
 _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_TRUE = ("1", "t", "T", "TRUE", "true", "True")
-_FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
 
 @dataclass(frozen=True)
 class KafkaConfig:
-    """Connection, topic and producer settings of one Kafka sink."""
+    """Connection, topic and producer settings of one Kafka sink; ``hosts`` and ``topic`` come
+    from the sink URI (``for_target``)."""
 
-    hosts: tuple[str, ...]
-    topic: str
+    hosts: tuple[str, ...] = ()
+    topic: str = ""
     #: None when the user did not set it: new topics get DEFAULT_PARTITION_NUM, existing keep theirs
     partition_num: int | None = None
     replication_factor: int = 1
@@ -62,10 +72,6 @@ class KafkaConfig:
     max_batch_bytes: int = 1 << 20
 
     def __post_init__(self) -> None:
-        if not self.hosts:
-            raise KafkaConfigError("the Kafka sink URI names no broker (kafka://host:port/topic)")
-        if not self.topic:
-            raise KafkaConfigError(f"no topic in the Kafka sink URI for {','.join(self.hosts)}")
         if self.partition_num is not None and self.partition_num <= 0:
             raise KafkaConfigError(f"partition-num must be positive, got {self.partition_num}")
         if self.replication_factor <= 0:
@@ -98,15 +104,23 @@ class KafkaConfig:
         """TLS is on when asked for, or when any certificate file is given (as in TiCDC)."""
         return self.enable_tls or bool(self.ca or self.cert or self.key)
 
-    @classmethod
-    def from_uri(cls, uri: str, file_config: Mapping[str, Any] | None = None) -> KafkaConfig:
-        """Parse ``kafka://h1:9092,h2:9092/topic?partition-num=3&...``."""
-        parts = urlsplit(uri)
-        if parts.scheme != "kafka":
-            raise KafkaConfigError(f"not a Kafka sink URI: {uri!r}")
-        hosts = parts.netloc.rsplit("@", 1)[-1]
-        params = dict(parse_qsl(parts.query, keep_blank_values=True))
-        return cls.from_sink_params(hosts, unquote(parts.path.strip("/")), params, file_config)
+    def for_target(
+        self, hosts: Sequence[str], topic: str, max_message_bytes: int | None = None
+    ) -> KafkaConfig:
+        """These settings for the brokers and default topic of one sink URI."""
+        changes: dict[str, Any] = {"hosts": tuple(h.strip() for h in hosts if h.strip())}
+        changes["topic"] = topic
+        if max_message_bytes is not None:
+            changes["max_message_bytes"] = max_message_bytes
+        config = dataclasses.replace(self, **changes)
+        config.check_target()
+        return config
+
+    def check_target(self) -> None:
+        if not self.hosts:
+            raise KafkaConfigError("the Kafka sink URI names no broker (kafka://host:port/topic)")
+        if not self.topic:
+            raise KafkaConfigError(f"no topic in the Kafka sink URI for {','.join(self.hosts)}")
 
     @classmethod
     def from_sink_params(
@@ -116,19 +130,17 @@ class KafkaConfig:
         params: Mapping[str, Any],
         file_config: Mapping[str, Any] | None = None,
     ) -> KafkaConfig:
-        """Build from the URI's hosts, path topic and query parameters, over the file's
-        ``[sink.kafka-config]`` table (a mapping with the same kebab-case keys)."""
-        merged: dict[str, Any] = dict(file_config or {})
-        merged.update(params)
-        kwargs: dict[str, Any] = {}
-        for key, (name, convert) in _KEYS.items():
-            if key in merged and merged[key] not in ("", None):
-                kwargs[name] = convert(key, merged[key])
-        if "compression" in kwargs and kwargs["compression"] not in COMPRESSIONS:
-            log.warning("unknown Kafka compression %r, using none", kwargs["compression"])
-            kwargs["compression"] = "none"
-        host_list = tuple(h.strip() for h in hosts.split(",") if h.strip())
-        return cls(hosts=host_list, topic=topic, **kwargs)
+        """Settings from raw key -> value pairs (the URI's over the file's), for callers that
+        have no changefeed config: tests and benchmarks."""
+        raw = {**(file_config or {}), **params}
+        try:
+            config = build_options(cls, KAFKA_OPTIONS, raw, "kafka settings")
+        except ConfigError as err:
+            raise KafkaConfigError(str(err)) from None
+        max_bytes = raw.get("max-message-bytes")
+        return config.for_target(
+            hosts.split(","), topic, None if max_bytes is None else to_positive_int(max_bytes)
+        )
 
     def client_kwargs(self) -> dict[str, Any]:
         """Connection settings shared by aiokafka's producer and admin client."""
@@ -162,6 +174,8 @@ class KafkaConfig:
         }
 
     def _ssl_context(self) -> ssl.SSLContext:
+        from aiokafka.helpers import create_ssl_context
+
         try:
             context = create_ssl_context(
                 cafile=self.ca or None, certfile=self.cert or None, keyfile=self.key or None
@@ -176,61 +190,67 @@ class KafkaConfig:
         return context
 
 
-def _int(key: str, value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise KafkaConfigError(f"{key} must be an integer, got {value!r}") from None
+def _upper(value: Any) -> str:
+    return to_str(value).strip().upper()
 
 
-def _bool(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if str(value) in _TRUE:
-        return True
-    if str(value) in _FALSE:
-        return False
-    raise KafkaConfigError(f"{key} must be true or false, got {value!r}")
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
 
 
-def _str(_key: str, value: Any) -> str:
-    return str(value)
+def _compression(value: Any) -> str:
+    """Kept as TiCDC does: an unknown codec is a warning, and no compression is used."""
+    name = to_lower(value)
+    if name not in COMPRESSIONS:
+        log.warning("unknown Kafka compression %r, using none", name)
+        return "none"
+    return name
 
 
-def _lower(_key: str, value: Any) -> str:
-    return str(value).strip().lower()
+def _required_acks(value: Any) -> int:
+    acks = to_int(value)
+    if acks not in _ACKS:
+        raise ValueError(f"must be -1, 0 or 1, got {acks}")
+    return acks
 
 
-def _upper(_key: str, value: Any) -> str:
-    return str(value).strip().upper()
-
-
-def _duration(key: str, value: Any) -> float:
+def _duration(value: Any) -> float:
     """Go duration strings (``10s``, ``1m30s``, ``500ms``) or plain seconds."""
-    if isinstance(value, int | float):
+    if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    text = str(value).strip()
+    text = to_str(value).strip()
     if not _DURATIONS.fullmatch(text):
-        raise KafkaConfigError(f"{key} must be a duration like 10s or 500ms, got {value!r}")
+        raise ValueError(f"must be a duration like 10s or 500ms, got {value!r}")
     return sum(float(n) * _DURATION_UNITS[u] for n, u in _DURATION.findall(text))
 
 
-_KEYS: dict[str, tuple[str, Any]] = {
-    "partition-num": ("partition_num", _int),
-    "replication-factor": ("replication_factor", _int),
-    "max-message-bytes": ("max_message_bytes", _int),
-    "compression": ("compression", _lower),
-    "required-acks": ("required_acks", _int),
-    "kafka-client-id": ("client_id", _str),
-    "auto-create-topic": ("auto_create_topic", _bool),
-    "dial-timeout": ("dial_timeout_s", _duration),
-    "read-timeout": ("request_timeout_s", _duration),
-    "enable-tls": ("enable_tls", _bool),
-    "ca": ("ca", _str),
-    "cert": ("cert", _str),
-    "key": ("key", _str),
-    "insecure-skip-verify": ("insecure_skip_verify", _bool),
-    "sasl-mechanism": ("sasl_mechanism", _upper),
-    "sasl-user": ("sasl_user", _str),
-    "sasl-password": ("sasl_password", _str),
-}
+def _sasl_mechanism(value: Any) -> str:
+    mechanism = _upper(value)
+    if mechanism and mechanism not in SASL_MECHANISMS:
+        raise ValueError(f"expected one of {', '.join(SASL_MECHANISMS)}, got {value!r}")
+    return mechanism
+
+
+def _kafka(key: str, attr: str, convert: Any, help: str = "") -> Option:
+    return Option(key, attr, convert, (("sink", "kafka-config"),), help=help)
+
+
+KAFKA_OPTIONS: tuple[Option, ...] = (
+    _kafka("partition-num", "partition_num", to_positive_int, "partitions of new topics"),
+    _kafka("replication-factor", "replication_factor", to_positive_int),
+    _kafka("compression", "compression", _compression, "none, gzip, snappy, lz4, zstd"),
+    _kafka("required-acks", "required_acks", _required_acks, "-1, 0 or 1"),
+    _kafka("kafka-client-id", "client_id", _text),
+    _kafka("auto-create-topic", "auto_create_topic", to_bool),
+    _kafka("dial-timeout", "dial_timeout_s", _duration),
+    _kafka("read-timeout", "request_timeout_s", _duration),
+    _kafka("enable-tls", "enable_tls", to_bool),
+    _kafka("ca", "ca", _text),
+    _kafka("cert", "cert", _text),
+    _kafka("key", "key", _text),
+    _kafka("insecure-skip-verify", "insecure_skip_verify", to_bool),
+    _kafka("sasl-mechanism", "sasl_mechanism", _sasl_mechanism),
+    _kafka("sasl-user", "sasl_user", _text),
+    _kafka("sasl-password", "sasl_password", _text),
+)
+"""Every Kafka key, in the URI and under ``[sink.kafka-config]``."""

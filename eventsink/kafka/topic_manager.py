@@ -18,6 +18,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.errors import KafkaError
 from aiokafka.protocol.metadata import MetadataRequest
+
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.errors import KafkaConfigError, KafkaSinkError, KafkaUnreachableError
 

@@ -2,12 +2,11 @@
 
 ``write_events`` only queues transactions. One worker task takes them in order, a transaction
 at a time: route its rows (topic, partitions), let the bootstrap cadence put a BOOTSTRAP ahead of
-a table's first row, encode the rows (Simple is a one-row-per-message protocol, spec 7.5) and
-queue one segment per partition the transaction touches. A txn's callback fires once every
-segment is acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
-With ``encoder-concurrency`` the routing and encoding run in encoder processes instead
-(``encoder_group``): runs of txns go out as requests and are queued, cadence first, in the
-order they were taken.
+a table's first row, encode the rows and queue one segment per partition the transaction
+touches. A txn's callback fires once every segment is acknowledged, which is what lets the
+table sink's checkpoint move (spec 7.2). Routing and encoding go through a ``TxnEncoder``: in
+process, or with ``encoder-concurrency`` in encoder processes (``encoder_group``); either way
+runs of txns go out as requests and are queued, cadence first, in the order they were taken.
 
 Memory is bounded by bytes in flight (encoded, not yet acknowledged): the worker pauses between
 transactions once they pass ``max_inflight_bytes`` (so the bound may be exceeded by one
@@ -18,7 +17,6 @@ more, which is how back-pressure reaches the player.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import pickle
 from collections import deque
@@ -30,16 +28,21 @@ from tisink.codec.message import MessageType
 from tisink.eventsink.base import CallbackableEvent, TableSinkState
 from tisink.eventsink.errors import EventSinkError, SinkDeadError
 from tisink.eventsink.mq.claim_check import store_claim_check
-from tisink.eventsink.mq.encoder_worker import Encoded, FailedTxn
-from tisink.eventsink.mq.partition_sender import Delivery, Segment, group_by_partition
+from tisink.eventsink.mq.partition_sender import Delivery, Segment
 from tisink.eventsink.mq.producer import Producer
 from tisink.eventsink.mq.senders import TopicSenders
 from tisink.eventsink.mq.stats import MQStats
-from tisink.model.events import DDLEvent, RowChangedEvent, SingleTableTxn
+from tisink.eventsink.mq.txn_encoding import (
+    EncodedTxn,
+    FailedTxn,
+    InlineEncoder,
+    Result,
+    TxnEncoder,
+)
+from tisink.model.events import RowChangedEvent, SingleTableTxn
 
 if TYPE_CHECKING:
     from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend
-    from tisink.eventsink.mq.encoder_group import EncoderGroup
     from tisink.eventsink.router import EventRouter
 
 log = logging.getLogger(__name__)
@@ -50,19 +53,15 @@ IDLE_TICK_SECONDS = 1.0
 """How often an idle worker still asks the cadence for due bootstraps (TiCDC ticks every 5 s
 whether or not rows arrive, so idle tables keep getting bootstraps)."""
 
-GROUP_CHUNK_ROWS = 1000
-"""Rows per request to an encoder process: enough to pay for the pipe, small enough to keep
-every process busy."""
-
 _Pending = tuple[SingleTableTxn, Callable[[], None], str, int]
-"""A txn waiting for its encoder process: txn, callback, topic, partition count."""
+"""A txn waiting for its encoding: txn, callback, topic, partition count."""
 
 
 def _failing_row(encoder: RowEventEncoder, rows: Sequence[RowChangedEvent]) -> RowChangedEvent:
     """The first row that fails alone, to name it; the first row when none does."""
     for row in rows:
         try:
-            encoder.encode_row(row)
+            encoder.encode_rows([row])
         except Exception:
             return row
     return rows[0]
@@ -90,7 +89,7 @@ class MQDMLSink:
         *,
         scheme: str,
         max_inflight_bytes: int = 64 << 20,
-        encoder_group: EncoderGroup | None = None,
+        txn_encoder: TxnEncoder | None = None,
     ) -> None:
         if max_inflight_bytes <= 0:
             raise EventSinkError(f"max_inflight_bytes must be positive, got {max_inflight_bytes}")
@@ -100,9 +99,8 @@ class MQDMLSink:
         self._router = router
         self._cadence = cadence if cadence is not None and cadence.enabled else None
         self._max_inflight = max_inflight_bytes
-        self._group = encoder_group
-        self._window: deque[tuple[list[_Pending], asyncio.Future[list[Encoded] | FailedTxn]]]
-        self._window = deque()
+        self._txn_encoder = txn_encoder or InlineEncoder(encoder, router)
+        self._window: deque[tuple[list[_Pending], asyncio.Future[Result]]] = deque()
         self._backlog: list[CallbackableEvent[SingleTableTxn]] = []
         self._topics: dict[tuple[str, str], str] = {}
         self._partition_counts: dict[str, int] = {}
@@ -143,10 +141,9 @@ class MQDMLSink:
             assert self._input_ready is not None
             self._input_ready.set()
             await self._worker
-        if self._group is not None:
-            for _, future in self._window:
-                future.cancel()
-            await self._group.close()
+        for _, future in self._window:
+            future.cancel()
+        await self._txn_encoder.close()
         for sender in self._senders:
             if self._error is not None:
                 sender.stop()
@@ -160,12 +157,11 @@ class MQDMLSink:
         """Start the worker (and the encoder processes, if any) now rather than at the first
         ``write_events``; raises SinkDeadError if the processes cannot start."""
         self._ensure_started()
-        if self._group is not None:
-            try:
-                await self._group.start()
-            except EventSinkError as err:
-                self._fail(err)
-                raise SinkDeadError(f"{self.scheme} sink is dead: {err}") from err
+        try:
+            await self._txn_encoder.start()
+        except EventSinkError as err:
+            self._fail(err)
+            raise SinkDeadError(f"{self.scheme} sink is dead: {err}") from err
 
     async def wait_for_capacity(self) -> None:
         """Return once the sink can take more: queued txns are picked up and the bytes in
@@ -213,8 +209,7 @@ class MQDMLSink:
     async def _run(self) -> None:
         assert self._input_ready is not None
         try:
-            if self._group is not None:
-                await self._group.start()
+            await self._txn_encoder.start()
             while self._error is None:
                 if not self._backlog:
                     if self._closed:
@@ -255,9 +250,9 @@ class MQDMLSink:
         event.callback()
 
     async def _write(self, batch: list[CallbackableEvent[SingleTableTxn]]) -> None:
-        """Route, encode and queue ``batch`` in order. In process, one txn at a time; with an
-        encoder group, runs of txns go out as requests and are queued as they come back, and
-        the requests are all drained once no more txns are waiting."""
+        """Route, encode and queue ``batch`` in order: runs of txns go to the TxnEncoder and
+        are queued as they come back; the requests are all drained once no more txns wait."""
+        chunk_rows = self._txn_encoder.chunk_rows
         pending: list[_Pending] = []
         rows = 0
         for event in batch:
@@ -268,34 +263,17 @@ class MQDMLSink:
             table = txn.table
             topic = self._topic_for(table.schema, table.table)
             partitions = self._partition_counts.get(topic) or await self._partition_count(topic)
-            if self._group is None:
-                self._queue(
-                    txn, event.callback, topic, partitions, self._encode(txn, topic, partitions)
-                )
-                if self._inflight_bytes >= self._max_inflight:
-                    await self._wait_below_limit()
-            else:
-                pending.append((txn, event.callback, topic, partitions))
-                rows += len(txn.rows)
-                if rows >= GROUP_CHUNK_ROWS:
-                    await self._submit(pending)
-                    pending, rows = [], 0
+            pending.append((txn, event.callback, topic, partitions))
+            rows += len(txn.rows)
+            if rows >= chunk_rows:
+                await self._submit(pending)
+                pending, rows = [], 0
             if self._error is not None:
                 return
         if pending:
             await self._submit(pending)
         while self._window and not self._backlog and self._error is None:
             await self._complete_oldest()
-
-    def _encode(self, txn: SingleTableTxn, topic: str, partitions: int) -> Encoded:
-        rows = txn.rows
-        try:
-            targets = self._router.partitions_for_rows(rows, partitions)
-            return targets, self._encoder.encode_rows(rows)
-        except EventSinkError:
-            raise
-        except Exception as err:
-            raise self._encoding_error(rows, topic, str(err)) from err
 
     def _encoding_error(
         self, rows: Sequence[RowChangedEvent], topic: str, reason: str
@@ -304,13 +282,11 @@ class MQDMLSink:
         return EventSinkError(f"encoding {row.describe()} for topic {topic!r} failed: {reason}")
 
     async def _submit(self, pending: list[_Pending]) -> None:
-        """Hand a run of txns to the encoder group, once fewer than two requests per process
-        are out."""
-        assert self._group is not None
-        while len(self._window) >= 2 * self._group.processes and self._error is None:
+        """Hand a run of txns to the TxnEncoder, once fewer than its window are out."""
+        while len(self._window) >= self._txn_encoder.window and self._error is None:
             await self._complete_oldest()
         try:
-            future = self._group.submit([(txn.rows, p) for txn, _, _, p in pending])
+            future = self._txn_encoder.submit([(txn.rows, p) for txn, _, _, p in pending])
         except EventSinkError:
             raise
         except Exception as err:  # a row pickle cannot carry
@@ -338,7 +314,7 @@ class MQDMLSink:
         callback: Callable[[], None],
         topic: str,
         partitions: int,
-        encoded: Encoded,
+        encoded: EncodedTxn,
     ) -> None:
         """Queue the encoded ``txn``, one segment per partition it touches, after the
         BOOTSTRAP the cadence asks for: a few calls per transaction, and no awaits."""
@@ -348,13 +324,12 @@ class MQDMLSink:
             send = self._cadence.add_event(rows[0].table, topic, partitions, len(rows))
             if send is not None:
                 self._emit_bootstrap(send)
-        targets, records = encoded
-        for location, payload in records.claim_checks:
+        groups, size, claim_checks = encoded
+        for location, payload in claim_checks:
             store_claim_check(location, payload)
             self._stats.claim_checks += 1
-        groups = group_by_partition(targets, records.records, partitions)
-        delivery = Delivery(len(groups), callback, size=records.size, rows=len(rows))
-        self._inflight_bytes += records.size
+        delivery = Delivery(len(groups), callback, size=size, rows=len(rows))
+        self._inflight_bytes += size
         table = txn.table.qualified_name
         for partition, segment_records in groups:
             sender = senders[partition]
@@ -392,16 +367,16 @@ class MQDMLSink:
             self._fail(err)
 
     def _emit_bootstrap(self, send: BootstrapSend) -> None:
-        """One encoding, the same bytes to each partition, with the DML path's empty key."""
+        """One encoding, the same bytes to each partition."""
         try:
-            message = self._encoder.encode_ddl(DDLEvent.bootstrap(send.table))
+            message = self._encoder.encode_bootstrap(send.table)
         except Exception as err:
             raise EventSinkError(
                 f"encoding the bootstrap of {send.table.qualified_name} for topic "
                 f"{send.topic!r} failed: {err}"
             ) from err
-        if message.key is None:
-            message = dataclasses.replace(message, key=b"")
+        if message is None:
+            return
         for partition in send.partitions:
             segment = Segment.of_message(message)
             self._inflight_bytes += segment.delivery.size

@@ -23,8 +23,10 @@ from multiprocessing.connection import Connection
 
 from tisink.codec.clock import Clock
 from tisink.codec.config import EncoderConfig
+from tisink.codec.encoder import RowEventEncoder
 from tisink.eventsink.errors import EventSinkError
-from tisink.eventsink.mq.encoder_worker import Encoded, FailedTxn, TableTokens, Txn, dump_request
+from tisink.eventsink.mq.encoder_worker import TableTokens, dump_request
+from tisink.eventsink.mq.txn_encoding import InlineEncoder, Result, Txn, TxnEncoder
 from tisink.eventsink.router import EventRouter
 
 log = logging.getLogger(__name__)
@@ -41,8 +43,16 @@ def usable_concurrency(requested: int) -> int:
     return max(1, min(requested, os.cpu_count() or 1))
 
 
+GROUP_CHUNK_ROWS = 1000
+"""Rows per request to an encoder process: enough to pay for the pipe, small enough to keep
+every process busy."""
+
+
 class EncoderGroup:
-    """Encoder processes fed round-robin; futures resolve in the loop that submitted."""
+    """Encoder processes fed round-robin; futures resolve in the loop that submitted.
+    Implements ``txn_encoding.TxnEncoder``, with two requests in flight per process."""
+
+    chunk_rows = GROUP_CHUNK_ROWS
 
     def __init__(
         self, config: EncoderConfig, router: EventRouter, processes: int, clock: Clock
@@ -53,10 +63,11 @@ class EncoderGroup:
         self._router = router
         self._clock = clock
         self._count = processes
+        self.window = 2 * processes
         self._conns: list[Connection] = []
         self._processes: list[subprocess.Popen[bytes]] = []
         self._tokens: list[TableTokens] = []
-        self._waiting: list[dict[int, asyncio.Future[list[Encoded] | FailedTxn]]] = []
+        self._waiting: list[dict[int, asyncio.Future[Result]]] = []
         self._dead: set[int] = set()
         self._seq = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -117,7 +128,7 @@ class EncoderGroup:
         self._ready = True
         log.info("started %d encoder processes", self._count)
 
-    def submit(self, txns: Sequence[Txn]) -> asyncio.Future[list[Encoded] | FailedTxn]:
+    def submit(self, txns: Sequence[Txn]) -> asyncio.Future[Result]:
         """Send ``txns`` to the next process with one ``buildTs`` from the sink's clock; the
         future gives one result per txn, or the first that failed."""
         if self._closed:
@@ -126,7 +137,7 @@ class EncoderGroup:
             raise EventSinkError("encoder group used before start() returned")
         seq = self._seq = self._seq + 1
         number = seq % self._count
-        future: asyncio.Future[list[Encoded] | FailedTxn] = self._loop.create_future()
+        future: asyncio.Future[Result] = self._loop.create_future()
         if number in self._dead:
             future.set_exception(self._died(number))
             return future
@@ -194,12 +205,17 @@ class EncoderGroup:
         waiting.clear()
 
 
-def new_encoder_group(
-    config: EncoderConfig, router: EventRouter, concurrency: int, clock: Clock
-) -> EncoderGroup | None:
-    """The group for ``encoder-concurrency``; None (encode in process) when it is 0."""
+def new_txn_encoder(
+    config: EncoderConfig,
+    encoder: RowEventEncoder,
+    router: EventRouter,
+    concurrency: int,
+    clock: Clock,
+) -> TxnEncoder:
+    """The sink's encoding for ``encoder-concurrency``: ``encoder`` in process when it is 0,
+    else a group of processes running encoders built from ``config``."""
     if concurrency <= 0:
-        return None
+        return InlineEncoder(encoder, router)
     processes = usable_concurrency(concurrency)
     if processes < concurrency:
         log.info("encoder-concurrency %d capped at %d CPUs", concurrency, processes)

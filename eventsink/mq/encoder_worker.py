@@ -8,8 +8,8 @@ is a number the worker keeps the TableInfo for, so the encoder's per-table rende
 built once there too.
 
 Messages (pickled), sink to worker: ``("tables", {token: TableInfo})`` and
-``("rows", seq, build_ts, [(row tuples, partitions), ...])``. Worker to sink: ``(seq, results)``
-with one ``(targets, EncodedRows)`` per transaction, or ``(seq, FailedTxn)``.
+``("rows", seq, build_ts, [(row tuples, partitions), ...])``. Worker to sink: ``(seq, result)``,
+the ``txn_encoding.encode_txns`` result: one ``EncodedTxn`` per transaction, or a ``FailedTxn``.
 """
 
 from __future__ import annotations
@@ -19,31 +19,18 @@ import queue
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
 from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
-from tisink.codec.message import EncodedRows
+from tisink.eventsink.mq.txn_encoding import FailedTxn, Result, Txn, encode_txns
 from tisink.eventsink.router import EventRouter
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
 
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
-Txn = tuple[Sequence[RowChangedEvent], int]
-"""The rows of one transaction and the partition count of its topic."""
-Encoded = tuple[list[int], EncodedRows]
-"""A transaction's partition per row and its records."""
-
-
-@dataclass(frozen=True, slots=True)
-class FailedTxn:
-    """Why the transaction at ``index`` of a request could not be routed or encoded."""
-
-    index: int
-    reason: str
 
 
 class TableTokens:
@@ -136,17 +123,13 @@ class _Worker:
             ) in flat
         ]
 
-    def encode(self, build_ts: int, txns: list[Any]) -> list[Encoded] | FailedTxn:
+    def encode(self, build_ts: int, txns: list[Any]) -> Result:
         self.clock.ms = build_ts
-        out: list[Encoded] = []
-        for index, (flat, partitions) in enumerate(txns):
-            try:
-                rows = self.unpack(flat)
-                targets = self.router.partitions_for_rows(rows, partitions)
-                out.append((targets, self.encoder.encode_rows(rows)))
-            except Exception as err:
-                return FailedTxn(index, f"{type(err).__name__}: {err}")
-        return out
+        try:
+            unpacked = [(self.unpack(flat), partitions) for flat, partitions in txns]
+        except Exception as err:
+            return FailedTxn(0, f"{type(err).__name__}: {err}")
+        return encode_txns(self.encoder, self.router, unpacked)
 
 
 def _read_requests(conn: Connection, inbox: queue.SimpleQueue[bytes]) -> None:

@@ -82,9 +82,11 @@ class EventRouter:
         *,
         case_sensitive: bool = False,
         time_zone: str | None = None,
+        avro_topic_rules: bool = False,
     ) -> None:
         self.default_topic = default_topic
         self.case_sensitive = case_sensitive
+        self.avro_topic_rules = avro_topic_rules
         self._time_zone = time_zone
         try:
             self._zone = zone_for(time_zone)[1]
@@ -101,7 +103,13 @@ class EventRouter:
         processes build their own router from them."""
         return (
             _rebuild,
-            (self.default_topic, self.rules[:-1], self.case_sensitive, self._time_zone),
+            (
+                self.default_topic,
+                self.rules[:-1],
+                self.case_sensitive,
+                self._time_zone,
+                self.avro_topic_rules,
+            ),
         )
 
     def _compile(self, position: int, rule: DispatchRule) -> _CompiledRule:
@@ -113,7 +121,7 @@ class EventRouter:
                 rule=rule,
                 position=position,
                 filter=TableFilter(rule.matcher, case_sensitive=self.case_sensitive),
-                topic=topic_generator(rule.topic, self.default_topic),
+                topic=topic_generator(rule.topic, self.default_topic, avro=self.avro_topic_rules),
                 partition=partition_dispatcher(
                     rule.partition, rule.index, rule.columns, self._zone
                 ),
@@ -198,12 +206,6 @@ class EventRouter:
         except DispatchError as err:
             raise DispatchError(f"dispatch rule #{compiled.position + 1}: {err}") from err
 
-    def verify_tables(self, tables: Iterable[TableInfo]) -> None:
-        """Fail early, naming the table, when a rule's index or columns do not fit it (TiCDC's
-        ``VerifyTables`` at changefeed creation)."""
-        for table in tables:
-            self._bind(table)
-
     def active_topics(self, tables: Iterable[TableInfo]) -> list[str]:
         """Topics of the tables plus the default topic, de-duplicated in first-seen order: the
         topics a WATERMARK goes to."""
@@ -213,6 +215,16 @@ class EventRouter:
 
 
 def _rebuild(
-    default_topic: str, rules: Sequence[DispatchRule], case_sensitive: bool, time_zone: str | None
+    default_topic: str,
+    rules: Sequence[DispatchRule],
+    case_sensitive: bool,
+    time_zone: str | None,
+    avro_topic_rules: bool,
 ) -> EventRouter:
-    return EventRouter(default_topic, rules, case_sensitive=case_sensitive, time_zone=time_zone)
+    return EventRouter(
+        default_topic,
+        rules,
+        case_sensitive=case_sensitive,
+        time_zone=time_zone,
+        avro_topic_rules=avro_topic_rules,
+    )

@@ -75,10 +75,20 @@ class TopicExpression:
 TopicGenerator = StaticTopic | TopicExpression
 
 
-def topic_generator(rule: str, default_topic: str) -> TopicGenerator:
-    """Compile one rule's ``topic``; raises TopicExpressionError for an invalid expression."""
+_AVRO_EXPRESSION = re.compile(r"[A-Za-z0-9._-]*\{schema\}[A-Za-z0-9._-]*\{table\}[A-Za-z0-9._-]*")
+
+
+def topic_generator(rule: str, default_topic: str, *, avro: bool = False) -> TopicGenerator:
+    """Compile one rule's ``topic``; raises TopicExpressionError for an invalid expression.
+    ``avro``: TiCDC's stricter rule for Avro protocols, whose per-table schemas need a topic
+    per table: a rule's topic must name both ``{schema}`` and ``{table}``."""
     if not rule:
         return StaticTopic(default_topic)
+    if avro and _AVRO_EXPRESSION.fullmatch(rule) is None:
+        raise TopicExpressionError(
+            f"invalid topic expression {rule!r} for an Avro protocol: expected "
+            "[prefix]{schema}[middle]{table}[suffix] of the characters [A-Za-z0-9._-]"
+        )
     if _TOPIC_NAME.fullmatch(rule):
         return StaticTopic(rule)
     return TopicExpression(rule)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tisink.codec.clock import Clock, FeedClock, WallClock
+from tisink.feed.player import bootstrap_at_start
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.session import spark_session
 from tisink.feed.spark.sources import PlaySource, feed_source, workload_source
@@ -108,6 +109,7 @@ async def _drive(
     watermark = 0
     ddl_sink = await factory.create_ddl_sink()
     try:
+        await bootstrap_at_start(ddl_sink, _live_tables(source.ddls, source.first_ts))
         for low, high in epochs:
             spec = TaskSpec(
                 sink_uri, config_text, feed_clock, low, high, rate / source.tasks if rate else None

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
+
 from tisink.feed.errors import FeedError
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedRecord, Source

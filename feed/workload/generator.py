@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
+
 from tisink.feed.records import FeedDDL, FeedRecord, FeedRow
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import Scenario, load_scenario

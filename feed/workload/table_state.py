@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.values import compile_check
 from tisink.feed.workload.scenario import TableSpec

@@ -8,6 +8,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSettings
 from tisink.codec.clock import FeedClock, FixedClock
 from tisink.codec.config import EncoderConfig

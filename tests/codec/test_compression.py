@@ -6,6 +6,7 @@ import cramjam
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.compression import compress, compressor, decompress
 from tisink.codec.errors import CodecError, ConfigError
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.gojson import go_dumps, html_escape
 
 _HEX = "0123456789abcdef"

@@ -7,16 +7,19 @@ from collections.abc import Sequence
 
 import orjson
 import pytest
+
+from tests.records import as_message
+from tisink.codec.clock import FixedClock
+from tisink.codec.config import EncoderConfig
 from tisink.codec.debug import DebugEncoder
 from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import Message, MessageType, Record
+from tisink.codec.simple.encoder import SimpleEncoder
 from tisink.ddlsink.errors import DDLSinkError
 from tisink.ddlsink.mq import MQDDLSink
 from tisink.eventsink.router import DispatchRule, EventRouter
 from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import ColumnInfo, TableInfo, make_table
-
-from tests.records import as_message
 
 
 class RecordingProducer:
@@ -106,9 +109,29 @@ async def test_send_failure_names_topic_and_partition():
 
 async def test_bootstrap_at_start_uses_the_ddl_path():
     producer = RecordingProducer({"hr": 2})
-    sink = MQDDLSink(producer, DebugEncoder(), ROUTER)
-    await sink.write_bootstrap_at_start([table("hr", "people", 2), table("misc", "x", 3)])
+    encoder = SimpleEncoder(EncoderConfig(), FixedClock(1))
+    sink = MQDDLSink(producer, encoder, ROUTER, bootstrap_at_start=True)
+    tables = [table("hr", "people", 2), table("misc", "x", 3)]
+    await sink.write_bootstrap_at_start(tables)
     assert [(t, p) for t, p, _ in producer.sent] == [("hr", 0), ("hr", 1), ("cdc", 0), ("cdc", 1)]
-    assert all(m.type is MessageType.BOOTSTRAP and m.key is None for _, _, m in producer.sent)
+    expected = [encoder.encode_bootstrap(t) for t in tables]
+    sent = [m for _, _, m in producer.sent]
+    assert [m.value for m in sent] == [expected[0].value] * 2 + [expected[1].value] * 2
+    assert all(m.type is MessageType.BOOTSTRAP and m.key == b"" for m in sent)
     await sink.close()
     assert producer.closed
+
+
+class NoBootstraps(DebugEncoder):
+    def encode_bootstrap(self, table: TableInfo) -> None:
+        return None
+
+
+async def test_bootstrap_at_start_is_off_by_default_and_for_protocols_without_bootstraps():
+    producer = RecordingProducer({"hr": 2})
+    await MQDDLSink(producer, SimpleEncoder(EncoderConfig()), ROUTER).write_bootstrap_at_start(
+        [table("hr", "people", 2)]
+    )
+    sink = MQDDLSink(producer, NoBootstraps(), ROUTER, bootstrap_at_start=True)
+    await sink.write_bootstrap_at_start([table("hr", "people", 2)])
+    assert producer.sent == []

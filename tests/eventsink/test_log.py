@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
+
 from tisink.codec.debug import DebugEncoder
 from tisink.codec.errors import CodecError
 from tisink.eventsink.base import CallbackableEvent, StateRef, TableSinkState

@@ -7,6 +7,7 @@ import datetime as dt
 from typing import Any
 
 from hypothesis import strategies as st
+
 from tisink.model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, MYSQL_TYPES
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 

@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import orjson
+
 from tisink.codec.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
 from tisink.feed import play_with_factory

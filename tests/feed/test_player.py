@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests.feed.fakes import LateSink, RecordingDDLSink, SpyTableSink
 from tisink.codec.clock import FeedClock
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.blackhole import BlackholeSink
@@ -22,8 +24,6 @@ from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tisink.model.tso import physical_ms
 from tisink.tablesink import TableSink
-
-from tests.feed.fakes import LateSink, RecordingDDLSink, SpyTableSink
 
 
 def _table(table_id: int, version: int = 1) -> TableInfo:

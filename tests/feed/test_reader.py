@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from tisink.feed import FeedDDL, FeedError, FeedResolved, FeedRow, read_feed
 from tisink.feed.samples import DEMO_FEED
 from tisink.model.events import DDLType, RowOp

@@ -8,14 +8,14 @@ from pathlib import Path
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests.feed.feed_strategies import images, tables
 from tisink.feed import FeedDDL, FeedResolved, FeedRow, FeedWriter, read_feed
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedRecord
 from tisink.feed.samples import DEMO_FEED
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import TableInfo
-
-from tests.feed.feed_strategies import images, tables
 
 
 @st.composite

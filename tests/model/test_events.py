@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+
 from tisink.model import ResolvedTs, compose_ts, logical, physical_ms
 
 

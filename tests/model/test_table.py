@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tisink.model import ColumnInfo, IndexInfo, SchemaError, TableInfo, make_table
 
 

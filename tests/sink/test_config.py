@@ -6,6 +6,8 @@ import logging
 from pathlib import Path
 
 import pytest
+
+from tisink.codec.simple.protocol import SimpleOptions
 from tisink.eventsink.router import DispatchRule
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import ChangefeedConfigError, SinkURIError
@@ -72,22 +74,22 @@ claim-check-raw-value = true
 def test_a_ticdc_file_is_read_with_every_supported_key(caplog):
     caplog.set_level(logging.WARNING, logger="tisink.sink.config")
     config = ChangefeedConfig.from_toml(TICDC_FILE)
-    assert config.case_sensitive and config.time_zone == "Asia/Shanghai"
-    assert config.integrity_check_level == "correctness"
-    assert config.protocol == "simple" and config.output_raw_change_event
+    assert config.case_sensitive and config.output_raw_change_event
+    assert config.protocol == "simple"
     assert config.dispatch_rules == (
         DispatchRule(("shop.*",), topic="shop_{table}", partition="index-value", index="uk_code"),
         DispatchRule(("hr.people", "hr.pay"), partition="ts"),
         DispatchRule(("log.*",), partition="columns", columns=("a", "b")),
     )
-    assert (config.partition_num, config.compression, config.required_acks) == (6, "lz4", 1)
-    assert config.kafka_config["sasl-password"] == "secret"
+    kafka = config.kafka
+    assert (kafka.partition_num, kafka.compression, kafka.required_acks) == (6, "lz4", 1)
+    assert (kafka.sasl_user, kafka.sasl_password) == ("cdc", "secret")
     assert "secret" not in repr(config)
-    enc = config.encoder_config
+    enc = config.encoder
     assert (enc.protocol, enc.encoding_format, enc.max_message_bytes) == ("simple", "avro", 2097152)
     assert enc.enable_row_checksum and enc.time_zone == "Asia/Shanghai"
-    assert (enc.send_bootstrap_interval_in_sec, enc.send_bootstrap_in_msg_count) == (60, 500)
-    assert not enc.send_bootstrap_to_all_partition and enc.send_all_bootstrap_at_start
+    assert enc.options == SimpleOptions(60, 500, False, True)
+    assert enc.bootstrap is enc.options
     assert enc.large_message_handle_option == "claim-check"
     assert enc.large_message_handle_compression == "snappy"
     assert enc.claim_check_storage_uri == "file:///tmp/claims" and enc.claim_check_raw_value
@@ -98,7 +100,43 @@ def test_a_ticdc_file_is_read_with_every_supported_key(caplog):
         "mounter",
     }
     assert config.encoder_concurrency == 32
-    assert any("mounter" in r.getMessage() for r in caplog.records)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert sum("mounter" in w for w in warnings) == 1
+
+
+def test_unknown_keys_are_reported_once_with_a_suggestion(caplog):
+    """A misspelt TOML key and a misspelt URI parameter get the same warning, once each, however
+    often the same config is read."""
+    caplog.set_level(logging.WARNING, logger="tisink.sink.config")
+    text = "[sink]\nsend-bootstrap-interval-in-secs = 5\n"
+    for _ in range(3):
+        config = ChangefeedConfig.from_toml(text).with_uri(
+            parse_sink_uri("kafka://h:1/t?partition-numm=3")
+        )
+    assert config.ignored_keys == ("sink.send-bootstrap-interval-in-secs", "partition-numm")
+    assert config.kafka.partition_num is None
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == [
+        "<toml>: sink.send-bootstrap-interval-in-secs is not a setting tisink knows and is "
+        "ignored (did you mean send-bootstrap-interval-in-sec?)",
+        "sink URI kafka://h:1/t?partition-numm=3: partition-numm is not a setting tisink knows "
+        "and is ignored (did you mean partition-num?)",
+    ]
+
+
+def test_a_plugin_scheme_keeps_its_own_parameters_unreported(caplog):
+    caplog.set_level(logging.WARNING, logger="tisink.sink.config")
+    config = ChangefeedConfig().with_uri(parse_sink_uri("memory://x?bucket=b"), None)
+    assert config.ignored_keys == () and not caplog.records
+
+
+def test_a_uri_protocol_reads_that_protocols_keys_from_the_file():
+    """The options object follows the protocol the URI picks, over the file's keys."""
+    text = "[sink]\nprotocol = 'debug'\nsend-bootstrap-in-msg-count = 7\n"
+    config = ChangefeedConfig.from_toml(text)
+    assert config.encoder.bootstrap is None
+    simple = config.with_uri(parse_sink_uri("kafka://h:1/t?protocol=simple"))
+    assert simple.encoder.options.send_bootstrap_in_msg_count == 7
 
 
 def test_inline_dispatchers_array_and_defaults():
@@ -109,8 +147,10 @@ def test_inline_dispatchers_array_and_defaults():
         DispatchRule(("a.*",), topic="x"),
         DispatchRule(("b.*",)),
     )
-    assert config.protocol is None and config.encoder_config.protocol == "simple"
-    assert config.with_protocol_default("debug").protocol == "debug"
+    assert config.protocol is None and config.encoder.protocol == "simple"
+    debug = config.with_protocol_default("debug")
+    assert debug.encoder.protocol == "debug" and debug.protocol is None
+    assert debug.dispatch_rules == config.dispatch_rules
 
 
 def test_file_path_and_path_string(tmp_path):
@@ -126,32 +166,34 @@ def test_uri_parameters_override_the_file():
             "kafka://h:1/t?protocol=debug&partition-num=2&max-message-bytes=1000"
             "&encoding-format=json&large-message-handle-option=none&compression=zstd"
             "&required-acks=-1&kafka-client-id=me&auto-create-topic=false&replication-factor=3"
-            "&claim-check-raw-value=false&unknown-param=kept-for-plugins&encoder-concurrency=2"
+            "&claim-check-raw-value=false&encoder-concurrency=2"
         )
     )
     assert config.encoder_concurrency == 2
     assert config.protocol == "debug"
-    assert (config.partition_num, config.max_message_bytes, config.encoding_format) == (
-        2,
-        1000,
-        "json",
-    )
-    assert config.large_message_handle_option == "none" and not config.claim_check_raw_value
-    assert (config.compression, config.required_acks, config.kafka_client_id) == ("zstd", -1, "me")
-    assert not config.auto_create_topic and config.replication_factor == 3
+    enc, kafka = config.encoder, config.kafka
+    assert (kafka.partition_num, enc.max_message_bytes, enc.encoding_format) == (2, 1000, "json")
+    assert enc.large_message_handle_option == "none" and not enc.claim_check_raw_value
+    assert (kafka.compression, kafka.required_acks, kafka.client_id) == ("zstd", -1, "me")
+    assert not kafka.auto_create_topic and kafka.replication_factor == 3
 
 
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ('[sink]\nprotocol = "canal-json"', "unknown protocol 'canal-json'; tisink supports"),
+        ('[sink]\nprotocol = "canal-json"', "unknown protocol 'canal-json'; expected one of"),
         ("[sink]\nsend-bootstrap-in-msg-count = 'x'", "sink.send-bootstrap-in-msg-count"),
         ("[sink.kafka-config]\nmax-message-bytes = -1", "max-message-bytes: must be positive"),
-        ("[sink.kafka-config]\nrequired-acks = 2", "required-acks: must be -1, 0 or 1"),
+        ("[sink.kafka-config]\nrequired-acks = 2", "kafka-config.required-acks: must be -1, 0"),
         ('[sink.kafka-config.codec-config]\nencoding-format = "xml"', "encoding-format"),
         ('time-zone = "Mars/Olympus"', "unknown time zone"),
         ('[integrity]\nintegrity-check-level = "paranoid"', "integrity-check-level"),
         ("case-sensitive = 1", "case-sensitive: expected true or false"),
+        (
+            "[sink]\nprotocol = 'debug'\n"
+            "[sink.kafka-config.codec-config]\nencoding-format = 'avro'",
+            "protocol debug has no encoding-format 'avro'",
+        ),
         ("[sink]\ndispatchers = 3", "sink.dispatchers must be a list"),
         ("[[sink.dispatchers]]\ntopic = 'x'", r"dispatchers\[0\].matcher"),
         ("[[sink.dispatchers]]\nmatcher = []", "needs at least one table filter"),

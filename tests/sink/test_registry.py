@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tisink.sink.errors import UnknownSchemeError
 from tisink.sink.providers import BlackholeProvider, FileProvider, LogProvider, kafka_available
 from tisink.sink.registry import available_schemes, load_provider

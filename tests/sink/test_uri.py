@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tisink.sink.errors import SinkURIError
 from tisink.sink.uri import parse_sink_uri
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+
 from tisink.eventsink.base import CallbackableEvent
 from tisink.eventsink.errors import SinkDeadError
 from tisink.model.events import RowChangedEvent

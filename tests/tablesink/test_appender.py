@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.model.table import TableInfo
 from tisink.tablesink.appender import RowAppender, TxnAppender

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from tisink.model.events import RowChangedEvent, RowChecksum, RowOp
 from tisink.tablesink.split import (
     changes_unique_key,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from tisink.eventsink.base import TableSinkState
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.errors import SinkDeadError

@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+
 from tisink.model.events import ResolvedTs, RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.tablesink import TableSink

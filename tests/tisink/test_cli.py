@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tisink.feed.samples import DEMO_FEED
 
 TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+
 from tisink.codec.compression import decompress
 from tisink.codec.simple.avro.generic import decode_message
 from tisink.eventsink.file import partition_file
 from tisink.feed.samples import DEMO_FEED
-from tisink.sink.providers import DEFAULT_FILE_TOPIC
-
 from tisink.play import PlayOptions, run_play
+from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import VerifyError, verify
 
 SAMPLE = DEMO_FEED
@@ -137,8 +137,10 @@ def test_unreadable_sinks_are_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(VerifyError, match=f"topic '{DEFAULT_FILE_TOPIC}' does not exist"):
         verify(f"file://{tmp_path / 'empty'}?protocol=simple")
-    with pytest.raises(VerifyError, match="simple protocol only"):
+    with pytest.raises(VerifyError, match="cannot read protocol 'debug': it has no decoder"):
         verify(f"file://{tmp_path}?protocol=debug")
+    with pytest.raises(VerifyError, match="the sink's protocol is 'simple', not 'debug'"):
+        verify(f"file://{tmp_path}?protocol=simple", protocol="debug")
     with pytest.raises(VerifyError, match="log://"):
         verify("log://")
 

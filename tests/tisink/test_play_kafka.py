@@ -13,10 +13,10 @@ from pathlib import Path
 import orjson
 import pytest
 from confluent_kafka import Producer
-from tisink.feed.samples import DEMO_FEED
 
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
 from tests.tisink.verify.streams import bootstrap, insert, table_schema, watermark
+from tisink.feed.samples import DEMO_FEED
 from tisink.play import PlayOptions, run_play
 from tisink.verify import verify
 

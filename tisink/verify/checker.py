@@ -20,6 +20,7 @@ from typing import Any
 
 from tisink.codec.decoded import DML, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import MessageDecodeError
+from tisink.codec.message import Headers
 from tisink.codec.protocol import Decoder
 from tisink.verify.report import VerifyReport, Violation
 
@@ -166,14 +167,26 @@ class StreamChecker:
         return found
 
     def check_record(
-        self, topic: str, partition: int, offset: int, value: bytes | None, key: bytes | None = None
+        self,
+        topic: str,
+        partition: int,
+        offset: int,
+        value: bytes | None,
+        key: bytes | None = None,
+        headers: Headers | None = None,
     ) -> None:
-        """Decode and check one record; an undecodable one is a ``decodable`` violation."""
+        """Decode and check one record; an undecodable one is a ``decodable`` violation.
+        ``headers`` (None: the source has none) go to decoders that read them
+        (``decode_with_headers``, e.g. Tencent DTS's ``ps`` check)."""
         checker, decoder = self.partition(topic, partition)
         self.report.messages += 1
         self.report.partitions[checker.label] += 1
+        with_headers = getattr(decoder, "decode_with_headers", None)
         try:
-            messages = decoder.decode(key, value)
+            if headers is not None and with_headers is not None:
+                messages = with_headers(key, value, headers)
+            else:
+                messages = decoder.decode(key, value)
         except MessageDecodeError as err:
             self.report.counts["UNDECODABLE"] += 1
             size = "null" if value is None else f"{len(value)} bytes"

@@ -6,4 +6,3 @@ from tisink.model.errors import TisinkError
 
 class VerifyError(TisinkError):
     """Verify cannot run: a bad sink URI, a missing topic or folder, an unreachable broker."""
-

@@ -13,7 +13,6 @@ from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.sink.uri import SinkURI
 from tisink.verify.checker import StreamChecker
 from tisink.verify.errors import VerifyError
-from tisink.verify.message import MessageDecoder
 from tisink.verify.report import VerifyReport
 from tisink.verify.sources import file_topics, read_file_records
 from tisink.verify.topics import select_topics
@@ -21,21 +20,24 @@ from tisink.verify.topics import select_topics
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_PROTOCOL = "simple"
+"""Read a stream whose URI names no protocol as the Kafka sink writes it by default."""
 
 
 def verify(
     sink_uri: str,
     *,
-    protocol: str = "simple",
+    protocol: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     topics: Sequence[str] | None = None,
     topic_pattern: str | None = None,
     config_path: Path | None = None,
     max_violations: int = 20,
 ) -> VerifyReport:
-    """Read every partition of the sink's topics from the beginning and check the rules of
-    ``tisink.verify.checker``. ``encoding-format`` and ``large-message-handle-compression`` come
-    from the URI (over ``config_path``, a changefeed TOML whose dispatchers also name topics).
+    """Read every partition of the sink's topics from the beginning and decode them with the
+    protocol's decoder (its registry entry), checking the rules of ``tisink.verify.checker``.
+    The protocol and its settings come from the URI (over ``config_path``, a changefeed TOML
+    whose dispatchers also name topics); without one, a Kafka sink's default (simple).
     Raises VerifyError when the stream cannot be read; a broken stream gives ``ok`` False."""
     try:
         uri = parse_sink_uri(sink_uri)
@@ -43,19 +45,21 @@ def verify(
         config = config.with_uri(uri)
     except TisinkError as err:
         raise VerifyError(f"verify {sink_uri}: {err}") from err
-    for name, value in (
-        ("the protocol asked for", protocol),
-        ("the sink's protocol", config.protocol),
-    ):
-        if value not in (None, "simple"):
-            raise VerifyError(f"verify checks the simple protocol only; {name} is {value!r}")
+    if protocol and config.protocol and protocol != config.protocol:
+        raise VerifyError(
+            f"verify {uri.redacted()}: the sink's protocol is {config.protocol!r}, not {protocol!r}"
+        )
+    config = config.with_protocol_default(protocol or DEFAULT_PROTOCOL)
+    spec = config.encoder.spec
+    if spec.new_decoder is None:
+        raise VerifyError(f"verify cannot read protocol {spec.name!r}: it has no decoder")
+    new_decoder = spec.new_decoder
     report = VerifyReport(
         source=uri.redacted(),
-        encoding_format=config.encoding_format,
+        encoding_format=config.encoder.encoding_format,
         max_violations=max_violations,
     )
-    decoder = MessageDecoder(config.encoding_format, config.large_message_handle_compression)
-    checker = StreamChecker(report, decoder)
+    checker = StreamChecker(report, lambda: new_decoder(config.encoder))
     selection: dict[str, Any] = {
         "topics": tuple(topics or ()),
         "topic_pattern": topic_pattern,
@@ -89,13 +93,10 @@ def _verify_kafka(
     selection: dict[str, Any],
 ) -> None:
     # imported here: the file path must work where the Kafka client libraries are missing
-    from tisink.eventsink.kafka.config import KafkaConfig
     from tisink.verify.kafka_source import KafkaRecordReader, consumer_settings
 
     try:
-        kafka = KafkaConfig.from_sink_params(
-            ",".join(uri.hosts), uri.topic, uri.params, config.kafka_config
-        )
+        kafka = config.kafka.for_target(uri.hosts, uri.topic)
     except TisinkError as err:
         raise VerifyError(f"verify {uri.redacted()}: {err}") from err
     report = checker.report

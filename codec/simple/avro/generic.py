@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
+
 from tisink.codec.errors import CodecError
 from tisink.codec.simple.avro.tableschema import FLAGGED_TYPES, SCALED_TYPES, raw_default
 from tisink.codec.simple.avro.wire import as_int64

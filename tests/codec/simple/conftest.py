@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tisink.model import TableInfo, TypeFamily
 
 DATA = Path(__file__).resolve().parents[1] / "data"

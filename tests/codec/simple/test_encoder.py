@@ -12,6 +12,7 @@ from typing import Any
 
 import fastavro
 import pytest
+
 from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
 from tisink.codec.compression import decompress

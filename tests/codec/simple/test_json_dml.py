@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.errors import CodecError
 from tisink.codec.gojson import go_dumps
 from tisink.codec.simple.json_converters import converter_for

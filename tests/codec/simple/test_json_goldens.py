@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.gojson import go_dumps

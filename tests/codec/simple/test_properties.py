@@ -20,6 +20,7 @@ import fastavro
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.simple.encoder import SimpleEncoder

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.values import float32_text as format_float32
 from tisink.codec.values import float64_text as format_float64
 from tisink.codec.values import json_text as tidb_json_text

@@ -12,6 +12,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.errors import CodecError, ConfigError
 from tisink.codec.values import (
     binary_bytes,

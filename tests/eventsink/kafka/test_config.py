@@ -1,4 +1,5 @@
-"""KafkaConfig: TiCDC's sink URI parameters and [sink.kafka-config] keys."""
+"""KafkaConfig: TiCDC's sink URI parameters and [sink.kafka-config] keys, parsed the way a sink
+gets them (the changefeed config's one parser, then the URI's brokers and topic)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ import ssl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.config import DEFAULT_MAX_MESSAGE_BYTES
 from tisink.eventsink.kafka import DEFAULT_PARTITION_NUM, KafkaConfig, KafkaConfigError
+from tisink.model.errors import TisinkError
+from tisink.sink import ChangefeedConfig, parse_sink_uri
+
+
+def from_uri(uri: str) -> KafkaConfig:
+    parsed = parse_sink_uri(uri)
+    config = ChangefeedConfig().with_uri(parsed)
+    return config.kafka.for_target(parsed.hosts, parsed.topic, config.encoder.max_message_bytes)
 
 
 def test_defaults_follow_ticdc() -> None:
-    config = KafkaConfig.from_uri("kafka://127.0.0.1:9092/cdc")
+    config = from_uri("kafka://127.0.0.1:9092/cdc")
     assert config.hosts == ("127.0.0.1:9092",)
     assert config.topic == "cdc"
     assert config.partition_num is None
@@ -24,7 +34,7 @@ def test_defaults_follow_ticdc() -> None:
 
 
 def test_uri_parameters() -> None:
-    config = KafkaConfig.from_uri(
+    config = from_uri(
         "kafka://k1:9092,k2:9093/orders?partition-num=6&replication-factor=2"
         "&max-message-bytes=67108864&compression=ZSTD&required-acks=1"
         "&kafka-client-id=me&auto-create-topic=false&dial-timeout=1m30s&read-timeout=500ms"
@@ -57,7 +67,7 @@ def test_uri_overrides_file_config() -> None:
 
 
 def test_unknown_compression_falls_back_to_none() -> None:
-    assert KafkaConfig.from_uri("kafka://h:1/t?compression=brotli").compression == "none"
+    assert from_uri("kafka://h:1/t?compression=brotli").compression == "none"
 
 
 @pytest.mark.parametrize(
@@ -74,29 +84,29 @@ def test_unknown_compression_falls_back_to_none() -> None:
     ],
 )
 def test_invalid_values_name_the_key(query: str, names: str) -> None:
-    with pytest.raises(KafkaConfigError, match=names):
-        KafkaConfig.from_uri(f"kafka://h:1/t?{query}")
+    with pytest.raises(TisinkError, match=names):
+        from_uri(f"kafka://h:1/t?{query}")
 
 
 def test_missing_topic_or_hosts() -> None:
     with pytest.raises(KafkaConfigError, match="no topic"):
-        KafkaConfig.from_uri("kafka://h:1/")
+        from_uri("kafka://h:1/")
     with pytest.raises(KafkaConfigError, match="no broker"):
-        KafkaConfig.from_uri("kafka:///t")
+        from_uri("kafka:///t")
 
 
 def test_tls_switches_on_with_certificate_files(tmp_path: object) -> None:
-    config = KafkaConfig.from_uri("kafka://h:1/t?enable-tls=true&insecure-skip-verify=true")
+    config = from_uri("kafka://h:1/t?enable-tls=true&insecure-skip-verify=true")
     kwargs = config.client_kwargs()
     assert kwargs["security_protocol"] == "SSL"
     assert isinstance(kwargs["ssl_context"], ssl.SSLContext)
     assert kwargs["ssl_context"].verify_mode == ssl.CERT_NONE
     with pytest.raises(KafkaConfigError, match="TLS files"):
-        KafkaConfig.from_uri("kafka://h:1/t?ca=/nonexistent/ca.pem").client_kwargs()
+        from_uri("kafka://h:1/t?ca=/nonexistent/ca.pem").client_kwargs()
 
 
 def test_producer_batches_never_exceed_the_message_limit() -> None:
-    config = KafkaConfig.from_uri("kafka://h:1/t?compression=lz4&required-acks=-1")
+    config = from_uri("kafka://h:1/t?compression=lz4&required-acks=-1")
     kwargs = config.producer_kwargs(max_message_bytes=4096)
     assert kwargs["max_batch_size"] == 4096
     assert kwargs["max_request_size"] == 4096
@@ -112,5 +122,5 @@ _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3}
 @given(st.lists(st.tuples(st.integers(0, 500), st.sampled_from(sorted(_UNITS))), min_size=1))
 def test_go_durations(parts: list[tuple[int, str]]) -> None:
     text = "".join(f"{n}{unit}" for n, unit in parts)
-    config = KafkaConfig.from_uri(f"kafka://h:1/t?dial-timeout={text}")
+    config = from_uri(f"kafka://h:1/t?dial-timeout={text}")
     assert config.dial_timeout_s == pytest.approx(sum(n * _UNITS[u] for n, u in parts))

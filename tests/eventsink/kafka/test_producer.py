@@ -11,10 +11,10 @@ import pytest
 from aiokafka import AIOKafkaProducer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tisink.codec.message import Record
-from tisink.eventsink.kafka import KafkaConfig, KafkaProducer, new_kafka_producer
 
 from tests.kafka_support.readback import partition_count, read_partition, unique_topic
+from tisink.codec.message import Record
+from tisink.eventsink.kafka import KafkaConfig, KafkaProducer, new_kafka_producer
 
 
 def _config(bootstrap: str, topic: str, **changes: object) -> KafkaConfig:

@@ -7,14 +7,14 @@ import dataclasses
 
 import pytest
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+
+from tests.kafka_support.readback import create_topic, partition_count, unique_topic
 from tisink.eventsink.kafka import (
     KafkaConfig,
     KafkaConfigError,
     KafkaTopicManager,
     new_kafka_producer,
 )
-
-from tests.kafka_support.readback import create_topic, partition_count, unique_topic
 
 
 def _config(bootstrap: str, topic: str, **changes: object) -> KafkaConfig:

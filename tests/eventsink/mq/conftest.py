@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
-from tisink.codec.message import Message, Record
-from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 from tests.records import as_message
+from tisink.codec.message import Message, Record
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 
 class FakeProducer:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tisink.eventsink.mq.claim_check import ClaimCheckError, claim_check_path, store_claim_check
 
 

@@ -9,6 +9,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.debug import DebugEncoder
 from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import Message, MessageType

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+
 from tisink.codec.bootstrap import BootstrapCadence, BootstrapSettings
 from tisink.codec.clock import FixedClock
 from tisink.codec.debug import DebugEncoder

@@ -12,17 +12,19 @@ from pathlib import Path
 
 import orjson
 import pytest
+
+from tests.eventsink.mq.test_dml_sink import TOPIC, Acks, make_txn, settle
 from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.dml_sink import MQDMLSink
-from tisink.eventsink.mq.encoder_group import EncoderGroup, new_encoder_group, usable_concurrency
+from tisink.eventsink.mq.encoder_group import EncoderGroup, new_txn_encoder, usable_concurrency
+from tisink.eventsink.mq.partition_sender import group_by_partition
+from tisink.eventsink.mq.txn_encoding import InlineEncoder
 from tisink.eventsink.router import DispatchRule, EventRouter
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.model.table import TableInfo
-
-from tests.eventsink.mq.test_dml_sink import TOPIC, Acks, make_txn, settle
 from tisink.play import PlayOptions, run_play
 
 SIMPLE = EncoderConfig(protocol="simple")
@@ -56,10 +58,11 @@ async def test_processes_route_and_encode_as_the_sink_would(make_mq_table) -> No
     late = new_encoder(SIMPLE, FixedClock(1_700_000_000_005))
     expected = [txns[i] for i in range(21)] + txns[21:]
     assert len(results) == len(expected) == 40
-    for n, (txn, (targets, encoded)) in enumerate(zip(expected, results, strict=True)):
-        assert targets == ROUTER.partitions_for_rows(txn.rows, 3)
-        assert encoded.records == (late if n >= 21 else local).encode_rows(txn.rows).records
-        assert encoded.size == sum(len(value) for _, value in encoded.records)
+    for n, (txn, encoded) in enumerate(zip(expected, results, strict=True)):
+        targets = ROUTER.partitions_for_rows(txn.rows, 3)
+        records = (late if n >= 21 else local).encode_rows(txn.rows).records
+        assert encoded.groups == group_by_partition(targets, records, 3)
+        assert encoded.size == sum(len(value) for _, value in records)
 
 
 async def test_a_sink_with_processes_sends_what_an_in_process_sink_sends(
@@ -70,13 +73,14 @@ async def test_a_sink_with_processes_sends_what_an_in_process_sink_sends(
     for processes in (0, 2):
         producer = fake_producer(partitions=3)
         clock = FixedClock(7)
+        encoder = new_encoder(SIMPLE, clock)
         sink = MQDMLSink(
             producer,
-            new_encoder(SIMPLE, clock),
+            encoder,
             ROUTER,
             scripted_cadence(),
             scheme="fake",
-            encoder_group=new_encoder_group(SIMPLE, ROUTER, processes, clock),
+            txn_encoder=new_txn_encoder(SIMPLE, encoder, ROUTER, processes, clock),
         )
         await sink.start()
         acks = Acks()
@@ -99,7 +103,7 @@ async def test_an_encoding_failure_in_a_process_names_the_row(fake_producer, mak
         ROUTER,
         None,
         scheme="fake",
-        encoder_group=EncoderGroup(SIMPLE, ROUTER, 1, clock),
+        txn_encoder=EncoderGroup(SIMPLE, ROUTER, 1, clock),
     )
     table = make_mq_table()
     good = make_txn(table, 6, [1])
@@ -122,7 +126,7 @@ async def test_a_dead_process_kills_the_sink_naming_it(fake_producer, make_mq_ta
         ROUTER,
         None,
         scheme="fake",
-        encoder_group=group,
+        txn_encoder=group,
     )
     await sink.start()
     (pid,) = group.pids
@@ -150,7 +154,8 @@ async def test_the_group_refuses_work_before_start_and_after_close() -> None:
 
 
 def test_concurrency_zero_encodes_in_process_and_is_capped_at_the_cpus() -> None:
-    assert new_encoder_group(SIMPLE, ROUTER, 0, FixedClock()) is None
+    inline = new_txn_encoder(SIMPLE, new_encoder(SIMPLE), ROUTER, 0, FixedClock())
+    assert isinstance(inline, InlineEncoder)
     assert usable_concurrency(32) == (os.cpu_count() or 1)
     assert usable_concurrency(1) == 1
 

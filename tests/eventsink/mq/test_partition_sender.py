@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+
 from tisink.codec.message import Message, MessageType
 from tisink.eventsink.mq.partition_sender import Delivery, Segment, group_by_partition
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tisink.eventsink.router import FilterSyntaxError, TableFilter
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.router import (
     DispatchError,
@@ -147,7 +148,7 @@ def test_missing_index_names_the_table_and_index():
     with pytest.raises(DispatchError, match=r"dispatch rule #1: table test\.t: index 'nope'"):
         router.partition_for_row(row(table(), {"id": 1}), 3)
     with pytest.raises(DispatchError, match="not found"):
-        router.verify_tables([table()])
+        router.partitions_for_rows([row(table(), {"id": 2})], 3)
     # the topic does not depend on the dispatcher fitting the table
     assert router.topic_for_row(row(table(), {"id": 1})) == "cdc"
 
@@ -168,9 +169,9 @@ def test_named_index_must_be_unique():
     rule = DispatchRule(("*.*",), partition="index-value", index="idx_a")
     t = table(indexes=(IndexInfo("idx_a", ("a",)),))
     with pytest.raises(DispatchError, match=r"table test\.t: index 'idx_a' .* not unique"):
-        EventRouter("cdc", [rule]).verify_tables([t])
+        EventRouter("cdc", [rule]).partition_for_row(row(t, {"id": 1, "a": 1}), 3)
     primary = DispatchRule(("*.*",), partition="index-value", index="primary")
-    EventRouter("cdc", [primary]).verify_tables([table()])
+    assert EventRouter("cdc", [primary]).partition_for_row(row(table(), {"id": 1}), 3) in range(3)
 
 
 def test_missing_or_virtual_column_names_the_table_and_column():
@@ -182,7 +183,7 @@ def test_missing_or_virtual_column_names_the_table_and_column():
     )
     rule = DispatchRule(("*.*",), partition="columns", columns=("G",))
     with pytest.raises(DispatchError, match=r"table test\.v: column 'g' .* virtual"):
-        EventRouter("cdc", [rule]).verify_tables([virtual])
+        EventRouter("cdc", [rule]).partition_for_row(row(virtual, {"id": 1}), 3)
 
 
 def test_invalid_rules_name_the_rule():
@@ -276,3 +277,16 @@ def test_partitions_for_rows_equals_partition_for_row(
     ]
     expected = [router.partition_for_row(row, partitions) for row in rows]
     assert EventRouter("t", [rule]).partitions_for_rows(rows, partitions) == expected
+
+
+def test_avro_topic_rules_need_schema_and_table():
+    """TiCDC's Avro rule: a per-table schema needs a per-table topic."""
+    for topic in ("static", "cdc_{schema}", "{table}_{schema}"):
+        rule = DispatchRule(("*.*",), topic=topic)
+        if topic != "{table}_{schema}":  # fine for other protocols
+            EventRouter("cdc", [rule])
+        with pytest.raises(RouterError, match="for an Avro protocol"):
+            EventRouter("cdc", [rule], avro_topic_rules=True)
+    rule = DispatchRule(("*.*",), topic="cdc_{schema}_{table}")
+    router = EventRouter("cdc", [rule], avro_topic_rules=True)
+    assert router.topic_for_row(row(table(), {"id": 1})) == "cdc_test_t"

@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+
 from tisink.eventsink.router import DispatchError
 from tisink.eventsink.router.values import value_bytes_for
 from tisink.model.table import ColumnInfo, make_table

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tisink.eventsink.router import DispatchRule, EventRouter, PositionInertia
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import orjson
+
 from tisink.feed.spark import plan_epochs
 from tisink.feed.spark.source import (
     TABLELESS,

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.feed.reader import read_feed
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.workload import (

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import orjson
+
 from tisink.eventsink.file import list_file_topics, read_file_topic
 from tisink.feed.inline import play_with_factory
 from tisink.feed.records import FeedRow

@@ -7,7 +7,8 @@ from typing import Any
 
 import orjson
 
-from tisink.verify import MessageDecoder, StreamChecker, VerifyReport
+from tisink.codec.simple.decoder import SimpleDecoder
+from tisink.verify import StreamChecker, VerifyReport
 
 VERSION = 447984074911121426
 BUILD_TS = 1708923662983
@@ -131,7 +132,7 @@ def check(
 ) -> VerifyReport:
     """Run the checker over one partition's payloads, offsets counted from 0."""
     report = VerifyReport(source="test", max_violations=max_violations)
-    checker = StreamChecker(report, MessageDecoder(encoding_format, compression))
+    checker = StreamChecker(report, lambda: SimpleDecoder(encoding_format, compression))
     for offset, payload in enumerate(payloads):
         checker.check_record(topic, partition, offset, payload)
     return report

@@ -21,7 +21,8 @@ from tests.tisink.verify.streams import (
     table_schema,
     watermark,
 )
-from tisink.verify import MessageDecoder, StreamChecker, VerifyReport
+from tisink.codec.simple.decoder import SimpleDecoder
+from tisink.verify import StreamChecker, VerifyReport
 
 TS = 447984084414103554
 
@@ -98,7 +99,7 @@ def test_unannounced_schema_version() -> None:
 
 def test_a_schema_announced_in_another_partition_does_not_count() -> None:
     report = VerifyReport(source="test")
-    checker = StreamChecker(report, MessageDecoder())
+    checker = StreamChecker(report, SimpleDecoder)
     checker.check_record("t", 0, 0, bootstrap(table_schema()))
     checker.check_record("t", 1, 0, insert(TS, 1))
     checker.check_record("t", 0, 1, insert(TS, 1))

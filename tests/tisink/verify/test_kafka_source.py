@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from confluent_kafka import Producer
-from tisink.eventsink.kafka.config import KafkaConfig
 
 from tests.kafka_support.readback import create_topic, unique_topic
 from tisink.broker import free_port
+from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.verify import VerifyError, verify
 from tisink.verify.kafka_source import KafkaRecordReader, consumer_settings
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tisink.eventsink.router import DispatchRule, TopicExpression
 
+from tisink.eventsink.router import DispatchRule, TopicExpression
 from tisink.verify import VerifyError
 from tisink.verify.topics import rule_expression, select_topics
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.simple.avro import AvroMarshaller
 from tisink.codec.simple.avro.generic import GenericAvroMarshaller, decode_message
 from tisink.codec.values import json_text, vector_text

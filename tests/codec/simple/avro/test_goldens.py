@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tisink.codec.simple.avro import AvroMarshaller
 from tisink.codec.simple.avro.generic import decode_message, schema_json
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent

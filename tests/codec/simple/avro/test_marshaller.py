@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from tisink.codec.errors import CodecError
 from tisink.codec.simple.avro import AvroMarshaller
 from tisink.codec.simple.avro import marshaller as marshaller_module

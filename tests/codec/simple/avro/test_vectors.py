@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tisink.codec.simple.avro import AvroMarshaller
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table

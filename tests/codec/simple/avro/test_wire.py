@@ -8,6 +8,7 @@ import pytest
 from fastavro import parse_schema, schemaless_writer
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tisink.codec.simple.avro.wire import (
     array_bytes,
     as_int64,

@@ -1,4 +1,5 @@
-"""Decoding: JSON and Avro payloads of the real encoder normalise to the same messages."""
+"""SimpleDecoder (verify's reading of Simple): JSON and Avro payloads of the real encoder
+normalise to the same messages."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ from pathlib import Path
 
 import orjson
 import pytest
+
 from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
+from tisink.codec.decoded import DDL, DML, WATERMARK, handle_key
+from tisink.codec.errors import MessageDecodeError
+from tisink.codec.simple.decoder import SimpleDecoder
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import TableInfo
-
-from tisink.verify import MessageDecodeError, MessageDecoder
-from tisink.verify.message import DDL, DML, WATERMARK, handle_key
 
 TS = 447984084414103554
 
@@ -55,7 +57,7 @@ def test_encoder_output_decodes_to_the_events(
 ) -> None:
     config = EncoderConfig(encoding_format=encoding, large_message_handle_compression=compression)
     values = _encode(config, _events(user_table), TS + 5)
-    decoded = [MessageDecoder(encoding, compression).decode(v) for v in values]
+    decoded = [SimpleDecoder(encoding, compression).decode_value(v) for v in values]
     assert [(m.kind, m.type, m.commit_ts) for m in decoded] == [
         ("BOOTSTRAP", "BOOTSTRAP", 0),
         (DDL, "ALTER", TS - 9),
@@ -87,18 +89,18 @@ def test_json_and_avro_agree_on_the_summary(user_table: TableInfo) -> None:
     events = _events(user_table)
     json_values = _encode(EncoderConfig(), events, TS + 5)
     avro_values = _encode(EncoderConfig(encoding_format="avro"), events, TS + 5)
-    assert [MessageDecoder("json").decode(v).summary() for v in json_values] == [
-        MessageDecoder("avro").decode(v).summary() for v in avro_values
+    assert [SimpleDecoder("json").decode_value(v).summary() for v in json_values] == [
+        SimpleDecoder("avro").decode_value(v).summary() for v in avro_values
     ]
 
 
 def test_the_docs_examples_decode(simple_golden: Path) -> None:
     docs = simple_golden / "docs-examples"
-    decoder = MessageDecoder()
-    alter = decoder.decode((docs / "ddl_alter.json").read_bytes())
+    decoder = SimpleDecoder()
+    alter = decoder.decode_value((docs / "ddl_alter.json").read_bytes())
     assert alter.table_schema is not None
     assert (alter.type, alter.table_schema.version) == ("ALTER", 447987408682614791)
-    delete = decoder.decode((docs / "dml_delete.json").read_bytes())
+    delete = decoder.decode_value((docs / "dml_delete.json").read_bytes())
     assert delete.summary() == (
         "DELETE simple.user commitTs=447984114259722243 schemaVersion=447984074911121426"
     )
@@ -106,14 +108,14 @@ def test_the_docs_examples_decode(simple_golden: Path) -> None:
 
 def test_avro_junk_is_a_decode_error() -> None:
     with pytest.raises(MessageDecodeError, match="not a Simple avro message"):
-        MessageDecoder("avro").decode(b"\x16\x06\x06\xff")
+        SimpleDecoder("avro").decode_value(b"\x16\x06\x06\xff")
 
 
 def test_unknown_settings_are_rejected() -> None:
     with pytest.raises(MessageDecodeError, match="encoding-format 'protobuf'"):
-        MessageDecoder("protobuf")
+        SimpleDecoder("protobuf")
     with pytest.raises(MessageDecodeError, match="compression 'zstd'"):
-        MessageDecoder("json", "zstd")
+        SimpleDecoder("json", "zstd")
 
 
 def test_handle_key_prefers_the_primary_index_then_a_not_null_unique_one() -> None:

@@ -1,21 +1,18 @@
-"""The Kafka DML and DDL sinks end to end: Simple JSON through the broker, read back."""
+"""The Kafka DML and DDL sinks as the sink factory assembles them: Simple JSON through the
+broker, read back with confluent-kafka."""
 
 from __future__ import annotations
 
 import asyncio
 
 import orjson
-from tisink.codec.clock import FixedClock
-from tisink.codec.config import EncoderConfig
-from tisink.ddlsink.kafka import new_kafka_ddl_sink
-from tisink.eventsink.base import CallbackableEvent, StateRef
-from tisink.eventsink.kafka import KafkaConfig
-from tisink.eventsink.kafka.sink import new_kafka_dml_sink
-from tisink.eventsink.router import EventRouter
-from tisink.model.events import RowChangedEvent, SingleTableTxn
-from tisink.model.table import ColumnInfo, IndexInfo, make_table
 
 from tests.kafka_support.readback import read_partition, unique_topic
+from tisink.codec.clock import FixedClock
+from tisink.eventsink.base import CallbackableEvent, StateRef
+from tisink.model.events import RowChangedEvent, SingleTableTxn
+from tisink.model.table import ColumnInfo, IndexInfo, make_table
+from tisink.sink import SinkFactory
 
 TABLE = make_table(
     "test",
@@ -35,10 +32,9 @@ def _types(records: list[tuple[bytes | None, bytes | None]]) -> list[tuple[bytes
 
 async def test_rows_then_watermark_reach_kafka(kafka_bootstrap: str) -> None:
     topic = unique_topic("sink")
-    config = KafkaConfig.from_sink_params(kafka_bootstrap, topic, {"partition-num": "3"})
-    router = EventRouter(topic)
     clock = FixedClock(1_700_000_000_000)
-    dml = await new_kafka_dml_sink(config, EncoderConfig(), router, clock)
+    factory = SinkFactory(f"kafka://{kafka_bootstrap}/{topic}?partition-num=3", clock=clock)
+    dml = await factory.create_event_sink()
     rows = [RowChangedEvent(1000, 1001, TABLE, after={"id": i, "v": f"r{i}"}) for i in range(3)]
     acked: list[int] = []
     dml.write_events(
@@ -51,7 +47,7 @@ async def test_rows_then_watermark_reach_kafka(kafka_bootstrap: str) -> None:
     await dml.close()
     assert acked == [1]
 
-    ddl = await new_kafka_ddl_sink(config, EncoderConfig(), router, clock)
+    ddl = await factory.create_ddl_sink()
     await ddl.write_checkpoint_ts(1001, [TABLE])
     await ddl.close()
 

@@ -1,0 +1,116 @@
+"""Route and encode transactions: the one encoding interface inside the MQ DML sink.
+
+``TxnEncoder`` takes runs of transactions and returns, in order, each one's records grouped by
+partition; it never calls back into the sink. Two implement it: ``InlineEncoder`` here (in the
+sink's own process) and ``encoder_group.EncoderGroup`` (TiCDC's ``encoder-concurrency``, in
+other processes). Both run ``encode_txns``, so their bytes are the same.
+
+A protocol with one message per row is encoded a transaction at a time and then split by
+partition; one that frames rows together (``message_per_row`` False, e.g. BEGIN/COMMIT around
+a partition's share) is routed first and encoded once per partition, as TiCDC's MQ worker
+groups events by partition before it calls the encoder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+from tisink.codec.encoder import RowEventEncoder
+from tisink.codec.message import Record
+from tisink.eventsink.mq.partition_sender import group_by_partition
+from tisink.eventsink.router import EventRouter
+from tisink.model.events import RowChangedEvent
+
+Txn = tuple[Sequence[RowChangedEvent], int]
+"""The rows of one transaction and the partition count of its topic."""
+
+
+class EncodedTxn(NamedTuple):
+    """A transaction's records by partition (each list in order), their total size, and the
+    claim-check payloads to store before sending."""
+
+    groups: list[tuple[int, list[Record]]]
+    size: int
+    claim_checks: list[tuple[str, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class FailedTxn:
+    """Why the transaction at ``index`` of a request could not be routed or encoded."""
+
+    index: int
+    reason: str
+
+
+Result = list[EncodedTxn] | FailedTxn
+
+
+def encode_txn(
+    encoder: RowEventEncoder, router: EventRouter, rows: Sequence[RowChangedEvent], partitions: int
+) -> EncodedTxn:
+    targets = router.partitions_for_rows(rows, partitions)
+    if encoder.message_per_row:
+        encoded = encoder.encode_rows(rows)
+        groups = group_by_partition(targets, encoded.records, partitions)
+        return EncodedTxn(groups, encoded.size, encoded.claim_checks)
+    groups = []
+    size = 0
+    claim_checks: list[tuple[str, bytes]] = []
+    for partition, share in group_by_partition(targets, list(rows), partitions):
+        encoded = encoder.encode_rows(share)
+        if encoded.records:
+            groups.append((partition, encoded.records))
+        size += encoded.size
+        claim_checks += encoded.claim_checks
+    return EncodedTxn(groups, size, claim_checks)
+
+
+def encode_txns(encoder: RowEventEncoder, router: EventRouter, txns: Sequence[Txn]) -> Result:
+    """Each txn encoded, or the first that failed."""
+    out: list[EncodedTxn] = []
+    for index, (rows, partitions) in enumerate(txns):
+        try:
+            out.append(encode_txn(encoder, router, rows, partitions))
+        except Exception as err:
+            return FailedTxn(index, f"{type(err).__name__}: {err}")
+    return out
+
+
+class TxnEncoder(Protocol):
+    """What the MQ DML sink encodes through. ``chunk_rows``: rows per request; ``window``:
+    requests it keeps in flight."""
+
+    chunk_rows: int
+    window: int
+
+    async def start(self) -> None: ...
+
+    def submit(self, txns: Sequence[Txn]) -> asyncio.Future[Result]: ...
+
+    async def close(self) -> None: ...
+
+
+class InlineEncoder:
+    """Encodes in the sink's process, at once: a txn per request, so back-pressure and the
+    bootstrap cadence see every txn as soon as it is encoded."""
+
+    chunk_rows = 1
+    window = 1
+
+    def __init__(self, encoder: RowEventEncoder, router: EventRouter) -> None:
+        self._encoder = encoder
+        self._router = router
+
+    async def start(self) -> None:
+        return None
+
+    def submit(self, txns: Sequence[Txn]) -> asyncio.Future[Result]:
+        future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        future.set_result(encode_txns(self._encoder, self._router, txns))
+        return future
+
+    async def close(self) -> None:
+        return None

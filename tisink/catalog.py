@@ -1,0 +1,67 @@
+"""What ``tisink protocols`` and ``tisink schema`` show: the protocol registry, for people.
+
+The registry holds each protocol's formats, options and schema files; this module only lays
+them out and writes the files, so a new protocol appears here without a change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tisink.codec.config import COMMON_OPTIONS, EncoderConfig
+from tisink.codec.errors import ConfigError
+from tisink.codec.options import Option, option_defaults
+from tisink.codec.protocol import ProtocolSpec
+from tisink.codec.registry import get_protocol, protocols
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One setting as a user writes it: URI parameter and/or TOML key, and its default."""
+
+    key: str
+    where: str
+    default: object
+    help: str
+
+
+def _where(option: Option) -> str:
+    tables = [f"[{'.'.join(t)}]" if t else "top level" for t in option.tables]
+    return ", ".join((["URI"] if option.uri else []) + tables)
+
+
+def parameters(spec: ProtocolSpec) -> list[Parameter]:
+    """The protocol's own settings first, then the ones every protocol shares."""
+    own = option_defaults(spec.options_type, spec.options)
+    shared = option_defaults(EncoderConfig, COMMON_OPTIONS)
+    shared["encoding-format"] = spec.default_encoding_format
+    shared["time-zone"] = "the process's zone"
+    shared["integrity-check-level"] = "none"
+    out = [Parameter(o.key, _where(o), own.get(o.key), o.help) for o in spec.options]
+    out += [Parameter(o.key, _where(o), shared.get(o.key), o.help) for o in COMMON_OPTIONS]
+    return out
+
+
+def all_protocols() -> list[ProtocolSpec]:
+    return list(protocols().values())
+
+
+def write_schema(protocol: str, encoding_format: str | None, out: Path) -> list[Path]:
+    """Write the files a consumer needs to decode ``protocol``; [] when its messages carry
+    their schema. ConfigError for an unknown protocol or format."""
+    spec = get_protocol(protocol)
+    fmt = encoding_format or spec.default_encoding_format
+    if fmt not in spec.encoding_formats:
+        raise ConfigError(
+            f"protocol {spec.name} has no encoding-format {fmt!r}; "
+            f"expected one of {', '.join(spec.encoding_formats)}"
+        )
+    files = spec.schema_files(fmt)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in files.items():
+        path = out / name
+        path.write_bytes(data)
+        written.append(path)
+    return written
