@@ -91,7 +91,7 @@ async def main() -> None:
     gc.collect()
     gc.freeze()
     config = ChangefeedConfig.from_toml(CONFIG)
-    encoder = new_encoder(config.encoder_config, FixedClock(1))
+    encoder = new_encoder(config.encoder, FixedClock(1))
     routing = EventRouter("t", config.dispatch_rules)
     started = time.perf_counter()
     parts: list[list[bytes]] = [[], [], []]

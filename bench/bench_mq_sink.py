@@ -72,7 +72,7 @@ async def run_sink(producer: object, config: EncoderConfig, batches: list[list[R
         producer,  # type: ignore[arg-type]
         new_encoder(config, clock),
         EventRouter("bench"),
-        BootstrapCadence(config, clock),
+        BootstrapCadence(config.bootstrap, clock),
         scheme="bench",
     )
     table_sinks = [TableSink(batch[0].table.table_id, sink) for batch in batches]

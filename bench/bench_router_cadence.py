@@ -87,7 +87,7 @@ def main() -> None:
         )
 
     clock = FixedClock(1_700_000_000_000)
-    cadence = BootstrapCadence(EncoderConfig(), clock)
+    cadence = BootstrapCadence(EncoderConfig().bootstrap, clock)
 
     def cadence_step(row: RowChangedEvent) -> None:
         clock.ms += 1

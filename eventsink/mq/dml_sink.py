@@ -304,9 +304,12 @@ class MQDMLSink:
             txn, _, topic, _ = pending[result.index]
             raise self._encoding_error(txn.rows, topic, result.reason)
         for (txn, callback, topic, partitions), encoded in zip(pending, result, strict=True):
+            # the bound on bytes in flight is checked per txn, not per request
+            if self._inflight_bytes >= self._max_inflight:
+                await self._wait_below_limit()
+                if self._error is not None:
+                    return
             self._queue(txn, callback, topic, partitions, encoded)
-        if self._inflight_bytes >= self._max_inflight:
-            await self._wait_below_limit()
 
     def _queue(
         self,
