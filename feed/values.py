@@ -152,11 +152,27 @@ def _binary(col: ColumnInfo) -> Check:
     return check
 
 
+_MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _day_fits(year: str, month: str, day: str) -> bool:
+    """The day exists in that month (TiDB's strict mode rejects 2023-02-30). Called only for
+    days past the 28th, so ordinary values pay two string comparisons."""
+    m, d = int(month), int(day)
+    if m == 0:
+        return True  # zero-in-date values ("2023-00-31") are TiDB's to allow or not
+    if m != 2 or d < 29:
+        return d <= _MONTH_DAYS[m]
+    y = int(year)
+    return d == 29 and y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+
+
 def _date(value: Any) -> str | None:
     if type(value) is not str or (match := _DATE.fullmatch(value)) is None:
         return f"{show(value)} is not a date (YYYY-MM-DD)"
-    if match.group(2) > "12" or match.group(3) > "31":
-        return f"{show(value)} is not a valid date"
+    year, month, day = match.groups()
+    if month > "12" or day > "31" or (day > "28" and not _day_fits(year, month, day)):
+        return f"{show(value)} is not a valid date: {year}-{month} has no day {day}"
     return None
 
 
@@ -168,10 +184,12 @@ def _datetime(col: ColumnInfo) -> Check:
     def check(value: Any) -> str | None:
         if type(value) is not str or (match := _DATETIME.fullmatch(value)) is None:
             return f"{show(value)} is not a {name} (YYYY-MM-DD HH:MM:SS[.ffffff])"
-        _, month, day, hour, minute, second, fraction = match.groups()
+        year, month, day, hour, minute, second, fraction = match.groups()
         # two-digit fields compare as strings: no int() on the hot path
         if month > "12" or day > "31" or hour > "23" or minute > "59" or second > "59":
             return f"{show(value)} is not a valid {name}"
+        if day > "28" and not _day_fits(year, month, day):
+            return f"{show(value)} is not a valid {name}: {year}-{month} has no day {day}"
         if fraction and len(fraction) > fsp:
             return f"{show(value)} has more than {fsp} fraction digits ({name})"
         if is_timestamp:

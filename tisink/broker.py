@@ -140,9 +140,12 @@ def start_broker(
 
 def _launch(port: int, advertised: str, startup_timeout: float) -> EmbeddedBroker:
     binary = broker_binary()
-    # Tansu binds with SO_REUSEPORT: a second one on a busy port would start and share it.
+    # Tansu binds with SO_REUSEPORT: a second one on a busy port would start and share it. The
+    # probe allows TIME_WAIT leftovers of a broker that just died (SO_REUSEADDR), not a
+    # listener: a port someone listens on still fails to bind.
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((LOOPBACK, port))
     except OSError as exc:
         raise BrokerStartError(
@@ -246,11 +249,21 @@ def run_broker_foreground(port: int = 9092) -> int:
         broker.process.terminate()
 
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    last_lines = ""
     try:
         code = broker.process.wait()
     except KeyboardInterrupt:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
+        last_lines = broker.output_tail()  # the log file goes with stop()
         broker.stop()
-    return 0 if stopping else code
+    if stopping:
+        return 0
+    log.error(
+        "the broker process (pid %d) exited with code %s; its last lines:\n%s",
+        broker.process.pid,
+        code,
+        last_lines or "(no output)",
+    )
+    return code or 1

@@ -84,3 +84,48 @@ def _running(pid: int) -> bool:
         return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
     except FileNotFoundError:
         return False
+
+
+def test_a_broker_restarts_at_once_on_the_port_of_one_that_died() -> None:
+    """A killed broker leaves its port in TIME_WAIT; the next one must start there at once."""
+    first = start_broker()
+    port = first.port
+    # a client still connected when the broker dies: the broker's side closes first, so the
+    # port is left in TIME_WAIT
+    client = socket.create_connection(("127.0.0.1", port), timeout=5)
+    first.process.kill()
+    first.process.wait()
+    client.close()
+    first.stop()
+    with start_broker(port, startup_timeout=10) as second:
+        assert answers_metadata("127.0.0.1", second.port)
+
+
+def test_tisink_broker_reports_its_process_dying(tmp_path: Path) -> None:
+    port = free_port()
+    cli = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from tisink.cli import main; main()",
+            "broker",
+            "--port",
+            str(port),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not answers_metadata("127.0.0.1", port) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        tansu = subprocess.run(
+            ["pgrep", "-P", str(cli.pid)], capture_output=True, text=True, check=True
+        ).stdout.split()
+        subprocess.run(["kill", "-9", *tansu], check=True)
+        _, stderr = cli.communicate(timeout=30)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert cli.returncode != 0
+    assert "exited with code -9" in stderr and "its last lines" in stderr
