@@ -17,6 +17,7 @@ from tisink.codec.protocol import ProtocolSpec
 _MODULES: tuple[str, ...] = (
     "tisink.codec.simple.protocol",
     "tisink.codec.debug.protocol",
+    "tisink.codec.debezium.protocol",
 )
 
 

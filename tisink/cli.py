@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 from enum import StrEnum
 from importlib.metadata import version as dist_version
 from pathlib import Path
@@ -140,35 +142,60 @@ def play(
         bool, typer.Option("--verify/--no-verify", help="Read a Kafka/file stream back after.")
     ] = True,
 ) -> None:
-    """Play a change feed or a generated workload through the sink framework to a sink."""
+    """Play a change feed or a generated workload through the sink framework to a sink.
+    Ctrl-C (or SIGTERM) stops reading, lets sent messages finish, prints and writes the
+    summary, and exits 130 (143); a second one stops at once."""
+    from tisink.interrupt import StopRequest, stop_on_signals
     from tisink.play import PlayOptions, run_play
     from tisink.progress import progress_display
 
-    options = PlayOptions(
-        feed=feed,
-        workload=workload,
-        sink_uri=sink_uri,
-        config_path=config,
-        engine=engine.value,
-        master=master,
-        seed=seed,
-        rows=rows,
-        rate=rate,
-        feed_clock=clock is ClockMode.feed,
-        verify_after=verify_after,
-        epoch_ms=epoch_ms,
-    )
+    if summary_json is not None:
+        _check_writable(summary_json)
     try:
-        with progress_display(console) as on_progress:
-            summary = run_play(options, on_progress)
+        options = PlayOptions(
+            feed=feed,
+            workload=workload,
+            sink_uri=sink_uri,
+            config_path=config,
+            engine=engine.value,
+            master=master,
+            seed=seed,
+            rows=rows,
+            rate=rate,
+            feed_clock=clock is ClockMode.feed,
+            verify_after=verify_after,
+            epoch_ms=epoch_ms,
+        )
+    except ValueError as err:
+        console.print(f"[bold red]play refused:[/] {err}")
+        raise typer.Exit(2) from err
+    stop = StopRequest()
+    try:
+        # the inline engine stops cleanly; Spark keeps the default (interrupt at once)
+        signals = stop_on_signals(stop) if engine is Engine.inline else contextlib.nullcontext()
+        with signals, progress_display(console) as on_progress:
+            summary = run_play(options, on_progress, stop)
     except (TisinkError, ValueError) as err:
         console.print(f"[bold red]play failed:[/] {err}")
         raise typer.Exit(1) from err
     if summary_json:
         summary.write(summary_json)
     _print_summary(summary.to_dict())
+    if summary.stopped_by is not None:
+        console.print(f"[bold yellow]play stopped by {summary.stopped_by}[/]")
+        raise typer.Exit(stop.exit_code)
     if summary.verified is False:
         raise typer.Exit(1)
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before a long play, not after it, when the summary cannot be written."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+        console.print(f"[bold red]play refused:[/] cannot write the summary to {path}")
+        raise typer.Exit(2)
 
 
 @app.command()

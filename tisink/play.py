@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from tisink.feed.reader import read_feed
 from tisink.feed.records import FeedRecord
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import generate_records, throttled
+from tisink.interrupt import StopRequest
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.summary import RunSummary
 from tisink.verify import render_text, verify
@@ -51,18 +54,35 @@ class PlayOptions:
     verify_after: bool = True
     epoch_ms: int | None = None
 
+    def __post_init__(self) -> None:
+        """Numbers that cannot mean anything fail before anything starts."""
+        if self.feed is not None and self.workload is not None:
+            raise ValueError("give --feed or --workload, not both")
+        if self.rows is not None and self.rows <= 0:
+            raise ValueError(f"--rows must be positive, got {self.rows}")
+        if self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0):
+            raise ValueError(f"--rate must be a positive number of rows/s, got {self.rate}")
+        if self.epoch_ms is not None and self.epoch_ms <= 0:
+            raise ValueError(f"--epoch-ms must be positive, got {self.epoch_ms}")
+
 
 def run_play(
-    options: PlayOptions, on_progress: Callable[[PlayStats], None] | None = None
+    options: PlayOptions,
+    on_progress: Callable[[PlayStats], None] | None = None,
+    stop: StopRequest | None = None,
 ) -> RunSummary:
-    """Play, then (for a Simple stream in Kafka or files) read the stream back with verify."""
-    if options.feed is not None and options.workload is not None:
-        raise ValueError("give --feed or --workload, not both")
+    """Play, then (for a stream in Kafka or files whose protocol has a decoder) read it back
+    with verify. ``stop``: a request that ends the source early (the inline engine's Ctrl-C);
+    the summary then names the signal and is not verified."""
+    stop = stop or StopRequest()
     with _sink_uri(options.sink_uri) as sink_uri:
         if options.engine == "spark":
             summary = _play_spark(options, sink_uri)
         else:
-            summary = _play_inline(options, sink_uri, on_progress)
+            summary = _play_inline(options, sink_uri, on_progress, stop)
+        if stop.signum is not None:
+            summary.stopped_by = signal.Signals(stop.signum).name
+            return summary
         config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
         factory = SinkFactory(sink_uri, config)
         if options.verify_after and _verifiable(factory):
@@ -115,7 +135,10 @@ def _play_spark(options: PlayOptions, sink_uri: str) -> RunSummary:
 
 
 def _play_inline(
-    options: PlayOptions, sink_uri: str, on_progress: Callable[[PlayStats], None] | None
+    options: PlayOptions,
+    sink_uri: str,
+    on_progress: Callable[[PlayStats], None] | None,
+    stop: StopRequest,
 ) -> RunSummary:
     config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
     clock: Clock = FeedClock() if options.feed_clock else WallClock()
@@ -125,7 +148,8 @@ def _play_inline(
     else:
         workload = options.workload or DEFAULT_WORKLOAD
         records = generate_records(workload, options.seed, options.rows)
-    return asyncio.run(_play(throttled(records, options.rate), factory, on_progress))
+    records = stop.stoppable(throttled(records, options.rate))
+    return asyncio.run(_play(records, factory, on_progress))
 
 
 async def _play(

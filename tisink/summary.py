@@ -22,6 +22,8 @@ class RunSummary:
     verified: bool | None = None
     sink_uri: str = ""
     engine: str = "inline"
+    stopped_by: str | None = None
+    """The signal that stopped the play early (SIGINT, SIGTERM); None when it ran to the end."""
 
     def add_sink_stats(self, stats: dict[str, int] | None) -> None:
         """Merge an MQ sink's ``stats()`` (``<type>_messages`` counters and ``bytes``)."""

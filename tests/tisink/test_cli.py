@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tisink.feed.samples import DEMO_FEED
@@ -138,3 +141,52 @@ def test_default_play_is_spark_to_the_embedded_broker_and_verifies(tmp_path):
     assert summary["verified"] is True
     assert summary["messages"]["WATERMARK"] >= 3
     assert summary["sink_uri"].startswith("kafka://127.0.0.1:")
+
+
+def test_ctrl_c_stops_an_inline_play_with_a_summary(tmp_path: Path) -> None:
+    """The first SIGINT ends the source; what was sent is acknowledged, the summary (with
+    its checkpoint) is written, and the exit code is 130."""
+    out, summary = tmp_path / "out", tmp_path / "run" / "summary.json"
+    play = subprocess.Popen(
+        [
+            *(TISINK, "play", "--engine", "inline", "--workload", "demo", "--rows", "200000"),
+            *("--rate", "3000", "--sink-uri", f"file://{out}?protocol=simple"),
+            *("--summary-json", str(summary)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list(out.glob("*/partition-*.jsonl")):
+        time.sleep(0.2)
+    time.sleep(1.5)
+    play.send_signal(signal.SIGINT)
+    _, stderr = play.communicate(timeout=60)
+    assert play.returncode == 130, stderr[-2000:]
+    result = orjson.loads(summary.read_bytes())
+    assert result["stopped_by"] == "SIGINT"
+    assert 0 < result["rows"] < 200000
+    assert result["checkpoint_ts"] > 0
+    assert result["verified"] is None
+
+
+def test_meaningless_numbers_and_unwritable_outputs_are_refused_before_playing(
+    tmp_path: Path,
+) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    for args, reason in [
+        (["--rows", "-5"], "--rows must be positive"),
+        (["--rate", "0"], "--rate must be a positive number"),
+        (["--rate", "nan"], "--rate must be a positive number"),
+        (["--summary-json", str(blocked / "s.json")], "cannot write the summary"),
+    ]:
+        run = subprocess.run(
+            [TISINK, "play", "--engine", "inline", "--sink-uri", "blackhole://", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert run.returncode == 2, (args, run.stderr)
+        assert reason in " ".join(run.stderr.split()), (args, run.stderr)

@@ -22,8 +22,10 @@ SAMPLE = REPO / "feed" / "samples" / "demo.jsonl"
 
 def _build_wheel(out: Path) -> Path:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
-        + ["-w", str(out), str(REPO)],
+        [
+            *(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"),
+            *("-q", "-w", str(out), str(REPO)),
+        ],
         check=True,
         capture_output=True,
     )
@@ -44,8 +46,10 @@ def _fresh_venv(root: Path, wheel: Path) -> Path:
     # install) are not read, so the checkout stays off the new venv's path
     Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
-        + [str(wheel)],
+        [
+            *(sys.executable, "-m", "pip", "--python", str(python), "install", "-q"),
+            *("--no-deps", str(wheel)),
+        ],
         check=True,
         capture_output=True,
     )
@@ -72,9 +76,11 @@ def test_the_wheel_has_one_top_level_package_and_plays_from_a_fresh_venv(tmp_pat
 
     out = tmp_path / "out"
     play = subprocess.run(
-        [str(tmp_path / "venv" / "bin" / "tisink"), "play", "--engine", "inline"]
-        + ["--feed", str(SAMPLE), "--sink-uri", f"file://{out}?protocol=simple&partition-num=2"]
-        + ["--clock", "feed", "--summary-json", str(work / "s.json")],
+        [
+            *(str(tmp_path / "venv" / "bin" / "tisink"), "play", "--engine", "inline"),
+            *("--feed", str(SAMPLE), "--clock", "feed", "--summary-json", str(work / "s.json")),
+            *("--sink-uri", f"file://{out}?protocol=simple&partition-num=2"),
+        ],
         cwd=work,
         capture_output=True,
         text=True,

@@ -1,0 +1,58 @@
+"""Ctrl-C and SIGTERM during a play: stop reading, let what was sent finish, then report.
+
+The first signal only asks the play to stop: the source ends early, the player drains the
+sinks (each bounded by its own timeouts) and the run's summary, with the last checkpoint, is
+printed and written. A second signal interrupts at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterable, Iterator
+from types import FrameType
+from typing import TypeVar
+
+T = TypeVar("T")
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopRequest:
+    """Which signal asked the play to stop, if any."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number, as a shell reports a process stopped by it."""
+        return 128 + (self.signum or 0)
+
+    def stoppable(self, items: Iterable[T]) -> Iterator[T]:
+        """``items`` until a stop is requested."""
+        for item in items:
+            if self.signum is not None:
+                return
+            yield item
+
+
+@contextlib.contextmanager
+def stop_on_signals(request: StopRequest) -> Iterator[StopRequest]:
+    """Route SIGINT and SIGTERM to ``request`` while the block runs (main thread only)."""
+
+    def handle(signum: int, _frame: FrameType | None) -> None:
+        if request.signum is not None:
+            raise KeyboardInterrupt
+        request.signum = signum
+
+    try:
+        previous = {s: signal.signal(s, handle) for s in STOP_SIGNALS}
+    except ValueError:  # not the main thread: leave signals alone
+        yield request
+        return
+    try:
+        yield request
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
