@@ -25,6 +25,7 @@ from io import BufferedWriter
 from pathlib import Path
 
 import orjson
+
 from tisink.codec.message import Record
 from tisink.eventsink.errors import EventSinkError
 

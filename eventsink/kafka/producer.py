@@ -18,6 +18,7 @@ from operator import itemgetter
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError, KafkaTimeoutError
 from aiokafka.producer.message_accumulator import BatchBuilder
+
 from tisink.codec.message import Record
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.errors import (
