@@ -6,8 +6,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-Record = tuple[bytes | None, bytes]
-"""What a producer writes: ``(key, value)``, the key None for a null key."""
+Headers = tuple[tuple[str, bytes], ...]
+"""Kafka record headers: ``(name, value)`` pairs, in order."""
+
+Record = tuple[bytes | None, bytes] | tuple[bytes | None, bytes, Headers]
+"""What a producer writes: ``(key, value)``, the key None for a null key; or ``(key, value,
+headers)`` for a record with Kafka headers. Encoders give 2-tuples (the fast path); headers
+such as DTS's ``ps`` are added where a partition's records are sent in order."""
+
+
+def record_headers(record: Record) -> Headers:
+    """The headers of a record; () for a plain ``(key, value)``."""
+    return record[2] if len(record) == 3 else ()  # type: ignore[misc]
+
+
+def with_sequence(records: Sequence[Record], header: str, first: int) -> list[Record]:
+    """``records`` numbered ``first``, ``first + 1``... in a leading header ``header`` (decimal
+    text, as DTS's ``ps``), their own headers after it."""
+    out: list[Record] = []
+    for number, record in enumerate(records, start=first):
+        headers: Headers = ((header, b"%d" % number),)
+        out.append((record[0], record[1], headers + record_headers(record)))
+    return out
 
 
 class MessageType(StrEnum):

@@ -61,6 +61,7 @@ class ProtocolSpec:
     avro_topic_rules: bool = False
     schema_files: Callable[[str], Mapping[str, bytes]] = field(default=lambda _format: {})
     new_decoder: Callable[[EncoderConfig], Decoder] | None = None
+    partition_sequence_header: str | None = None
 
     @property
     def default_encoding_format(self) -> str:

@@ -18,6 +18,8 @@ _MODULES: tuple[str, ...] = (
     "tisink.codec.simple.protocol",
     "tisink.codec.debug.protocol",
     "tisink.codec.debezium.protocol",
+    "tisink.codec.dts.tencent.protocol",
+    "tisink.codec.dts.alibaba.protocol",
 )
 
 

@@ -1,10 +1,12 @@
 """FileProducer: "Kafka without a broker", one JSON Lines file per topic and partition.
 
 Layout: ``DIR/<topic>/partition-<n>.jsonl``, one record per line,
-``{"offset":<n>,"key":<base64 or null>,"value":<base64>}``. Offsets count from 0 per partition,
-like Kafka's, and a producer opened on an existing directory continues after the lines already
-there. Each ``send`` is one write plus a flush, so a batch is acknowledged only once it reached
-the operating system. ``read_file_topic`` reads the files back for tests and ``tisink verify``.
+``{"offset":<n>,"key":<base64 or null>,"value":<base64>}``, plus
+``"headers":[[<name>,<base64 value>],...]`` when the record has Kafka headers. Offsets count
+from 0 per partition, like Kafka's, and a producer opened on an existing directory continues
+after the lines already there. Each ``send`` is one write plus a flush, so a batch is
+acknowledged only once it reached the operating system. ``read_file_topic`` (and, with headers,
+``read_file_topic_records``) reads the files back for tests and ``tisink verify``.
 
 Several processes (Spark tasks, the driver) may write one partition: each batch holds an
 exclusive ``flock`` on the file, and the next offset travels in a hidden side file
@@ -23,10 +25,11 @@ from base64 import b64encode
 from collections.abc import Iterator, Sequence
 from io import BufferedWriter
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
-from tisink.codec.message import Record
+from tisink.codec.message import Headers, Record, with_sequence
 from tisink.eventsink.errors import EventSinkError
 
 log = logging.getLogger(__name__)
@@ -66,6 +69,19 @@ class FileProducer:
         return self.partition_num
 
     async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
+        self._write(topic, partition, records, None)
+
+    async def send_sequenced(
+        self, topic: str, partition: int, records: Sequence[Record], header: str
+    ) -> None:
+        """As ``send``, each record numbered offset + 1 in a leading header ``header`` (DTS's
+        ``ps``): counted by the file under its lock, so the sequence stays continuous whichever
+        process (Spark task, driver) writes the partition."""
+        self._write(topic, partition, records, header)
+
+    def _write(
+        self, topic: str, partition: int, records: Sequence[Record], header: str | None
+    ) -> None:
         if not 0 <= partition < self.partition_num:
             raise FileSinkError(
                 f"topic {topic!r} partition {partition}: out of range "
@@ -80,6 +96,8 @@ class FileProducer:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
                 offset = self._next_offset(key, path, os.fstat(handle.fileno()).st_size)
+                if header is not None:
+                    records = with_sequence(records, header, offset + 1)
                 handle.write(_lines(records, offset))
                 handle.flush()
                 end = (offset + len(records), handle.tell())
@@ -127,14 +145,27 @@ class FileProducer:
 
 def _lines(records: Sequence[Record], offset: int) -> bytes:
     lines = []
-    for key, value in records:
+    for record in records:
+        key, value = record[0], record[1]
         # base64 needs no JSON escaping, so the record is formatted directly.
         key_text = b"null" if key is None else b'"%s"' % b64encode(key)
-        lines.append(
-            b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key_text, b64encode(value))
-        )
+        if len(record) == 3 and record[2]:  # type: ignore[misc]
+            lines.append(
+                b'{"offset":%d,"key":%s,"value":"%s","headers":%s}\n'
+                % (offset, key_text, b64encode(value), _headers_json(record[2]))  # type: ignore[misc]
+            )
+        else:
+            lines.append(
+                b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key_text, b64encode(value))
+            )
         offset += 1
     return b"".join(lines)
+
+
+def _headers_json(headers: Headers) -> bytes:
+    return b"[%s]" % b",".join(
+        b'[%s,"%s"]' % (orjson.dumps(name), b64encode(value)) for name, value in headers
+    )
 
 
 def _side_file(path: Path) -> Path:
@@ -167,9 +198,25 @@ def list_file_topics(directory: Path) -> list[str]:
     )
 
 
+class FileRecord(NamedTuple):
+    """One record read back; ``headers`` is () when the line has none."""
+
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes
+    headers: Headers
+
+
 def read_file_topic(directory: Path, topic: str) -> Iterator[tuple[int, int, bytes | None, bytes]]:
     """Yield ``(partition, offset, key, value)`` for every record of ``topic``, partition by
     partition in offset order; a malformed line raises FileSinkError naming file and line."""
+    for record in read_file_topic_records(directory, topic):
+        yield record.partition, record.offset, record.key, record.value
+
+
+def read_file_topic_records(directory: Path, topic: str) -> Iterator[FileRecord]:
+    """As ``read_file_topic``, with each record's headers."""
     folder = Path(directory) / topic
     if not folder.is_dir():
         raise FileSinkError(f"topic {topic!r}: no folder {folder}")
@@ -182,21 +229,26 @@ def read_file_topic(directory: Path, topic: str) -> Iterator[tuple[int, int, byt
             for number, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                offset, key, value = _parse_record(line, path, number)
-                yield partition, offset, key, value
+                offset, key, value, headers = _parse_record(line, path, number)
+                yield FileRecord(partition, offset, key, value, headers)
 
 
-def _parse_record(line: bytes, path: Path, number: int) -> tuple[int, bytes | None, bytes]:
+def _parse_record(line: bytes, path: Path, number: int) -> tuple[int, bytes | None, bytes, Headers]:
     try:
         record = orjson.loads(line)
         offset = record["offset"]
         key = record["key"]
         if not isinstance(offset, int) or isinstance(offset, bool):
             raise ValueError(f"offset {offset!r} is not an integer")
+        headers: Headers = tuple(
+            (str(name), base64.b64decode(value, validate=True))
+            for name, value in record.get("headers") or ()
+        )
         return (
             offset,
             None if key is None else base64.b64decode(key, validate=True),
             base64.b64decode(record["value"], validate=True),
+            headers,
         )
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as err:
         raise FileSinkError(f"{path}:{number}: bad record: {err}") from err

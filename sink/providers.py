@@ -26,6 +26,7 @@ from tisink.eventsink.log import LogSink
 from tisink.eventsink.mq.dml_sink import MQDMLSink
 from tisink.eventsink.mq.encoder_group import new_txn_encoder
 from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.senders import PartitionSequences, SequencedProducer
 from tisink.eventsink.router import EventRouter
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkURIError
@@ -64,6 +65,11 @@ def _encoder_config(config: ChangefeedConfig, max_message_bytes: int | None) -> 
     return dataclasses.replace(config.encoder, max_message_bytes=max_message_bytes)
 
 
+def _sequenced(producer: Producer, sequences: PartitionSequences | None) -> Producer:
+    """The producer stamping the protocol's per-partition sequence header, if it has one."""
+    return producer if sequences is None else SequencedProducer(producer, sequences)
+
+
 def new_mq_dml_sink(
     producer: Producer,
     config: ChangefeedConfig,
@@ -72,9 +78,12 @@ def new_mq_dml_sink(
     *,
     scheme: str,
     max_message_bytes: int | None = None,
+    sequences: PartitionSequences | None = None,
 ) -> MQDMLSink:
     """The MQ DML sink over any producer: the one assembly of encoder, router, bootstrap
-    cadence and encoder group that the file and Kafka schemes share."""
+    cadence, encoder group and sequence header that the file and Kafka schemes share.
+    ``sequences`` must be the object the DDL sink of the same changefeed gets."""
+    producer = _sequenced(producer, sequences)
     encoder_config = _encoder_config(config, max_message_bytes)
     encoder = new_encoder(encoder_config, clock)
     router = new_router(default_topic, config)
@@ -97,8 +106,10 @@ def new_mq_ddl_sink(
     clock: Clock,
     *,
     max_message_bytes: int | None = None,
+    sequences: PartitionSequences | None = None,
 ) -> MQDDLSink:
     """The MQ DDL sink over any producer, with the DML sink's routing."""
+    producer = _sequenced(producer, sequences)
     encoder_config = _encoder_config(config, max_message_bytes)
     bootstrap = encoder_config.bootstrap
     return MQDDLSink(
@@ -158,6 +169,7 @@ class FileProvider:
 
     def __init__(self) -> None:
         self._producers: dict[Path, FileProducer] = {}
+        self._sequences: dict[Path, PartitionSequences] = {}
 
     def _producer(self, uri: SinkURI, config: ChangefeedConfig) -> FileProducer:
         directory = Path(uri.path)
@@ -175,14 +187,39 @@ class FileProvider:
     ) -> EventSink:
         config = config.with_protocol_default(FALLBACK_PROTOCOL)
         topic = uri.topic or DEFAULT_FILE_TOPIC
-        return new_mq_dml_sink(self._producer(uri, config), config, topic, clock, scheme="file")
+        return new_mq_dml_sink(
+            self._producer(uri, config),
+            config,
+            topic,
+            clock,
+            scheme="file",
+            sequences=self._sequences_for(uri, config),
+        )
 
     async def create_ddl_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> DDLSink:
         config = config.with_protocol_default(FALLBACK_PROTOCOL)
         topic = uri.topic or DEFAULT_FILE_TOPIC
-        return new_mq_ddl_sink(self._producer(uri, config), config, topic, clock)
+        return new_mq_ddl_sink(
+            self._producer(uri, config),
+            config,
+            topic,
+            clock,
+            sequences=self._sequences_for(uri, config),
+        )
+
+    def _sequences_for(self, uri: SinkURI, config: ChangefeedConfig) -> PartitionSequences | None:
+        """One counter set per directory, shared by the sinks writing it (the file producer
+        numbers records itself, under its file lock)."""
+        header = config.encoder.spec.partition_sequence_header
+        if header is None:
+            return None
+        key = Path(uri.path).resolve()
+        found = self._sequences.get(key)
+        if found is None:
+            found = self._sequences[key] = PartitionSequences(header)
+        return found
 
 
 class KafkaProvider:
@@ -191,6 +228,18 @@ class KafkaProvider:
 
     uri_params: tuple[str, ...] = ()
     default_protocol = KAFKA_PROTOCOL
+
+    def __init__(self) -> None:
+        self._sequences: PartitionSequences | None = None
+
+    def _sequences_for(self, config: ChangefeedConfig) -> PartitionSequences | None:
+        """One counter set for the DML and DDL producers of this changefeed."""
+        header = config.encoder.spec.partition_sequence_header
+        if header is None:
+            return None
+        if self._sequences is None:
+            self._sequences = PartitionSequences(header)
+        return self._sequences
 
     async def create_event_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
@@ -204,6 +253,7 @@ class KafkaProvider:
             clock,
             scheme="kafka",
             max_message_bytes=producer.max_message_bytes,
+            sequences=self._sequences_for(config),
         )
 
     async def create_ddl_sink(
@@ -212,7 +262,12 @@ class KafkaProvider:
         config = config.with_protocol_default(KAFKA_PROTOCOL)
         producer = await _kafka_producer(uri, config)
         return new_mq_ddl_sink(
-            producer, config, uri.topic, clock, max_message_bytes=producer.max_message_bytes
+            producer,
+            config,
+            uri.topic,
+            clock,
+            max_message_bytes=producer.max_message_bytes,
+            sequences=self._sequences_for(config),
         )
 
 

@@ -35,6 +35,7 @@ RECORD_OVERHEAD = 36
 _FIRST_BACKOFF_S = 0.1
 _key, _value = itemgetter(0), itemgetter(1)
 _MAX_BACKOFF_S = 2.0
+_NO_HEADERS: list[tuple[str, bytes]] = []  # never mutated: aiokafka only reads it
 
 
 class KafkaProducer:
@@ -59,8 +60,8 @@ class KafkaProducer:
         return await self.topics.partition_count(topic)
 
     async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
-        """Deliver ``(key, value)`` records in order to one partition; return once all are
-        acknowledged."""
+        """Deliver ``(key, value)`` or ``(key, value, headers)`` records in order to one
+        partition; return once all are acknowledged."""
         if not records:
             return
         if self._closed:
@@ -99,7 +100,8 @@ class KafkaProducer:
         longest_key = max(map(len, filter(None, map(_key, records))), default=0)
         if longest_value + longest_key <= limit:
             return
-        for index, (key, value) in enumerate(records):
+        for index, record in enumerate(records):
+            key, value = record[0], record[1]
             size = len(value) + (len(key) if key else 0)
             if size > limit:
                 raise KafkaMessageTooLargeError(
@@ -114,8 +116,10 @@ class KafkaProducer:
         append = batch.append
         end = start
         for index in range(start, len(records)):
-            key, value = records[index]
-            if append(timestamp=None, key=key, value=value) is None:
+            record = records[index]
+            # a third item is the record's Kafka headers; aiokafka's builder takes a list
+            headers = list(record[2]) if len(record) == 3 else _NO_HEADERS  # type: ignore[misc]
+            if append(timestamp=None, key=record[0], value=record[1], headers=headers) is None:
                 break
             end = index + 1
         batch.close()

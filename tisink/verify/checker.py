@@ -1,9 +1,11 @@
-"""The rules a Simple Protocol consumer relies on, checked per partition in offset order.
+"""The rules a CDC consumer relies on, checked per partition in offset order, on the messages
+a protocol's decoder gives (``codec.decoded.DecodedMessage``).
 
 A consumer reads each partition on its own, so every rule is judged within one partition:
 
 * ``schema-before-dml``: a table's first DML comes after a BOOTSTRAP or a DDL whose
-  ``tableSchema`` is that table (names compared; the DML's ``tableID`` is physical).
+  ``tableSchema`` is that table (names compared; the DML's ``tableID`` is physical), or
+  carries its schema itself (Debezium, DTS).
 * ``schema-version-announced``: the DML's ``schemaVersion`` equals the ``version`` of such an
   announcement for its table seen earlier.
 * ``watermark-monotonic``: WATERMARK commitTs never decreases (a repeat is fine).

@@ -17,12 +17,14 @@ from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
+from tisink.codec.message import Headers
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.verify.errors import VerifyError
 
 log = logging.getLogger(__name__)
 
-OnRecord = Callable[[str, int, int, bytes | None], None]
+OnRecord = Callable[[str, int, int, bytes | None, bytes | None, Headers], None]
+"""Called with (topic, partition, offset, value, key, headers) per record."""
 _BATCH = 1000
 _POLL_S = 0.2
 
@@ -119,7 +121,14 @@ class KafkaRecordReader:
                 error = message.error()
                 if error is None:
                     positions[key] = message.offset()
-                    on_record(key[0], key[1], message.offset(), message.value())
+                    on_record(
+                        key[0],
+                        key[1],
+                        message.offset(),
+                        message.value(),
+                        message.key(),
+                        tuple(message.headers() or ()),
+                    )
                 elif error.code() == KafkaError._PARTITION_EOF:
                     if message.offset() >= ends.get(key, 0):
                         pending.discard(key)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RULES: dict[str, str] = {
-    "decodable": "every message decodes as a Simple Protocol message",
+    "decodable": "every message decodes as a message of the protocol (and passes its own rules)",
     "schema-before-dml": "a table's first DML follows its BOOTSTRAP or a DDL with its tableSchema",
     "schema-version-announced": "a DML's schemaVersion was announced for its table before it",
     "watermark-monotonic": "WATERMARK commitTs never goes back",

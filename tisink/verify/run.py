@@ -1,4 +1,4 @@
-"""``verify``: read a Simple stream back from a ``kafka://`` or ``file://`` sink and check it."""
+"""``verify``: read a stream back from a ``kafka://`` or ``file://`` sink and check it."""
 
 from __future__ import annotations
 

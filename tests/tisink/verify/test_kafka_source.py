@@ -47,12 +47,12 @@ def test_partitions_not_read_in_time_are_reported_unfinished(kafka_bootstrap: st
     assert producer.flush(15) == 0
     seen: list[tuple[str, int, int]] = []
     with KafkaRecordReader({"bootstrap.servers": kafka_bootstrap}, timeout_s=0) as reader:
-        unfinished = reader.read([topic], lambda t, p, o, _v: seen.append((t, p, o)))
+        unfinished = reader.read([topic], lambda t, p, o, *_rest: seen.append((t, p, o)))
     assert seen == []
     # partition 0 was empty at start, so only partition 1 is owed
     assert unfinished == [f"{topic}[1]: nothing read, end at start >= offset 1; not reached in 0s"]
     with KafkaRecordReader({"bootstrap.servers": kafka_bootstrap}, timeout_s=15) as reader:
-        assert reader.read([topic], lambda t, p, o, _v: seen.append((t, p, o))) == []
+        assert reader.read([topic], lambda t, p, o, *_rest: seen.append((t, p, o))) == []
     assert seen == [(topic, 1, 0)]
 
 
