@@ -7,10 +7,9 @@ on a cadence. Consumers need the verbatim public ``Record.avsc``, which ``schema
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tisink.codec.options import Option, to_non_negative_int
+from tisink.codec.dts.options import OPTIONS, DTSOptions
 from tisink.codec.protocol import ProtocolSpec
 
 if TYPE_CHECKING:
@@ -18,27 +17,6 @@ if TYPE_CHECKING:
     from tisink.codec.config import EncoderConfig
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.protocol import Decoder
-
-DEFAULT_CHECKPOINT_INTERVAL_IN_SEC = 10
-"""DTS's checkpoint period; the same default and key as ``tencent-dts``."""
-
-
-@dataclass(frozen=True)
-class AlibabaDTSOptions:
-    """``checkpoint_interval_in_sec``: least time, by the encoder's clock, between two
-    CHECKPOINT records; 0 sends one whenever the changefeed's checkpoint advances."""
-
-    checkpoint_interval_in_sec: int = DEFAULT_CHECKPOINT_INTERVAL_IN_SEC
-
-
-OPTIONS: tuple[Option, ...] = (
-    Option(
-        "dts-checkpoint-interval-in-sec",
-        "checkpoint_interval_in_sec",
-        to_non_negative_int,
-        help="seconds between CHECKPOINT records on every partition (0: on every advance)",
-    ),
-)
 
 
 def _new_encoder(config: EncoderConfig, clock: Clock) -> RowEventEncoder:
@@ -65,7 +43,7 @@ PROTOCOL = ProtocolSpec(
     summary="Alibaba Cloud DTS Avro Record: BEGIN, DML, COMMIT, DDL, CHECKPOINT",
     encoding_formats=("avro",),
     new_encoder=_new_encoder,
-    options_type=AlibabaDTSOptions,
+    options_type=DTSOptions,
     options=OPTIONS,
     schema_files=_schema_files,
     new_decoder=_new_decoder,

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from tisink.codec.clock import Clock, WallClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.binlog import SyntheticBinlog
+from tisink.codec.dts.options import DTSOptions
 from tisink.codec.dts.tencent import entries, wire
 from tisink.codec.dts.tencent.columns import TableCodec
 from tisink.codec.dts.tencent.enums import DMLType, MessageType
-from tisink.codec.dts.tencent.options import TencentDTSOptions
 from tisink.codec.errors import ConfigError, MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message
 from tisink.codec.message import MessageType as Kind
@@ -56,8 +56,8 @@ class TencentProtobufEncoder:
 
     def __init__(self, config: EncoderConfig, clock: Clock | None = None) -> None:
         options = config.options
-        if not isinstance(options, TencentDTSOptions):
-            options = TencentDTSOptions()
+        if not isinstance(options, DTSOptions):
+            options = DTSOptions()
         self._clock = clock or WallClock()
         self._tz = zone_for(config.time_zone)[1]
         self.value_limit = config.max_message_bytes - MAX_RECORD_OVERHEAD - HEADER_RESERVE

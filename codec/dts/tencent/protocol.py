@@ -10,7 +10,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from tisink.codec.dts.tencent.options import OPTIONS, TencentDTSOptions
+from tisink.codec.dts.options import OPTIONS, DTSOptions
 from tisink.codec.errors import ConfigError
 from tisink.codec.protocol import ProtocolSpec
 
@@ -81,7 +81,7 @@ PROTOCOL = ProtocolSpec(
     "CHECKPOINT",
     encoding_formats=("protobuf", "avro"),
     new_encoder=_new_encoder,
-    options_type=TencentDTSOptions,
+    options_type=DTSOptions,
     options=OPTIONS,
     schema_files=_schema_files,
     new_decoder=_new_decoder,

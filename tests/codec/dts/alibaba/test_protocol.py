@@ -17,7 +17,7 @@ from tests.codec.dts.avro.support import decode
 from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
-from tisink.codec.dts.alibaba.protocol import AlibabaDTSOptions
+from tisink.codec.dts.options import DTSOptions
 from tisink.codec.errors import ConfigError
 from tisink.codec.options import build_options
 from tisink.codec.registry import get_protocol
@@ -31,7 +31,7 @@ def test_entry() -> None:
     spec = get_protocol("alibaba-dts")
     assert spec.encoding_formats == ("avro",)
     assert spec.sends_bootstrap is False
-    assert spec.default_options() == AlibabaDTSOptions(checkpoint_interval_in_sec=10)
+    assert spec.default_options() == DTSOptions(checkpoint_interval_in_sec=10)
     assert [o.key for o in spec.options] == ["dts-checkpoint-interval-in-sec"]
     options = build_options(
         spec.options_type, spec.options, {"dts-checkpoint-interval-in-sec": "3"}, "uri"
@@ -47,7 +47,7 @@ def test_schema_files_give_the_verbatim_schema(shared_dir: Path) -> None:
 
 
 def test_encoder_and_decoder_from_the_registry() -> None:
-    config = EncoderConfig(protocol="alibaba-dts", options=AlibabaDTSOptions(0))
+    config = EncoderConfig(protocol="alibaba-dts", options=DTSOptions(0))
     encoder = new_encoder(config, FixedClock(5))
     assert encoder.message_per_row is False
     ts = compose_ts(1_715_930_562_000)

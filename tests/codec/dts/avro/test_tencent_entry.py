@@ -7,7 +7,7 @@ from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.avro.schemas import schema_bytes
-from tisink.codec.dts.tencent.options import TencentDTSOptions
+from tisink.codec.dts.options import DTSOptions
 from tisink.codec.registry import get_protocol
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, make_table
@@ -22,9 +22,7 @@ def test_avro_is_a_tencent_encoding_format() -> None:
 
 
 def test_registry_encoder_and_decoder() -> None:
-    config = EncoderConfig(
-        protocol="tencent-dts", encoding_format="avro", options=TencentDTSOptions(0)
-    )
+    config = EncoderConfig(protocol="tencent-dts", encoding_format="avro", options=DTSOptions(0))
     encoder = new_encoder(config, FixedClock(42))
     ts = compose_ts(1_715_930_562_000)
     table = make_table("db", "t", 1, 1, [ColumnInfo("id", "int")])

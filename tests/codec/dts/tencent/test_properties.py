@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from tests.codec.dts.tencent.support import example_table, new_encoder, ts_at
 from tisink.codec.dts import binlog
+from tisink.codec.dts.options import DTSOptions
 from tisink.codec.dts.tencent.entries import ENVELOPE_OVERHEAD, envelopes
-from tisink.codec.dts.tencent.options import TencentDTSOptions
 from tisink.model.events import RowChangedEvent
 
 FIXTURES = settings(
@@ -167,4 +167,4 @@ def test_seq_id_orders_like_ts_then_index(a: tuple[int, int], b: tuple[int, int]
 
 
 def test_options_default_to_ten_seconds() -> None:
-    assert TencentDTSOptions().checkpoint_interval_in_sec == 10
+    assert DTSOptions().checkpoint_interval_in_sec == 10

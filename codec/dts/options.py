@@ -1,4 +1,5 @@
-"""Settings of ``protocol=tencent-dts`` (both encoding formats), under TiCDC-style keys."""
+"""Settings every DTS protocol shares (``tencent-dts`` in both encodings, ``alibaba-dts``),
+under TiCDC-style keys."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ DEFAULT_CHECKPOINT_INTERVAL_IN_SEC = 10
 
 
 @dataclass(frozen=True)
-class TencentDTSOptions:
+class DTSOptions:
     """``checkpoint_interval_in_sec``: least time, by the encoder's clock, between two
-    CHECKPOINT messages; 0 sends one whenever the changefeed's checkpoint advances."""
+    CHECKPOINT messages or records; 0 sends one whenever the changefeed's checkpoint advances."""
 
     checkpoint_interval_in_sec: int = DEFAULT_CHECKPOINT_INTERVAL_IN_SEC
 
