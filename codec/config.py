@@ -8,6 +8,7 @@ from typing import Any
 
 from tisink.codec.bootstrap import BootstrapSettings
 from tisink.codec.errors import ConfigError
+from tisink.codec.heartbeat import HeartbeatSettings
 from tisink.codec.options import Option, one_of, to_bool, to_positive_int, to_str, to_time_zone
 from tisink.codec.protocol import ProtocolSpec
 from tisink.codec.registry import get_protocol
@@ -127,6 +128,14 @@ class EncoderConfig:
         """The bootstrap settings when the protocol sends BOOTSTRAPs, else None."""
         if self.spec.sends_bootstrap and isinstance(self.options, BootstrapSettings):
             return self.options
+        return None
+
+    @property
+    def heartbeat_interval_ms(self) -> int | None:
+        """How long a partition may stay idle before a HEARTBEAT, when the protocol sends them
+        and they are on; else None."""
+        if self.spec.sends_heartbeat and isinstance(self.options, HeartbeatSettings):
+            return self.options.heartbeat_interval_ms
         return None
 
 

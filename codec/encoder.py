@@ -37,3 +37,13 @@ class RowEventEncoder(Protocol):
     def encode_checkpoint(self, ts: int) -> Message | None:
         """A WATERMARK (checkpoint) message for ``ts``; None for protocols without one."""
         ...
+
+
+class HeartbeatEncoder(RowEventEncoder, Protocol):
+    """The encoder of a protocol whose spec has ``sends_heartbeat``: the MQ sink asks it for a
+    HEARTBEAT when a partition has been idle (DTS streams carry them, spec/dts-formats.md 2.4)."""
+
+    def encode_heartbeat(self, ts: int) -> Message:
+        """A HEARTBEAT placed after the rows committed at ``ts`` (the newest commit ts the sink
+        wrote, 0 before any) and timed by the encoder's clock."""
+        ...

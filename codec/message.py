@@ -35,6 +35,7 @@ class MessageType(StrEnum):
     DDL = "DDL"
     BOOTSTRAP = "BOOTSTRAP"
     WATERMARK = "WATERMARK"
+    HEARTBEAT = "HEARTBEAT"
 
 
 @dataclass(slots=True)

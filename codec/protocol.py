@@ -46,6 +46,8 @@ class ProtocolSpec:
     ``sends_bootstrap``: the MQ sinks run the bootstrap cadence for it (its options then carry
     ``codec.bootstrap.BootstrapSettings``). ``avro_topic_rules``: the router holds topic
     expressions to TiCDC's Avro rule (``{schema}`` and ``{table}`` both present).
+    ``sends_heartbeat``: the MQ sinks write a HEARTBEAT to idle partitions (its options then
+    carry ``codec.heartbeat.HeartbeatSettings`` and its encoders are ``HeartbeatEncoder``s).
     ``schema_files(encoding_format)`` gives the files a consumer needs to decode it (name ->
     bytes; empty when the messages carry their schema). ``new_decoder`` reads it back for
     verify; None when verify cannot check it.
@@ -58,6 +60,7 @@ class ProtocolSpec:
     options_type: type = NoOptions
     options: tuple[Option, ...] = ()
     sends_bootstrap: bool = False
+    sends_heartbeat: bool = False
     avro_topic_rules: bool = False
     schema_files: Callable[[str], Mapping[str, bytes]] = field(default=lambda _format: {})
     new_decoder: Callable[[EncoderConfig], Decoder] | None = None

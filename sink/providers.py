@@ -25,6 +25,7 @@ from tisink.eventsink.file import FileProducer
 from tisink.eventsink.log import LogSink
 from tisink.eventsink.mq.dml_sink import MQDMLSink
 from tisink.eventsink.mq.encoder_group import new_txn_encoder
+from tisink.eventsink.mq.heartbeats import IdlePartitions
 from tisink.eventsink.mq.producer import Producer
 from tisink.eventsink.mq.senders import PartitionSequences, SequencedProducer
 from tisink.eventsink.router import EventRouter
@@ -81,7 +82,7 @@ def new_mq_dml_sink(
     sequences: PartitionSequences | None = None,
 ) -> MQDMLSink:
     """The MQ DML sink over any producer: the one assembly of encoder, router, bootstrap
-    cadence, encoder group and sequence header that the file and Kafka schemes share.
+    cadence, heartbeats, encoder group and sequence header that the file and Kafka schemes share.
     ``sequences`` must be the object the DDL sink of the same changefeed gets."""
     producer = _sequenced(producer, sequences)
     encoder_config = _encoder_config(config, max_message_bytes)
@@ -96,7 +97,14 @@ def new_mq_dml_sink(
         txn_encoder=new_txn_encoder(
             encoder_config, encoder, router, config.encoder_concurrency, clock
         ),
+        heartbeats=_heartbeats(encoder_config, clock),
     )
+
+
+def _heartbeats(config: EncoderConfig, clock: Clock) -> IdlePartitions | None:
+    """Partition idle timers when the protocol sends heartbeats and they are on."""
+    interval_ms = config.heartbeat_interval_ms
+    return IdlePartitions(interval_ms, clock) if interval_ms is not None else None
 
 
 def new_mq_ddl_sink(

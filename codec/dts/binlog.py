@@ -13,11 +13,13 @@ The scheme (spec/dts-formats.md 2.6 and 7.2 leave it to us):
   within one ts, with the entry. ``index`` counts the entries an encoder gave out at that ts:
   a transaction share takes BEGIN, its DML runs and COMMIT, and another share at the same ts
   (another table of the transaction, another partition) continues after it. Index 63 is kept
-  for the CHECKPOINT at that ts, which follows every row committed at or before it. The number
+  for the CHECKPOINT at that ts, which follows every row committed at or before it, and index 62
+  for a HEARTBEAT written after the sink's newest rows at that ts. The number
   depends on the ts alone, not on what the encoder saw before (table sinks flush tables
   independently, so an encoder does not see commit ts in order), which keeps the DML, DDL and
-  checkpoint encoders in step. Limits: more than 63 entries at one ts run into the next ts's
-  range; commit ts before 2020 count as 2020-01-01; the scheme lasts until 2054-11-03.
+  checkpoint encoders in step. Limits: more than 62 entries at one ts share numbers with its
+  heartbeat and checkpoint, more than 64 run into the next ts's range; commit ts before 2020
+  count as 2020-01-01; the scheme lasts until 2054-11-03.
 * ``position``: equal to ``seqId`` (an offset in the one file, so it only grows).
 * ``gtid``: ``<SOURCE_UUID>:<commitTs>``: the commit TSO is unique per transaction and increases,
   like a GTID transaction number. A checkpoint's ``syncedGtid`` is ``<SOURCE_UUID>:1-<ts>`` (every
@@ -47,6 +49,8 @@ SOURCE_UUID = "7a4db781-4490-5069-b931-c1faf5980600"
 INDEX_BITS = 6
 CHECKPOINT_INDEX = (1 << INDEX_BITS) - 1
 """The entry index of a CHECKPOINT: after every entry of a transaction at the same ts."""
+HEARTBEAT_INDEX = CHECKPOINT_INDEX - 1
+"""The entry index of a HEARTBEAT: after the entries of a transaction, before its checkpoint."""
 BASE_MS = 1_577_836_800_000
 """2020-01-01T00:00:00Z, the start of the synthetic binlog."""
 _BASE_TSO = BASE_MS << LOGICAL_BITS
@@ -117,13 +121,17 @@ class SyntheticBinlog:
                 self._older, self._used = used, {}
                 used = self._used
         used[ts] = index + count
-        if index + count > CHECKPOINT_INDEX:
-            log.debug("commit ts %d: %d entries run past index 63", ts, index + count)
+        if index + count > HEARTBEAT_INDEX:
+            log.debug("commit ts %d: %d entries run past index 62", ts, index + count)
         return seq_id(ts, index)
 
     def checkpoint(self, ts: int) -> int:
         """The ``seqId`` of a CHECKPOINT at ``ts``."""
         return seq_id(ts, CHECKPOINT_INDEX)
+
+    def heartbeat(self, ts: int) -> int:
+        """The ``seqId`` of a HEARTBEAT after the rows committed at ``ts``."""
+        return seq_id(ts, HEARTBEAT_INDEX)
 
     def single(self, ts: int) -> int:
         """The ``seqId`` of an entry that is a transaction of its own, such as a DDL."""

@@ -12,6 +12,10 @@ Memory is bounded by bytes in flight (encoded, not yet acknowledged): the worker
 transactions once they pass ``max_inflight_bytes`` (so the bound may be exceeded by one
 transaction), and callers that feed the sink await ``wait_for_capacity()`` before handing it
 more, which is how back-pressure reaches the player.
+
+For protocols that send heartbeats, ``heartbeats`` times each partition's last DML message; the
+worker writes a HEARTBEAT to every partition idle for the interval after each batch and on its
+idle tick.
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ import logging
 import pickle
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from tisink.codec.encoder import RowEventEncoder
+from tisink.codec.encoder import HeartbeatEncoder, RowEventEncoder
 from tisink.codec.message import MessageType
 from tisink.eventsink.base import CallbackableEvent, TableSinkState
 from tisink.eventsink.errors import EventSinkError, SinkDeadError
 from tisink.eventsink.mq.claim_check import store_claim_check
+from tisink.eventsink.mq.heartbeats import IdlePartitions
 from tisink.eventsink.mq.partition_sender import Delivery, Segment
 from tisink.eventsink.mq.producer import Producer
 from tisink.eventsink.mq.senders import TopicSenders
@@ -51,7 +56,7 @@ _DML = MessageType.DML
 
 IDLE_TICK_SECONDS = 1.0
 """How often an idle worker still asks the cadence for due bootstraps (TiCDC ticks every 5 s
-whether or not rows arrive, so idle tables keep getting bootstraps)."""
+whether or not rows arrive, so idle tables keep getting bootstraps) and for due heartbeats."""
 
 _Pending = tuple[SingleTableTxn, Callable[[], None], str, int]
 """A txn waiting for its encoding: txn, callback, topic, partition count."""
@@ -90,9 +95,13 @@ class MQDMLSink:
         scheme: str,
         max_inflight_bytes: int = 64 << 20,
         txn_encoder: TxnEncoder | None = None,
+        heartbeats: IdlePartitions | None = None,
     ) -> None:
         if max_inflight_bytes <= 0:
             raise EventSinkError(f"max_inflight_bytes must be positive, got {max_inflight_bytes}")
+        if heartbeats is not None and not hasattr(encoder, "encode_heartbeat"):
+            raise EventSinkError(f"{type(encoder).__name__} cannot encode heartbeats")
+        self._heartbeats = heartbeats
         self.scheme = scheme
         self._producer = producer
         self._encoder = encoder
@@ -223,6 +232,7 @@ class MQDMLSink:
                 if self._error is not None:
                     return
                 self._emit_due_bootstraps()
+                self._emit_due_heartbeats()
         except asyncio.CancelledError:
             raise
         except EventSinkError as err:
@@ -234,13 +244,14 @@ class MQDMLSink:
 
     async def _wait_input(self) -> None:
         assert self._input_ready is not None
-        if self._cadence is None:
+        if self._cadence is None and self._heartbeats is None:
             await self._input_ready.wait()
             return
         try:
             await asyncio.wait_for(self._input_ready.wait(), IDLE_TICK_SECONDS)
         except TimeoutError:
             self._emit_due_bootstraps()
+            self._emit_due_heartbeats()
 
     def _skip(self, event: CallbackableEvent[SingleTableTxn]) -> None:
         if event.sink_state.state is not TableSinkState.NORMAL:
@@ -339,6 +350,8 @@ class MQDMLSink:
             if sender is None:
                 sender = self._senders.start(topic, partition)
             sender.put(Segment(segment_records, _DML, table, delivery))
+        if self._heartbeats is not None:
+            self._heartbeats.written(topic, [p for p, _ in groups], rows[0].commit_ts)
         self._stats.txns += 1
 
     def _topic_for(self, schema: str, table: str) -> str:
@@ -358,6 +371,8 @@ class MQDMLSink:
         if count <= 0:
             raise EventSinkError(f"topic {topic!r} has {count} partitions")
         self._partition_counts[topic] = count
+        if self._heartbeats is not None:
+            self._heartbeats.watch(topic, count)
         return count
 
     def _emit_due_bootstraps(self) -> None:
@@ -384,6 +399,25 @@ class MQDMLSink:
             segment = Segment.of_message(message)
             self._inflight_bytes += segment.delivery.size
             self._senders.put(send.topic, partition, segment)
+
+    def _emit_due_heartbeats(self) -> None:
+        """One HEARTBEAT, the same bytes to every partition idle for the interval."""
+        if self._heartbeats is None or self._error is not None:
+            return
+        due = self._heartbeats.due()
+        if not due:
+            return
+        encoder = cast(HeartbeatEncoder, self._encoder)
+        try:
+            message = encoder.encode_heartbeat(self._heartbeats.newest_ts)
+        except Exception as err:
+            self._fail(EventSinkError(f"encoding a heartbeat failed: {err}"))
+            return
+        for topic, partitions in due.items():
+            for partition in partitions:
+                segment = Segment.of_message(message)
+                self._inflight_bytes += segment.delivery.size
+                self._senders.put(topic, partition, segment)
 
     async def _wait_below_limit(self) -> None:
         assert self._changed is not None

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def _new_encoder(config: EncoderConfig, clock: Clock) -> RowEventEncoder:
     from tisink.codec.dts.avro.formats import new_dts_avro_encoder
 
-    return new_dts_avro_encoder("alibaba", config, clock, config.options.checkpoint_interval_in_sec)
+    return new_dts_avro_encoder("alibaba", config, clock)
 
 
 def _new_decoder(config: EncoderConfig) -> Decoder:
@@ -40,11 +40,12 @@ def _schema_files(encoding_format: str) -> dict[str, bytes]:
 
 PROTOCOL = ProtocolSpec(
     name="alibaba-dts",
-    summary="Alibaba Cloud DTS Avro Record: BEGIN, DML, COMMIT, DDL, CHECKPOINT",
+    summary="Alibaba Cloud DTS Avro Record: BEGIN, DML, COMMIT, DDL, CHECKPOINT, HEARTBEAT",
     encoding_formats=("avro",),
     new_encoder=_new_encoder,
     options_type=DTSOptions,
     options=OPTIONS,
+    sends_heartbeat=True,
     schema_files=_schema_files,
     new_decoder=_new_decoder,
 )

@@ -99,3 +99,10 @@ class AlibabaDatums:
         record = _record(seq, ts, None, "", "CHECKPOINT")
         record["tags"] = {**tag_values(None), GTID_SET: binlog.synced_gtid(ts)}
         return record
+
+    def heartbeat(self, ts: int, seq: int, now_ms: int) -> Datum:
+        record = _record(seq, ts, None, "", "HEARTBEAT")
+        record["sourceTimestamp"] = now_ms // 1000
+        record["bornTimestamp"] = now_ms
+        record["tags"] = tag_values(None)
+        return record

@@ -41,7 +41,7 @@ _VERSION = long_bytes(VERSION)
 _SOURCE = long_bytes(SOURCE_TYPE_MYSQL) + str_bytes(SOURCE_VERSION)
 _OP = {name: long_bytes(index) for index, name in enumerate(OPERATIONS)}
 _NO_TABLE = NULL + NULL
-"""objectName and processTimestamps both null: BEGIN, COMMIT, CHECKPOINT."""
+"""objectName and processTimestamps both null: BEGIN, COMMIT, CHECKPOINT, HEARTBEAT."""
 _NO_ROW = NULL + NULL + NULL
 """fields, beforeImages and afterImages null."""
 _BEGIN = _OP["BEGIN"]
@@ -88,6 +88,10 @@ def _compile(table: TableInfo) -> _TableRecords:
 _CONTROL_TAGS = _tags_head(tag_values(None))
 """Tags of records without a table, before their GTID (GTID_SET) entry: the count,
 thread_id, server_id."""
+_HEARTBEAT_TAGS = b"".join(
+    (long_bytes(len(tag_values(None))), *(_entry(k, v) for k, v in tag_values(None).items()), END)
+)
+"""A HEARTBEAT's whole ``tags`` map: thread_id and server_id only."""
 _GTID_KEY = str_bytes(GTID)
 _GTID_SET_KEY = str_bytes(GTID_SET)
 
@@ -213,5 +217,21 @@ class AlibabaRecordWriter:
                 END,
                 _NO_ROW,
                 long_bytes(physical_ms(ts)),
+            )
+        )
+
+    def heartbeat(self, ts: int, seq: int, now_ms: int) -> bytes:
+        """operation HEARTBEAT: ``sourceTimestamp`` and ``bornTimestamp`` are its own time."""
+        return b"".join(
+            (
+                self._head(seq, long_bytes(now_ms // 1000)),
+                position_bytes(seq),
+                str_bytes(""),
+                _SOURCE,
+                _OP["HEARTBEAT"],
+                _NO_TABLE,
+                _HEARTBEAT_TAGS,
+                _NO_ROW,
+                long_bytes(now_ms),
             )
         )

@@ -2,8 +2,9 @@
 
 Each Kafka value is decoded with fastavro and the shipped schema (every byte must belong to the
 datum), then checked for the transaction framing a DTS consumer relies on within one partition:
-a row sits between a BEGIN and a COMMIT of its own GTID, transactions do not nest, and a row's
-images fit its kind (an INSERT has only an after image, a DELETE only a before image). Rows
+a row sits between a BEGIN and a COMMIT of its own GTID, transactions do not nest, DDL,
+CHECKPOINT and HEARTBEAT records come between transactions, and a row's images fit its kind
+(an INSERT has only an after image, a DELETE only a before image). Rows
 carry their table's key columns, so each DML announces its own schema (version 0: DTS has no
 schema versions); CHECKPOINTs are watermarks; BEGIN, COMMIT and HEARTBEAT yield nothing to check.
 """
@@ -80,6 +81,10 @@ class DTSAvroDecoder:
                 )
             if kind == "COMMIT":
                 self._open_gtid = None
+        elif self._open_gtid is not None:
+            raise MessageDecodeError(
+                f"{kind} record arrives inside transaction {self._open_gtid}, which has no COMMIT"
+            )
 
     @staticmethod
     def _messages(record: ReadRecord) -> list[DecodedMessage]:

@@ -17,8 +17,8 @@ from typing import Protocol
 
 from tisink.codec.clock import Clock
 from tisink.codec.config import EncoderConfig
-from tisink.codec.dts.avro.cadence import CheckpointCadence
 from tisink.codec.dts.binlog import SyntheticBinlog
+from tisink.codec.dts.cadence import CheckpointCadence
 from tisink.codec.errors import ConfigError, MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message, MessageType
 from tisink.model.events import DDLEvent, RowChangedEvent
@@ -80,21 +80,21 @@ class RecordWriter(Protocol):
 
     def checkpoint(self, ts: int, seq: int, now_ms: int) -> bytes: ...
 
+    def heartbeat(self, ts: int, seq: int, now_ms: int) -> bytes: ...
+
 
 class DTSAvroEncoder:
     """Implements ``codec.encoder.RowEventEncoder`` for a DTS Avro ``RecordWriter``."""
 
     message_per_row = False
 
-    def __init__(
-        self, config: EncoderConfig, clock: Clock, writer: RecordWriter, checkpoint_interval_s: int
-    ) -> None:
+    def __init__(self, config: EncoderConfig, clock: Clock, writer: RecordWriter) -> None:
         _check_config(config)
         self._config = config
         self._clock = clock
         self._writer = writer
         self._binlog = SyntheticBinlog()
-        self._cadence = CheckpointCadence(checkpoint_interval_s, clock)
+        self._cadence = CheckpointCadence(config.options.checkpoint_interval_in_sec, clock)
         self._limit = config.max_message_bytes - MAX_RECORD_OVERHEAD
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
@@ -151,3 +151,8 @@ class DTSAvroEncoder:
         value = self._writer.checkpoint(ts, seq, self._clock.now_ms())
         log.debug("CHECKPOINT at ts %d (seq %d)", ts, seq)
         return Message(value, None, MessageType.WATERMARK)
+
+    def encode_heartbeat(self, ts: int) -> Message:
+        """A HEARTBEAT record at the clock's time, placed after the rows committed at ``ts``."""
+        value = self._writer.heartbeat(ts, self._binlog.heartbeat(ts), self._clock.now_ms())
+        return Message(value, None, MessageType.HEARTBEAT)

@@ -10,7 +10,6 @@ from tisink.codec.clock import Clock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.avro.alibaba_datum import AlibabaDatums
 from tisink.codec.dts.avro.alibaba_record import AlibabaRecordWriter
-from tisink.codec.dts.avro.cadence import DEFAULT_CHECKPOINT_INTERVAL_S
 from tisink.codec.dts.avro.encoder import DTSAvroEncoder, RecordWriter
 from tisink.codec.dts.avro.generic import GenericRecordWriter
 from tisink.codec.dts.avro.schemas import FORMATS
@@ -32,9 +31,8 @@ def new_dts_avro_encoder(
     fmt: str,
     config: EncoderConfig,
     clock: Clock,
-    checkpoint_interval_s: int = DEFAULT_CHECKPOINT_INTERVAL_S,
     *,
     generic: bool = False,
 ) -> DTSAvroEncoder:
     """A ``RowEventEncoder`` writing ``fmt`` records."""
-    return DTSAvroEncoder(config, clock, record_writer(fmt, generic=generic), checkpoint_interval_s)
+    return DTSAvroEncoder(config, clock, record_writer(fmt, generic=generic))

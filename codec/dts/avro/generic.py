@@ -23,6 +23,8 @@ class Datums(Protocol):
 
     def checkpoint(self, ts: int, seq: int, now_ms: int) -> dict[str, Any]: ...
 
+    def heartbeat(self, ts: int, seq: int, now_ms: int) -> dict[str, Any]: ...
+
 
 def write_datum(schema: dict[str, Any], datum: dict[str, Any]) -> bytes:
     """One bare datum: no container header, no union index."""
@@ -51,3 +53,6 @@ class GenericRecordWriter:
 
     def checkpoint(self, ts: int, seq: int, now_ms: int) -> bytes:
         return write_datum(self._schema, self._datums.checkpoint(ts, seq, now_ms))
+
+    def heartbeat(self, ts: int, seq: int, now_ms: int) -> bytes:
+        return write_datum(self._schema, self._datums.heartbeat(ts, seq, now_ms))

@@ -117,3 +117,8 @@ class TencentDatums:
         record["syncedGtid"] = binlog.synced_gtid(ts)
         record["fakeGtid"] = True
         return record
+
+    def heartbeat(self, ts: int, seq: int, now_ms: int) -> Datum:
+        record = _record(seq, "HEARTBEAT", seq, ts, "", now_ms)
+        record["timestamp"] = record["heartbeatTimestamp"] = now_ms // 1000
+        return record

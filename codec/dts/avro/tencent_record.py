@@ -197,3 +197,23 @@ class TencentRecordWriter:
                 _END_FIELDS,
             )
         )
+
+    def heartbeat(self, ts: int, seq: int, now_ms: int) -> bytes:
+        """messageType HEARTBEAT: ``timestamp`` and ``heartbeatTimestamp`` are its own time."""
+        seconds = long_bytes(now_ms // 1000)
+        return b"".join(
+            (
+                self._head(seq, "HEARTBEAT"),
+                position_bytes(seq),
+                seconds,
+                str_bytes(""),
+                NULL,
+                _SOURCE,
+                _NO_TABLE,
+                NULL * 4,
+                SECOND + seconds,
+                NULL * 3,
+                long_bytes(now_ms),
+                _END_FIELDS,
+            )
+        )

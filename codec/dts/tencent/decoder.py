@@ -3,11 +3,11 @@
 Per partition, in offset order: the ``ps`` header continuous (a repeat is a duplicate the demo
 skips, a jump is lost messages; 1 starts over, as in the demo), ``Envelope.version`` 1, slices
 ``index`` 0..total-1 in a row, then each ``Entry``: BEGIN and COMMIT paired by GTID around the
-DML entries, a CHECKPOINT alone in its ``Entries`` and never inside a transaction, each row's
-images as long as ``columns`` (INSERT only new, DELETE only old), ``seqId`` increasing within
-a transaction. seqIds follow commit ts (``binlog``), and a partition carries each table's
-transactions in commit order but interleaves tables as their sinks flush, so across
-transactions they are not checked.
+DML entries, a CHECKPOINT or HEARTBEAT alone in its ``Entries`` and never inside a transaction,
+each row's images as long as ``columns`` (INSERT only new, DELETE only old), ``seqId``
+increasing within a transaction. seqIds follow commit ts (``binlog``), and a partition carries
+each table's transactions in commit order but interleaves tables as their sinks flush, so
+across transactions they are not checked.
 
 DML rows become DecodedMessages carrying their own schema (DTS announces tables through each
 DML's ``columns``, ``isKey`` giving the handle key; versions are not carried, so 0); a
@@ -116,13 +116,14 @@ class TencentProtobufDecoder:
             if open_gtid is not None:
                 problems.append(f"{where}: DDL inside transaction {open_gtid}")
             out.append(DecodedMessage(DDL, "DDL", commit_ts_of(header.gtid)))
-        elif kind == MessageType.CHECKPOINT:
+        elif kind in (MessageType.CHECKPOINT, MessageType.HEARTBEAT):
             if position != 0 or count != 1:
-                problems.append(f"{where}: CHECKPOINT is item {position} of {count}, not alone")
+                problems.append(f"{where}: {name} is item {position} of {count}, not alone")
             if open_gtid is not None:
-                problems.append(f"{where}: CHECKPOINT inside transaction {open_gtid}")
-            synced = entry.body.get(1, b"").decode()
-            out.append(DecodedMessage(WATERMARK, WATERMARK, commit_ts_of(synced)))
+                problems.append(f"{where}: {name} inside transaction {open_gtid}")
+            if kind == MessageType.CHECKPOINT:
+                synced = entry.body.get(1, b"").decode()
+                out.append(DecodedMessage(WATERMARK, WATERMARK, commit_ts_of(synced)))
         elif kind == MessageType.ROLLBACK:
             self._open_gtid = None
 

@@ -5,7 +5,8 @@ into ``Envelope``s that fit ``max-message-bytes``.
 with each partition's share, which becomes BEGIN, one DML entry per run of rows of one table and
 one DML type, and COMMIT, merged into as few Envelopes as fit. DDLs are one DDL entry each;
 checkpoints are a CHECKPOINT entry alone in its Envelope, sent only when the checkpoint cadence
-(``dts-checkpoint-interval-in-sec``, 10 s by the injected clock) is due.
+(``dts-checkpoint-interval-in-sec``, 10 s by the injected clock) is due; heartbeats, which the
+MQ sink asks for on idle partitions, a HEARTBEAT entry alone in its Envelope.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from tisink.codec.clock import Clock, WallClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.binlog import SyntheticBinlog
+from tisink.codec.dts.cadence import CheckpointCadence
 from tisink.codec.dts.options import DTSOptions
 from tisink.codec.dts.tencent import entries, wire
 from tisink.codec.dts.tencent.columns import TableCodec
@@ -68,8 +70,7 @@ class TencentProtobufEncoder:
                 f"max-message-bytes {config.max_message_bytes} is too small for tencent-dts "
                 f"(at least {least})"
             )
-        self._checkpoint_interval_ms = options.checkpoint_interval_in_sec * 1000
-        self._last_checkpoint_ms: int | None = None
+        self._checkpoints = CheckpointCadence(options.checkpoint_interval_in_sec, self._clock)
         self._binlog = SyntheticBinlog()
         self._last_second = -1
         self._last_time_field = b""
@@ -165,16 +166,24 @@ class TencentProtobufEncoder:
 
     def encode_checkpoint(self, ts: int) -> Message | None:
         """A CHECKPOINT when the cadence is due by the clock, else None."""
-        now = self._clock.now_ms()
-        last = self._last_checkpoint_ms
-        if last is not None and now - last < self._checkpoint_interval_ms:
+        if not self._checkpoints.due():
             return None
-        self._last_checkpoint_ms = now
         seq = self._binlog.checkpoint(ts)
         time_field = entries.timestamp_field(ts)
         header = entries.header(MessageType.CHECKPOINT, time_field, wire.varint(seq), b"", b"")
         item = entries.item(header, entries.checkpoint_event(ts, seq))
         return self._control(item, Kind.WATERMARK, "")
+
+    def encode_heartbeat(self, ts: int) -> Message:
+        """A HEARTBEAT entry: ``epoch`` and ``Header.timestamp`` are the clock's Unix seconds
+        (the unit DTS's Avro form documents), its place the one ``binlog`` keeps after ``ts``."""
+        now_s = self._clock.now_ms() // 1000
+        seq = self._binlog.heartbeat(ts)
+        header = entries.header(
+            MessageType.HEARTBEAT, entries.seconds_field(now_s), wire.varint(seq), b"", b""
+        )
+        item = entries.item(header, entries.heartbeat_event(now_s))
+        return self._control(item, Kind.HEARTBEAT, "")
 
     def _control(self, item: bytes, kind: Kind, table: str) -> Message:
         """One Envelope: the DDL sink broadcasts a single record, so a control entry cannot be

@@ -39,7 +39,11 @@ _DATA = tag(4, LEN)
 
 def timestamp_field(ts: int) -> bytes:
     """``Header.timestamp`` of an event at TSO ``ts``."""
-    seconds = binlog.timestamp_s(ts)
+    return seconds_field(binlog.timestamp_s(ts))
+
+
+def seconds_field(seconds: int) -> bytes:
+    """``Header.timestamp`` of an event at Unix time ``seconds``."""
     return field_varint(4, seconds) if seconds else b""
 
 

@@ -33,7 +33,7 @@ def _protobuf_encoder(config: EncoderConfig, clock: Clock) -> RowEventEncoder:
 def _avro_encoder(config: EncoderConfig, clock: Clock) -> RowEventEncoder:
     from tisink.codec.dts.avro.formats import new_dts_avro_encoder
 
-    return new_dts_avro_encoder("tencent", config, clock, config.options.checkpoint_interval_in_sec)
+    return new_dts_avro_encoder("tencent", config, clock)
 
 
 _ENCODERS: dict[str, Callable[[EncoderConfig, Clock], RowEventEncoder]] = {
@@ -78,11 +78,12 @@ def _schema_files(encoding_format: str) -> dict[str, bytes]:
 PROTOCOL = ProtocolSpec(
     name="tencent-dts",
     summary="Tencent Cloud DTS subscription: Envelope/Entries of BEGIN, DML, COMMIT, DDL, "
-    "CHECKPOINT",
+    "CHECKPOINT, HEARTBEAT",
     encoding_formats=("protobuf", "avro"),
     new_encoder=_new_encoder,
     options_type=DTSOptions,
     options=OPTIONS,
+    sends_heartbeat=True,
     schema_files=_schema_files,
     new_decoder=_new_decoder,
     partition_sequence_header=PARTITION_SEQUENCE_HEADER,

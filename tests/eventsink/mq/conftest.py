@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -17,8 +17,9 @@ class FakeProducer:
     """Records every batch per (topic, partition). A gated partition holds its sends until
     ``release``; a failing partition raises on its next send."""
 
-    def __init__(self, partitions: int = 3) -> None:
+    def __init__(self, partitions: int = 3, read: Callable[[Record], Message] = as_message) -> None:
         self.partitions = partitions
+        self.read = read
         self.batches: dict[tuple[str, int], list[list[Message]]] = {}
         self.gated: set[tuple[str, int]] = set()
         self.failing: dict[tuple[str, int], Exception] = {}
@@ -39,7 +40,7 @@ class FakeProducer:
 
     async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
         key = (topic, partition)
-        messages = [as_message(record) for record in records]
+        messages = [self.read(record) for record in records]
         if self.on_send is not None:
             self.on_send(topic, partition, messages)
         gate = self._gates.get(key)

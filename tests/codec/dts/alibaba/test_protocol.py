@@ -31,14 +31,26 @@ def test_entry() -> None:
     spec = get_protocol("alibaba-dts")
     assert spec.encoding_formats == ("avro",)
     assert spec.sends_bootstrap is False
-    assert spec.default_options() == DTSOptions(checkpoint_interval_in_sec=10)
-    assert [o.key for o in spec.options] == ["dts-checkpoint-interval-in-sec"]
+    assert spec.sends_heartbeat is True
+    assert spec.default_options() == DTSOptions(
+        checkpoint_interval_in_sec=10, heartbeat_interval_in_sec=10
+    )
+    assert [o.key for o in spec.options] == [
+        "dts-checkpoint-interval-in-sec",
+        "dts-heartbeat-interval-in-sec",
+    ]
     options = build_options(
-        spec.options_type, spec.options, {"dts-checkpoint-interval-in-sec": "3"}, "uri"
+        spec.options_type,
+        spec.options,
+        {"dts-checkpoint-interval-in-sec": "3", "dts-heartbeat-interval-in-sec": "0"},
+        "uri",
     )
     assert options.checkpoint_interval_in_sec == 3
+    assert options.heartbeat_interval_ms is None
     with pytest.raises(ConfigError, match="dts-checkpoint-interval-in-sec"):
         build_options(spec.options_type, spec.options, {"dts-checkpoint-interval-in-sec": -1}, "x")
+    with pytest.raises(ConfigError, match="dts-heartbeat-interval-in-sec"):
+        build_options(spec.options_type, spec.options, {"dts-heartbeat-interval-in-sec": "x"}, "x")
 
 
 def test_schema_files_give_the_verbatim_schema(shared_dir: Path) -> None:
@@ -47,7 +59,7 @@ def test_schema_files_give_the_verbatim_schema(shared_dir: Path) -> None:
 
 
 def test_encoder_and_decoder_from_the_registry() -> None:
-    config = EncoderConfig(protocol="alibaba-dts", options=DTSOptions(0))
+    config = EncoderConfig(protocol="alibaba-dts", options=DTSOptions(checkpoint_interval_in_sec=0))
     encoder = new_encoder(config, FixedClock(5))
     assert encoder.message_per_row is False
     ts = compose_ts(1_715_930_562_000)

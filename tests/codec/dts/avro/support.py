@@ -19,6 +19,7 @@ from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.avro.encoder import DTSAvroEncoder
 from tisink.codec.dts.avro.formats import new_dts_avro_encoder
+from tisink.codec.dts.options import DTSOptions
 
 FORMATS = ("alibaba", "tencent")
 PROTOCOLS = {"alibaba": ("alibaba-dts", "avro"), "tencent": ("tencent-dts", "avro")}
@@ -38,8 +39,9 @@ def encoder(
     clock: FixedClock | None = None,
     **settings: Any,
 ) -> DTSAvroEncoder:
+    options = DTSOptions(checkpoint_interval_in_sec=interval_s)
     return new_dts_avro_encoder(
-        fmt, config(fmt, **settings), clock or FixedClock(now_ms), interval_s, generic=generic
+        fmt, config(fmt, options=options, **settings), clock or FixedClock(now_ms), generic=generic
     )
 
 

@@ -58,6 +58,7 @@ def test_stream_decodes_to_messages(fmt: str) -> None:
     assert (ddl_message.kind, ddl_message.commit_ts, ddl_message.table) == (DDL, TS + 1, "t.1")
     [watermark] = decoder.decode(None, checkpoint.value)
     assert (watermark.kind, watermark.commit_ts) == (WATERMARK, TS + 1)
+    assert decoder.decode(None, enc.encode_heartbeat(TS + 1).value) == []
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -86,6 +87,15 @@ def test_broken_framing_is_reported(fmt: str) -> None:
     decoder.decode(None, first[0])
     with pytest.raises(MessageDecodeError, match=f"arrives inside .*:{TS}"):
         decoder.decode(None, second[1])
+    enc = encoder(fmt, interval_s=0)
+    ddl = enc.encode_ddl(DDLEvent(TS + 1, DDLType.TRUNCATE, "TRUNCATE t", table, table))
+    assert ddl is not None
+    for control in (enc.encode_heartbeat(TS), enc.encode_checkpoint(TS), ddl):
+        assert control is not None
+        decoder = DTSAvroDecoder(fmt)
+        decoder.decode(None, first[0])
+        with pytest.raises(MessageDecodeError, match=r"record arrives inside transaction .*:"):
+            decoder.decode(None, control.value)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

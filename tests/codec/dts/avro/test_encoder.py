@@ -212,3 +212,26 @@ def test_same_input_same_bytes(fmt: str, table: TableInfo) -> None:
 def test_large_message_settings_are_refused(fmt: str, settings: dict[str, str]) -> None:
     with pytest.raises(ConfigError, match="large-message-handle"):
         encoder(fmt, **settings)
+
+
+@pytest.mark.parametrize("fmt", ["alibaba", "tencent"])
+def test_heartbeat_record(fmt: str) -> None:
+    """A HEARTBEAT record at the clock's time, numbered after the rows at its ts and before
+    the checkpoint there."""
+    enc = encoder(fmt, 1_715_930_604_250)
+    message = enc.encode_heartbeat(TS)
+    assert message.type is MessageType.HEARTBEAT and message.key is None
+    record = decode(fmt, message.value)
+    assert record["id"] == binlog.seq_id(TS, binlog.HEARTBEAT_INDEX)
+    assert binlog.seq_id(TS, 0) < record["id"] < binlog.seq_id(TS, binlog.CHECKPOINT_INDEX)
+    if fmt == "tencent":
+        assert record["messageType"] == "HEARTBEAT"
+        assert record["heartbeatTimestamp"] == record["timestamp"] == 1_715_930_604
+        assert record["readerTimestamp"] == 1_715_930_604_250
+        assert record["syncedGtid"] is None and record["gtid"] == ""
+    else:
+        assert record["operation"] == "HEARTBEAT"
+        assert record["sourceTimestamp"] == 1_715_930_604
+        assert record["bornTimestamp"] == 1_715_930_604_250
+        assert record["objectName"] is None and record["afterImages"] is None
+        assert "GTID" not in record["tags"] and "GTID_SET" not in record["tags"]

@@ -56,18 +56,22 @@ def test_transaction_records_equal_fastavro(fmt: str, rows: list, now_ms: int) -
     TEXT,
     COMMIT_MS,
     st.integers(0, 1 << 30),
+    st.integers(0, 1 << 45),
 )
-def test_ddl_and_checkpoint_equal_fastavro(
-    fmt: str, table: TableInfo | None, query: str, commit_ms: int, start_lag: int
+def test_control_records_equal_fastavro(
+    fmt: str, table: TableInfo | None, query: str, commit_ms: int, start_lag: int, now_ms: int
 ) -> None:
+    """DDL, CHECKPOINT and HEARTBEAT records."""
     ts = compose_ts(commit_ms, 3)
     ddl = DDLEvent(ts, DDLType.ALTER, query, table, table, start_ts=max(ts - start_lag, 0))
-    fast, slow = encoder(fmt, 7, interval_s=0), encoder(fmt, 7, interval_s=0, generic=True)
+    fast = encoder(fmt, now_ms, interval_s=0)
+    slow = encoder(fmt, now_ms, interval_s=0, generic=True)
     fast_ddl, slow_ddl = fast.encode_ddl(ddl), slow.encode_ddl(ddl)
     assert fast_ddl is not None and slow_ddl is not None
     assert fast_ddl.value == slow_ddl.value
     fast_checkpoint, slow_checkpoint = fast.encode_checkpoint(ts), slow.encode_checkpoint(ts)
     assert fast_checkpoint is not None and slow_checkpoint is not None
     assert fast_checkpoint.value == slow_checkpoint.value
+    assert fast.encode_heartbeat(ts).value == slow.encode_heartbeat(ts).value
     record = decode(fmt, fast_ddl.value)
     assert (record["afterImages"] if fmt == "alibaba" else record["sql"]) == query

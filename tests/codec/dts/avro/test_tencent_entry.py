@@ -22,7 +22,11 @@ def test_avro_is_a_tencent_encoding_format() -> None:
 
 
 def test_registry_encoder_and_decoder() -> None:
-    config = EncoderConfig(protocol="tencent-dts", encoding_format="avro", options=DTSOptions(0))
+    config = EncoderConfig(
+        protocol="tencent-dts",
+        encoding_format="avro",
+        options=DTSOptions(checkpoint_interval_in_sec=0),
+    )
     encoder = new_encoder(config, FixedClock(42))
     ts = compose_ts(1_715_930_562_000)
     table = make_table("db", "t", 1, 1, [ColumnInfo("id", "int")])

@@ -110,8 +110,16 @@ def checkpoint(pb: ModuleType, seq: int) -> object:
     )
 
 
+def heartbeat(pb: ModuleType, seq: int) -> object:
+    return pb.Entry(
+        header=pb.Header(version=1, messageType=pb.HEARTBEAT, seqId=seq),
+        event=pb.Event(heartbeatEvent=pb.HeartbeatEvent(epoch=1_715_930_562)),
+    )
+
+
 def test_a_well_formed_stream_passes(pb: ModuleType) -> None:
     decoder = TencentProtobufDecoder()
+    assert decoder.decode(b"", envelope(pb, heartbeat(pb, 1))) == []
     (row,) = decoder.decode(b"", envelope(pb, begin(pb, 1), insert(pb, 2), commit(pb, 3)))
     assert (row.type, row.data) == ("INSERT", {"id": "1"})
     (mark,) = decoder.decode(b"", envelope(pb, checkpoint(pb, 4)))
@@ -127,6 +135,11 @@ def test_a_well_formed_stream_passes(pb: ModuleType) -> None:
         (lambda pb: [envelope(pb, begin(pb, 1), commit(pb, 2, "x:1"))], "COMMIT of x:1"),
         (lambda pb: [envelope(pb, begin(pb, 1), checkpoint(pb, 2))], "not alone"),
         (lambda pb: [envelope(pb, begin(pb, 1)), envelope(pb, checkpoint(pb, 2))], "inside"),
+        (lambda pb: [envelope(pb, heartbeat(pb, 1), heartbeat(pb, 2))], "HEARTBEAT is item 0"),
+        (
+            lambda pb: [envelope(pb, begin(pb, 1)), envelope(pb, heartbeat(pb, 2))],
+            "HEARTBEAT seqId 2: HEARTBEAT inside transaction",
+        ),
         (lambda pb: [envelope(pb, begin(pb, 1), insert(pb, 2, values=2))], "2 new values"),
         (lambda pb: [envelope(pb, begin(pb, 5), insert(pb, 5))], "not above 5 of its"),
         (

@@ -287,3 +287,24 @@ def test_time_zone_moves_timestamps(pb: ModuleType, table: TableInfo) -> None:
         ],
     )
     assert items[1].event.dmlEvent.rows[0].newColumns[6].bv == b"2021-05-17 15:22:42 +08:00"
+
+
+def test_heartbeat_entry(pb: ModuleType, table: TableInfo) -> None:
+    """A HEARTBEAT alone in its Envelope, timed by the clock, placed after the rows at its ts
+    and before the checkpoint at that ts."""
+    clock = FixedClock(COMMIT_MS + 42_500)
+    encoder = new_encoder(clock=clock)
+    ts = ts_at()
+    message = encoder.encode_heartbeat(ts)
+    assert message.type is Kind.HEARTBEAT and message.key == b""
+    (entry,) = entries_of(pb, [message.value])
+    header = entry.header
+    assert header.messageType == pb.HEARTBEAT
+    assert entry.event.HasField("heartbeatEvent")
+    assert [f.name for f, _ in entry.event.ListFields()] == ["heartbeatEvent"]
+    assert entry.event.heartbeatEvent.epoch == header.timestamp == (COMMIT_MS + 42_500) // 1000
+    assert header.version == 1 and header.gtid == ""
+    assert header.seqId == header.position == binlog.seq_id(ts, binlog.HEARTBEAT_INDEX)
+    rows = encoder.encode_rows([RowChangedEvent(1, ts, table, None, example_row())])
+    dml = entries_of(pb, [v for _, v in rows.records])
+    assert dml[-1].header.seqId < header.seqId < binlog.seq_id(ts, binlog.CHECKPOINT_INDEX)

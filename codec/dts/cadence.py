@@ -1,17 +1,15 @@
 """When a DTS stream gets its next CHECKPOINT record.
 
-DTS writes a CHECKPOINT to every partition about every 10 s (spec/dts-formats.md 2.4, 3.4) and
-consumers commit their offsets on it. The DDL sink offers the encoder every advance of the
-global checkpoint; this decides which of them become a record, by the injected clock, so a run
-under the feed clock is reproducible.
+Every DTS format shares it. DTS writes a CHECKPOINT to every partition about every 10 s
+(spec/dts-formats.md 2.4, 3.4) and consumers commit their offsets on it. The DDL sink offers
+the encoder every advance of the global checkpoint; this decides which of them become a record,
+by the injected clock, so a run under the feed clock is reproducible.
 """
 
 from __future__ import annotations
 
 from tisink.codec.clock import Clock
 from tisink.codec.errors import ConfigError
-
-DEFAULT_CHECKPOINT_INTERVAL_S = 10
 
 
 class CheckpointCadence:
