@@ -13,6 +13,7 @@ from tisink.codec.clock import Clock, WallClock
 from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.base import EventSink
+from tisink.eventsink.mq.producer import AcknowledgedEnds, acknowledged_ends, merge_ends
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
 from tisink.sink.registry import load_provider
@@ -36,6 +37,7 @@ class SinkFactory:
             self.uri, own_params
         )
         self.clock: Clock = clock or WallClock()
+        self._created: list[object] = []
 
     @property
     def scheme(self) -> str:
@@ -56,6 +58,7 @@ class SinkFactory:
                     f"which lacks EventSink.{member}"
                 )
         log.info("event sink %s ready for %s", type(sink).__name__, self.uri.redacted())
+        self._created.append(sink)
         return sink
 
     async def create_ddl_sink(self) -> DDLSink:
@@ -64,7 +67,13 @@ class SinkFactory:
             log.info("scheme %r has no DDL sink; DDL and checkpoints are dropped", self.scheme)
             return BlackholeDDLSink()
         sink: DDLSink = await create(self.uri, self.config, self.clock)
+        self._created.append(sink)
         return sink
+
+    def acknowledged_offsets(self) -> AcknowledgedEnds:
+        """What the destination acknowledged to the sinks this factory built, per partition
+        (for verify's acknowledged-stored check); empty where the sinks do not track it."""
+        return merge_ends(*(acknowledged_ends(sink) for sink in self._created))
 
     def create_table_sink(
         self, table_id: int, event_sink: EventSink, start_ts: int = 0

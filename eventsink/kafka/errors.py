@@ -17,3 +17,8 @@ class KafkaUnreachableError(KafkaSinkError):
 
 class KafkaMessageTooLargeError(KafkaSinkError):
     """A message is over ``max-message-bytes`` (sarama's ErrMessageSizeTooLarge)."""
+
+
+class KafkaDataLossError(KafkaSinkError):
+    """The broker no longer holds messages it acknowledged: an acknowledged offset went back or
+    a topic it had acknowledged messages for disappeared."""

@@ -16,16 +16,18 @@ from collections.abc import Sequence
 from operator import itemgetter
 
 from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaError, KafkaTimeoutError
+from aiokafka.errors import KafkaError, KafkaTimeoutError, UnknownTopicOrPartitionError
 from aiokafka.producer.message_accumulator import BatchBuilder
 
 from tisink.codec.message import Record
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.errors import (
     KafkaConfigError,
+    KafkaDataLossError,
     KafkaMessageTooLargeError,
     KafkaSinkError,
 )
+from tisink.eventsink.kafka.offsets import AcknowledgedOffsets
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager, dial
 
 log = logging.getLogger(__name__)
@@ -55,9 +57,15 @@ class KafkaProducer:
         self.max_message_bytes = max_message_bytes
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._closed = False
+        #: the end of what the broker acknowledged, per partition (offsets only move forward)
+        self.offsets = AcknowledgedOffsets()
 
     async def partition_count(self, topic: str) -> int:
         return await self.topics.partition_count(topic)
+
+    def acknowledged_offsets(self) -> dict[tuple[str, int], int]:
+        """(topic, partition) -> last acknowledged offset + 1, for verify to compare."""
+        return self.offsets.ends()
 
     async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
         """Deliver ``(key, value)`` or ``(key, value, headers)`` records in order to one
@@ -137,9 +145,15 @@ class KafkaProducer:
             batch, end = self._fill(records, start)
             try:
                 ack = await self._client.send_batch(batch, topic, partition=partition)
-                await ack
+                metadata = await ack
+                self.offsets.acknowledged(topic, partition, metadata.offset, end - start)
                 return end
             except KafkaError as exc:
+                if isinstance(exc, UnknownTopicOrPartitionError) and self.offsets.wrote(topic):
+                    raise KafkaDataLossError(
+                        f"topic {topic} partition {partition} disappeared after the broker had "
+                        "acknowledged messages to it; they are lost"
+                    ) from exc
                 if not _retriable(exc) or loop.time() + backoff >= deadline:
                     raise KafkaSinkError(
                         f"producing {end - start} messages to topic {topic} partition "

@@ -34,7 +34,7 @@ from tisink.eventsink.errors import EventSinkError, SinkDeadError
 from tisink.eventsink.mq.claim_check import store_claim_check
 from tisink.eventsink.mq.heartbeats import IdlePartitions
 from tisink.eventsink.mq.partition_sender import Delivery, Segment
-from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
 from tisink.eventsink.mq.senders import TopicSenders
 from tisink.eventsink.mq.stats import MQStats
 from tisink.eventsink.mq.txn_encoding import (
@@ -190,6 +190,10 @@ class MQDMLSink:
     def stats(self) -> dict[str, int]:
         """Counters of delivered messages (by type), bytes, txns; plus the bytes in flight."""
         return {**self._stats.as_dict(), "inflight_bytes": self._inflight_bytes}
+
+    def acknowledged_offsets(self) -> AcknowledgedEnds:
+        """The producer's acknowledged ends per partition (empty if it does not track them)."""
+        return acknowledged_ends(self._producer)
 
     # --- the worker ----------------------------------------------------------------------
 

@@ -25,3 +25,24 @@ class Producer(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+AcknowledgedEnds = dict[tuple[str, int], int]
+"""(topic, partition) -> last offset the destination acknowledged + 1."""
+
+
+def acknowledged_ends(producer: object) -> AcknowledgedEnds:
+    """What ``producer`` saw acknowledged, for producers that track it (``acknowledged_offsets``,
+    e.g. Kafka's); empty for the others."""
+    track = getattr(producer, "acknowledged_offsets", None)
+    return track() if callable(track) else {}
+
+
+def merge_ends(*parts: AcknowledgedEnds) -> AcknowledgedEnds:
+    """Ends of several producers writing the same partitions: the furthest of each."""
+    merged: AcknowledgedEnds = {}
+    for part in parts:
+        for key, end in part.items():
+            if end > merged.get(key, 0):
+                merged[key] = end
+    return merged

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from tisink.codec.message import Record, with_sequence
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.partition_sender import PartitionSender, Segment
-from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
 
 
 class TopicSenders:
@@ -108,6 +108,9 @@ class SequencedProducer:
             return
         async with self.sequences.lock(topic, partition):
             await self.inner.send(topic, partition, self.sequences.stamp(topic, partition, records))
+
+    def acknowledged_offsets(self) -> AcknowledgedEnds:
+        return acknowledged_ends(self.inner)
 
     async def close(self) -> None:
         await self.inner.close()

@@ -155,10 +155,19 @@ def _describe(columns: tuple[str, ...], handle: tuple[Any, ...]) -> str:
 class StreamChecker:
     """Feeds records of any number of partitions, each in offset order, into a report."""
 
-    def __init__(self, report: VerifyReport, new_decoder: Callable[[], Decoder]) -> None:
+    def __init__(
+        self,
+        report: VerifyReport,
+        new_decoder: Callable[[], Decoder],
+        *,
+        continuous_offsets: bool = False,
+    ) -> None:
         self.report = report
         self._new_decoder = new_decoder
         self._partitions: dict[tuple[str, int], tuple[PartitionChecker, Decoder]] = {}
+        self._continuous = continuous_offsets
+        #: (topic, partition) -> the offset after the last record read
+        self.ends: dict[tuple[str, int], int] = {}
 
     def partition(self, topic: str, partition: int) -> tuple[PartitionChecker, Decoder]:
         """The checker and the decoder (decoders keep state per partition) of one partition."""
@@ -181,6 +190,16 @@ class StreamChecker:
         ``headers`` (None: the source has none) go to decoders that read them
         (``decode_with_headers``, e.g. Tencent DTS's ``ps`` check)."""
         checker, decoder = self.partition(topic, partition)
+        expected = self.ends.get((topic, partition), 0)
+        if self._continuous and offset != expected:
+            missing = f"{offset - expected} record(s) missing" if offset > expected else "again"
+            checker.violation(
+                offset,
+                "offsets-continuous",
+                f"offset {offset} after {expected - 1}: {missing}",
+                f"record at offset {offset}",
+            )
+        self.ends[topic, partition] = max(expected, offset + 1)
         self.report.messages += 1
         self.report.partitions[checker.label] += 1
         with_headers = getattr(decoder, "decode_with_headers", None)
@@ -197,3 +216,20 @@ class StreamChecker:
         for message in messages:
             self.report.counts[message.type] += 1
             checker.check(offset, message)
+
+    def check_acknowledged(self, acknowledged: Mapping[tuple[str, int], int]) -> None:
+        """After the whole stream was read: each partition must hold every offset below the
+        end the sink saw acknowledged (a shorter partition means the broker lost messages)."""
+        unfinished = {entry.partition(":")[0] for entry in self.report.unfinished}
+        for (topic, partition), end in sorted(acknowledged.items()):
+            held = self.ends.get((topic, partition), 0)
+            checker = self.partition(topic, partition)[0]
+            if held >= end or checker.label in unfinished:
+                continue
+            checker.violation(
+                held,
+                "acknowledged-stored",
+                f"the sink saw offsets up to {end - 1} acknowledged; the partition holds "
+                f"{held} message(s): the broker lost {end - held}",
+                f"end of {checker.label}",
+            )

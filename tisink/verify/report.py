@@ -16,6 +16,8 @@ RULES: dict[str, str] = {
     "watermark-monotonic": "WATERMARK commitTs never goes back",
     "dml-behind-watermark": "no DML after WATERMARK W has commitTs <= W",
     "handle-commit-ts-order": "a row handle's commitTs never goes back",
+    "offsets-continuous": "a file partition's offsets run 0, 1, 2... with none missing",
+    "acknowledged-stored": "every message the sink saw acknowledged is still in its partition",
 }
 """Rule name -> what it promises, in the order the report lists them."""
 
