@@ -7,7 +7,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from tisink.codec.bootstrap import BootstrapSettings
-from tisink.codec.options import Option, to_bool, to_int
+from tisink.codec.options import Option, to_bool, to_non_negative_int
 from tisink.codec.protocol import ProtocolSpec
 
 if TYPE_CHECKING:
@@ -26,14 +26,14 @@ OPTIONS = (
     Option(
         "send-bootstrap-interval-in-sec",
         "send_bootstrap_interval_in_sec",
-        to_int,
+        to_non_negative_int,
         uri=False,
         help="resend a table's BOOTSTRAP after this many seconds (0 disables bootstraps)",
     ),
     Option(
         "send-bootstrap-in-msg-count",
         "send_bootstrap_in_msg_count",
-        to_int,
+        to_non_negative_int,
         uri=False,
         help="resend a table's BOOTSTRAP after this many rows (0 disables bootstraps)",
     ),

@@ -183,6 +183,14 @@ def test_uri_parameters_override_the_file():
     [
         ('[sink]\nprotocol = "canal-json"', "unknown protocol 'canal-json'; expected one of"),
         ("[sink]\nsend-bootstrap-in-msg-count = 'x'", "sink.send-bootstrap-in-msg-count"),
+        (
+            "[sink]\nsend-bootstrap-in-msg-count = -5",
+            "sink.send-bootstrap-in-msg-count: must not be negative",
+        ),
+        (
+            "[sink]\nsend-bootstrap-interval-in-sec = -1",
+            "sink.send-bootstrap-interval-in-sec: must not be negative",
+        ),
         ("[sink.kafka-config]\nmax-message-bytes = -1", "max-message-bytes: must be positive"),
         ("[sink.kafka-config]\nrequired-acks = 2", "kafka-config.required-acks: must be -1, 0"),
         ('[sink.kafka-config.codec-config]\nencoding-format = "xml"', "encoding-format"),
