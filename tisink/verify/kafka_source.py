@@ -56,6 +56,16 @@ def consumer_settings(config: KafkaConfig) -> dict[str, Any]:
     return settings
 
 
+class _DebugLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """librdkafka's log lines, whatever their level, as DEBUG records of ``logger``."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        super().__init__(logger, {})
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        self.logger.debug(msg, *args, **kwargs)
+
+
 class KafkaRecordReader:
     """One consumer (no group membership, no commits) over the partitions of some topics."""
 
@@ -75,6 +85,9 @@ class KafkaRecordReader:
                     "enable.auto.commit": False,
                     "enable.partition.eof": True,
                     "auto.offset.reset": "earliest",
+                    # librdkafka repeats each connection failure every few ms; the failure
+                    # that matters reaches the user as a VerifyError, the rest goes to debug
+                    "logger": _DebugLogger(log),
                 }
             )
         except KafkaException as err:

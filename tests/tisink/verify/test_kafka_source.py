@@ -60,3 +60,29 @@ def test_an_unreachable_broker_is_an_error() -> None:
     uri = f"kafka://127.0.0.1:{free_port()}/t?protocol=simple&read-timeout=1s"
     with pytest.raises(VerifyError, match="cannot read metadata"):
         verify(uri, timeout_s=1)
+
+
+def test_verify_against_a_dead_kafka_says_so_in_a_few_lines() -> None:
+    """librdkafka's repeated connection failures stay out of the output; the one error that
+    names the servers is what the user reads."""
+    import subprocess
+    import sys
+
+    port = free_port()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from tisink.cli import main; main()",
+            "verify",
+            "--sink-uri",
+            f"kafka://127.0.0.1:{port}/t?protocol=simple",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert f"Kafka 127.0.0.1:{port}: cannot read metadata" in " ".join(output.split()), output
+    assert "rdkafka" not in output and len(output.splitlines()) <= 5, output
