@@ -188,13 +188,13 @@ def play(
         raise typer.Exit(1)
 
 
-def _check_writable(path: Path) -> None:
-    """Fail before a long play, not after it, when the summary cannot be written."""
+def _check_writable(path: Path, *, command: str = "play", what: str = "the summary") -> None:
+    """Fail before a long run, not after it, when its output file cannot be written."""
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
-        console.print(f"[bold red]play refused:[/] cannot write the summary to {path}")
+        console.print(f"[bold red]{command} refused:[/] cannot write {what} to {path}")
         raise typer.Exit(2)
 
 
@@ -208,6 +208,10 @@ def generate(
     """Write a seeded workload as a change feed file."""
     from tisink.feed.workload import generate_feed
 
+    if rows is not None and rows <= 0:
+        console.print(f"[bold red]generate refused:[/] --rows must be positive, got {rows}")
+        raise typer.Exit(2)
+    _check_writable(out, command="generate", what="the feed")
     try:
         counts = generate_feed(workload, seed, rows, out)
     except TisinkError as err:

@@ -121,6 +121,21 @@ def test_generate_is_reproducible(tmp_path):
     assert count_records(first)[0] == 300
 
 
+def test_generate_refuses_what_it_cannot_do_before_generating(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for args, reason in (
+        (("--out", str(blocker / "feed.jsonl")), f"cannot write the feed to {blocker}"),
+        (("--out", str(tmp_path)), "cannot write the feed to"),
+        (("--out", str(tmp_path / "f.jsonl"), "--rows", "-5"), "--rows must be positive"),
+    ):
+        done = run("generate", "--workload", "demo", *args)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert reason in " ".join(done.stderr.split()), done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
+    assert not (tmp_path / "f.jsonl").exists()
+
+
 def test_default_play_is_spark_to_the_embedded_broker_and_verifies(tmp_path):
     """The README's main command, shrunk: no sink URI, Spark engine, a workload, verify."""
     summary_path = tmp_path / "summary.json"
