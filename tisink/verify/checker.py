@@ -13,6 +13,10 @@ A consumer reads each partition on its own, so every rule is judged within one p
 * ``handle-commit-ts-order``: per row handle (the handle key of the announced schema; tables
   without one are skipped) commitTs never decreases. The table and index-value dispatchers send
   one handle to one partition, so the check stays within the partition.
+
+Delivery is at-least-once: a batch whose acknowledgement was lost is written again. A record
+equal (key, value, headers) to one of the partition's last ``REDELIVERY_WINDOW`` records is
+counted as ``DUPLICATE`` and not checked again, as a deduplicating consumer skips it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+REDELIVERY_WINDOW = 65536
+"""Records per partition remembered to recognise a redelivered batch (a retried batch is far
+smaller)."""
+
+
 class PartitionChecker:
     """The state of one partition: announced schemas, the last watermark, handle commitTs."""
 
@@ -50,6 +59,17 @@ class PartitionChecker:
         self._without_schema: set[TableKey] = set()
         self._watermark: tuple[int, int] | None = None
         self._handles: dict[tuple[TableKey, Any], tuple[int, int]] = {}
+        self._recent: dict[int, None] = {}
+
+    def redelivered(self, fingerprint: int) -> bool:
+        """True when a record with this fingerprint is among the recent ones; remembers it."""
+        recent = self._recent
+        if fingerprint in recent:
+            return True
+        recent[fingerprint] = None
+        if len(recent) > REDELIVERY_WINDOW:
+            del recent[next(iter(recent))]
+        return False
 
     def violation(self, offset: int, rule: str, detail: str, message: str) -> None:
         self._report.add_violation(
@@ -202,6 +222,9 @@ class StreamChecker:
         self.ends[topic, partition] = max(expected, offset + 1)
         self.report.messages += 1
         self.report.partitions[checker.label] += 1
+        if checker.redelivered(hash((key, value, headers))):
+            self.report.counts["DUPLICATE"] += 1
+            return
         with_headers = getattr(decoder, "decode_with_headers", None)
         try:
             if headers is not None and with_headers is not None:

@@ -86,8 +86,8 @@ def ddl(
     return orjson.dumps(message)
 
 
-def watermark(ts: int) -> bytes:
-    return orjson.dumps({"version": 1, "type": "WATERMARK", "commitTs": ts, "buildTs": BUILD_TS})
+def watermark(ts: int, build_ts: int = BUILD_TS) -> bytes:
+    return orjson.dumps({"version": 1, "type": "WATERMARK", "commitTs": ts, "buildTs": build_ts})
 
 
 def dml(

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.tisink.verify.streams import (
+    BUILD_TS,
     VERSION,
     bootstrap,
     check,
@@ -136,13 +137,22 @@ def test_handle_commit_ts_going_back() -> None:
         bootstrap(table_schema()),
         insert(TS + 10, 1),
         insert(TS + 5, 2),  # another handle: its own order
-        insert(TS + 10, 1),  # the same commitTs again is fine
+        dml("UPDATE", TS + 10, data={"id": "1", "name": "m"}, old={"id": "1", "name": "n"}),
         dml("DELETE", TS + 9, old={"id": "1", "name": "n"}),
     ]
     report = check(stream, topic="rows", partition=0)
     assert only_violation(report) == ("handle-commit-ts-order", "rows", 0, 4)
     assert "(id='1')" in report.violations[0].detail
     assert f"below {TS + 10} at offset 3" in report.violations[0].detail
+
+
+def test_a_redelivered_batch_is_counted_not_checked_again() -> None:
+    """At-least-once: a batch written again after its ack was lost repeats records exactly;
+    they are DUPLICATEs, not a handle going back. A record that only looks alike is checked."""
+    batch = [insert(TS + 1, 1), insert(TS + 2, 2), insert(TS + 3, 1)]
+    report = check([bootstrap(table_schema()), *batch, *batch, insert(TS + 2, 1)])
+    assert report.counts["DUPLICATE"] == 3
+    assert only_violation(report) == ("handle-commit-ts-order", "t", 0, 7)
 
 
 def test_an_update_moves_both_its_old_and_new_handle() -> None:
@@ -217,7 +227,8 @@ def test_streams_written_in_commit_order_are_clean(steps: list[tuple[int, int, b
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 20), min_size=1, max_size=30))
 def test_every_watermark_below_the_highest_so_far_is_one_violation(marks: list[int]) -> None:
-    report = check([watermark(TS + m) for m in marks])
+    # each built at its own time: an exact repeat would be a redelivery, not a new watermark
+    report = check([watermark(TS + m, BUILD_TS + i) for i, m in enumerate(marks)])
     below = [i for i, m in enumerate(marks) if m < max(marks[: i + 1])]
     assert [v.offset for v in report.violations] == below[:20]
     assert report.violation_counts["watermark-monotonic"] == len(below)
