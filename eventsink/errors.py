@@ -9,3 +9,8 @@ class EventSinkError(TisinkError):
 
 class SinkDeadError(EventSinkError):
     """The sink hit a fatal error earlier and accepts no more events."""
+
+
+class RetriableError(EventSinkError):
+    """Raised by a sink's write to say the failure is transient (a busy database, a timeout):
+    ``BatchingSink`` retries the same batch with backoff instead of dying."""

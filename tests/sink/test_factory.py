@@ -146,6 +146,7 @@ async def test_log_and_blackhole_schemes(caplog):
     table_sink = factory.create_table_sink(ORDERS.table_id, sink)
     table_sink.append_row_changed_events(rows(3))
     table_sink.update_resolved_ts(ResolvedTs.normal(rows(3)[-1].commit_ts))
+    await sink.flush()  # the log sink writes on its own task
     assert sink.rows == 3
     assert table_sink.get_checkpoint_ts().resolved_mark == rows(3)[-1].commit_ts
     ddl = await SinkFactory("blackhole://").create_ddl_sink()
