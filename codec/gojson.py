@@ -22,23 +22,22 @@ import orjson
 
 _LINE_SEPARATOR = "\u2028".encode()
 _PARAGRAPH_SEPARATOR = "\u2029".encode()
-_HTML_ESCAPES = (
-    (b"<", b"\\u003c"),
-    (b">", b"\\u003e"),
-    (b"&", b"\\u0026"),
-    (_LINE_SEPARATOR, b"\\u2028"),
-    (_PARAGRAPH_SEPARATOR, b"\\u2029"),
-)
 _LT, _GT, _AMP, _E2 = ord("<"), ord(">"), ord("&"), 0xE2
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def html_escape(out: bytes) -> bytes:
     """Apply Go's HTML-safe escaping to orjson output (idempotent: escaped output has no <>&)."""
-    # Integer membership is a memchr; 0xE2 leads the UTF-8 of U+2028 and U+2029.
-    if _LT in out or _GT in out or _AMP in out or _E2 in out:
-        for raw, escaped in _HTML_ESCAPES:
-            out = out.replace(raw, escaped)
+    # Integer membership is a memchr, so each replace runs only when its byte is there;
+    # 0xE2 leads the UTF-8 of U+2028 and U+2029 (and of other characters).
+    if _LT in out:
+        out = out.replace(b"<", b"\\u003c")
+    if _GT in out:
+        out = out.replace(b">", b"\\u003e")
+    if _AMP in out:
+        out = out.replace(b"&", b"\\u0026")
+    if _E2 in out:
+        out = out.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
     return out
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tisink.model.events import DDLEvent, RowChangedEvent
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
-    """Where a record came from, kept so later errors can still point at the line."""
+class Source(NamedTuple):
+    """Where a record came from, kept so later errors can still point at the line. A tuple:
+    the reader makes one per line, and ``tuple.__new__(Source, (file, line))`` costs little."""
 
     file: str
     line: int

@@ -19,13 +19,14 @@ class SchemaTracker:
     """Applies DDL records in feed order and answers "which schema does this row use"."""
 
     def __init__(self) -> None:
-        self._live: dict[int, ImageValidator] = {}
+        self.live: dict[int, ImageValidator] = {}
+        """The validator of each live tableID (read it; DDLs change it through ``apply``)."""
         self._gone: dict[int, tuple[str, str]] = {}  # tableID -> (table name, what happened)
 
     def validator(self, table_id: int) -> ImageValidator:
         """The compiled validator of the live table ``table_id``; FeedError if there is none."""
         try:
-            return self._live[table_id]
+            return self.live[table_id]
         except KeyError:
             gone = self._gone.get(table_id)
             if gone is None:
@@ -52,13 +53,13 @@ class SchemaTracker:
         if kind is DDLType.CREATE:
             if pre is not None:
                 raise FeedError("CREATE carries no preTable", table=name)
-            if table.table_id in self._live:
+            if table.table_id in self.live:
                 raise FeedError(f"CREATE of tableID {table.table_id}, which exists", table=name)
             self._register(table)
         elif kind is DDLType.TRUNCATE:
             if pre is None:
                 raise FeedError("TRUNCATE needs preTable (the old tableID)", table=name)
-            if pre.table_id == table.table_id or table.table_id in self._live:
+            if pre.table_id == table.table_id or table.table_id in self.live:
                 raise FeedError(
                     f"TRUNCATE must move tableID {pre.table_id} to a new tableID, "
                     f"got {table.table_id}",
@@ -76,7 +77,7 @@ class SchemaTracker:
             self._register(table)
 
     def _register(self, table: TableInfo) -> None:
-        self._live[table.table_id] = ImageValidator(table)
+        self.live[table.table_id] = ImageValidator(table)
         self._gone.pop(table.table_id, None)
 
     def _refuse_gone(self, table: TableInfo) -> None:
@@ -88,5 +89,5 @@ class SchemaTracker:
         """Mark ``table``'s id gone. A tableID never seen before is accepted: the feed may
         start after the table's CREATE, and the DDL itself carries the whole schema."""
         self._refuse_gone(table)
-        self._live.pop(table.table_id, None)
+        self.live.pop(table.table_id, None)
         self._gone[table.table_id] = (table.qualified_name, why)

@@ -1,9 +1,15 @@
-"""Row image validation for one table version, compiled once per schema (DDL)."""
+"""Row image validation for one table version, compiled once per schema (DDL).
+
+Two layers: ``valid`` is the generated yes/no check every row pays for (``image_check``);
+``problem`` walks the per-column checks of ``values`` to name the column and the reason, and
+runs only when ``valid`` says no.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tisink.feed.image_check import ImageCheck, compile_image_check
 from tisink.feed.values import Check, compile_check
 from tisink.model.table import TableInfo
 
@@ -11,11 +17,11 @@ from tisink.model.table import TableInfo
 class ImageValidator:
     """Checks that a row image has exactly the table's stored columns, each value fitting.
 
-    Built once per DDL, so the per-row work is a loop over precompiled (name, nullable, check)
-    triples.
+    Built once per DDL: ``valid`` is one generated function per table version; ``problem``
+    loops over precompiled (name, nullable, check) triples to explain a refusal.
     """
 
-    __slots__ = ("_checks", "_names", "_virtual", "table")
+    __slots__ = ("_checks", "_names", "_virtual", "table", "valid")
 
     def __init__(self, table: TableInfo) -> None:
         self.table = table
@@ -24,6 +30,8 @@ class ImageValidator:
         )
         self._names = frozenset(name for name, _, _ in self._checks)
         self._virtual = frozenset(col.name for col in table.columns if col.virtual)
+        self.valid: ImageCheck = compile_image_check(table)
+        """True for an image ``problem`` has nothing against (it may also say False then)."""
 
     def problem(self, image: Any) -> tuple[str, str] | None:
         """None when ``image`` is valid, else ``(column, reason)`` for the first bad column

@@ -8,10 +8,17 @@ them into per-table renderers once per schema version.
 
 from tisink.codec.values.floats import float32_text, float64_text, to_float32, vector_text
 from tisink.codec.values.json_text import json_text
-from tisink.codec.values.members import binary_bytes, bit_default_number, enum_index, set_bitmask
+from tisink.codec.values.members import (
+    CANONICAL_PADDED_TAILS,
+    binary_bytes,
+    bit_default_number,
+    enum_index,
+    set_bitmask,
+)
 from tisink.codec.values.zones import timestamp_text, timestamp_texts, zone_for
 
 __all__ = [
+    "CANONICAL_PADDED_TAILS",
     "binary_bytes",
     "bit_default_number",
     "enum_index",

@@ -1,8 +1,14 @@
 """Go's float formatting for float/double/vector columns (``strconv.FormatFloat`` 'f', -1).
 
-float32 needs care: the shortest digits are those that round-trip to the *float32*, found by
-trying 1..9 significant digits with an exact decimal -> float32 rounding (a plain ``float()``
-would round twice), plus Go's choice at power-of-two boundaries where the spacing below halves.
+float32 needs care: Go prints the shortest digits that read back as the same *float32*, which
+neither ``repr`` (float64 digits) nor formatting at a fixed precision gives. ``float32_text``
+computes them exactly with integers, as Ryu does: the float32 ``f = m * 2**e`` and the edges of
+the interval of reals that round to it (half an ulp either side; a quarter below a power of two,
+where the spacing below halves; edges included when ``m`` is even, as round-half-even reads
+them) are scaled to integers in units of ``10**t``. The shortest digits are the multiple of the
+largest power of ten inside that interval, the one nearest ``f`` when two are (ties to an even
+last digit). ``tests/codec/values/test_float32.py`` proves it equal, over float32 bit patterns
+and exhaustive edge ranges, to the former search that tried 1..9 digits with exact parses.
 """
 
 from __future__ import annotations
@@ -11,7 +17,15 @@ import struct
 from decimal import Decimal
 
 _F32 = struct.Struct("<f")
-_U32 = struct.Struct("<I")
+_F32_BITS = struct.Struct("<I")
+_FLOAT32_OVERFLOW = 3.4028235677973366e38
+"""2**128 - 2**103: doubles from here on round to float32 infinity."""
+
+_POW5 = tuple(5**n for n in range(160))
+"""5**n for the scale of float32s below 2**2 (n <= 151)."""
+_POW10 = tuple(10**j for j in range(130))
+"""Powers of ten up to the largest scaled interval (about 10**113, for subnormals)."""
+_LOG10_2 = 0.30102999566398120
 
 
 def float64_text(v: float) -> str:
@@ -48,62 +62,95 @@ def float32_text(v: float) -> str:
     return text
 
 
+def _exponent_table() -> tuple[tuple[int, int, int, int, int, int, int, int], ...]:
+    """Per biased exponent: ``scale`` and ``t`` with ``2**e2 = scale * 10**t``, where a
+    float32 is ``4m`` units of ``2**e2``; ``j``, a power of ten that even the narrowest
+    interval of the exponent spans (``10**j <= 2**(bits - 1) <= 3 * scale``); and the interval
+    edges' offsets (2 units above, 2 or, for a power of two, 1 below) as quotient and
+    remainder of ``10**j``."""
+    table = []
+    for exponent in range(255):
+        e2 = exponent - 152 if exponent else -151
+        scale, t = (1 << e2, 0) if e2 >= 0 else (_POW5[-e2], e2)
+        j = int(((3 * scale).bit_length() - 1) * _LOG10_2)
+        half = divmod(2 * scale, _POW10[j])
+        quarter = divmod(scale, _POW10[j]) if exponent > 1 else half
+        table.append((scale, t, j, _POW10[j], *half, *quarter))
+    return tuple(table)
+
+
+_EXPONENTS = _exponent_table()
+_HALF_ULPS = (0.0, *(2.0 ** (exponent - 151) for exponent in range(1, 255)))
+"""Half the spacing of the normal float32s of each biased exponent (as exact doubles)."""
+
+
 def _float32_text(v: float) -> str:
-    f = to_float32(v)
-    if f != f or f in (float("inf"), float("-inf")):
-        return _GO_SPECIALS[repr(f)]
-    if f == 0.0:
-        return "-0" if repr(f)[0] == "-" else "0"
-    for digits in range(1, 10):
-        candidate = f"{f:.{digits - 1}e}"
-        if _parse_float32(candidate) == f:
-            return format(Decimal(candidate), "f")
-        if _is_power_of_two(f):
-            # Below a power of two the float32 spacing halves, so the nearest p-digit decimal
-            # can miss while the next one up still rounds to f; Go then picks that one.
-            above = _next_decimal(candidate, f)
-            if _parse_float32(above) == f:
-                return format(Decimal(above), "f")
-    raise AssertionError(f"no float32 round trip for {f!r}")  # 9 digits always round-trip
-
-
-def _parse_float32(text: str) -> float:
-    """Correctly rounded decimal -> float32, avoiding the double-rounding trap of float()."""
-    d = float(text)
-    r = to_float32(d)
-    if r == d or r in (float("inf"), float("-inf")):
-        return r
-    other = _float32_step(r, up=d > r)
-    if (r + other) / 2 != d:
-        return r
-    # d sits exactly on a float32 midpoint: decide with the exact decimal, not the double.
-    exact, mid = Decimal(text), Decimal(d)
-    if exact == mid:
-        return r
-    return max(r, other) if exact > mid else min(r, other)
-
-
-def _float32_step(r: float, *, up: bool) -> float:
-    """The float32 next to finite ``r`` towards +inf (``up``) or -inf."""
-    if r == 0.0:
-        tiny = _F32.unpack(_U32.pack(1))[0]
-        return tiny if up else -tiny
-    bits = _U32.unpack(_F32.pack(r))[0]
-    away_from_zero = up == (r > 0)
-    bits += 1 if away_from_zero else -1
-    return _F32.unpack(_U32.pack(bits))[0]
-
-
-def _is_power_of_two(f: float) -> bool:
-    return _U32.unpack(_F32.pack(f))[0] & 0x7FFFFF == 0
-
-
-def _next_decimal(candidate: str, f: float) -> str:
-    """The decimal one unit in the last digit from ``candidate`` towards ``f``."""
-    value = Decimal(candidate)
-    unit = Decimal(1).scaleb(value.adjusted() - (len(value.as_tuple().digits) - 1))
-    step = value + unit if Decimal(f) > value else value - unit
-    return f"{step:e}"
+    if not -_FLOAT32_OVERFLOW < v < _FLOAT32_OVERFLOW:  # also NaN
+        return "NaN" if v != v else "+Inf" if v > 0 else "-Inf"
+    packed = _F32.pack(v)
+    bits = _F32_BITS.unpack(packed)[0]
+    sign = "-" if bits >> 31 else ""
+    exponent, fraction = bits >> 23 & 0xFF, bits & 0x7FFFFF
+    if not (exponent or fraction):
+        return sign + "0"
+    if exponent:
+        # Most values come as a short decimal d, ``repr(v)``. The reals that round to a
+        # normal float32 span under 1.2e-7 of it, less than the gap between decimals of 6
+        # significant digits: if d has at most 6 (7 characters with the point) and lies
+        # strictly inside (v does, hence d: rounding is monotonic), d is the answer.
+        text = repr(v)
+        if len(text) - len(sign) <= 7 and "." in text and "e" not in text:
+            f = _F32.unpack(packed)[0]
+            half = _HALF_ULPS[exponent]
+            below = half * 0.5 if not fraction and exponent > 1 else half
+            if (f - below < v < f + half) if not sign else (f - half < v < f + below):
+                return text[:-2] if text.endswith(".0") else text
+    scale, t, j, unit, high_q, high_r, low_q, low_r = _EXPONENTS[exponent]
+    if exponent:
+        m = fraction | 0x800000
+        if fraction:  # not a power of two: the spacing below is the same as above
+            low_q, low_r = high_q, high_r
+    else:
+        m = fraction
+    # f = middle * 10**t. The reals that round to f lie within half an ulp above and below
+    # (a quarter below a power of two), edges included for an even m. Counted in ``unit``
+    # (10**j), which the interval surely spans, it is [lo, hi]: small integers, hi - lo < 30.
+    whole, rest = divmod((m << 2) * scale, unit)
+    odd = m & 1
+    lo = whole - low_q + (rest + odd > low_r)
+    over = rest + high_r - odd
+    hi = whole + high_q + (over >= unit) - (over < 0)
+    # The largest power of ten with a multiple in [lo, hi]: 10**k has one iff hi % 10**k
+    # <= hi - lo, and beyond 10**2 only if the digits above hi's last two are zeros.
+    spread = hi - lo
+    if hi % 100 <= spread:
+        above = str(hi // 100)
+        k = 2 + len(above) - len(above.rstrip("0"))
+    else:
+        k = 1 if hi % 10 <= spread else 0
+    # Of its multiples there, the one nearest f, ties to an even last digit.
+    if k:
+        step = _POW10[k]
+        q, r = divmod(whole, step)
+        half_step = step >> 1
+        if r > half_step or (r == half_step and (rest or q & 1)):
+            q += 1
+    else:
+        step, q = 1, whole
+        if rest + rest > unit or (rest + rest == unit and q & 1):
+            q += 1
+    nearest = q * step
+    if nearest < lo:
+        q += 1
+    elif nearest > hi:
+        q -= 1
+    digits, exponent = str(q), t + j + k
+    if exponent >= 0:
+        return sign + digits + "0" * exponent
+    point = len(digits) + exponent
+    if point > 0:
+        return sign + digits[:point] + "." + digits[point:]
+    return sign + "0." + "0" * -point + digits
 
 
 def vector_text(v: list[float]) -> str:

@@ -63,6 +63,16 @@ def binary_bytes(column: ColumnInfo, value: str) -> bytes:
     return raw
 
 
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+CANONICAL_PADDED_TAILS = frozenset(
+    [c + "==" for c in _BASE64[::16]] + [a + c + "=" for a in _BASE64 for c in _BASE64[::4]]
+)
+"""The last three characters of every padded base64 text that is canonical (the bits the
+padding leaves over are zero), so that encoding its decoded bytes gives it back; unpadded
+text always is. A value strict decoding accepts is canonical iff it does not end in "=" or
+its tail is one of these."""
+
+
 # --- BIT defaults ---------------------------------------------------------------------------------
 
 

@@ -1,34 +1,46 @@
 """One table's side of a workload: its RNG, its live rows and the row changes it commits.
 
 The table keeps the current image of every live row, so an UPDATE's or DELETE's ``before`` is
-exactly what the table held. Images are never changed in place (rows already handed out may
-still be waiting in a sink): an update stores a new dict, a DDL rebuilds them.
+exactly what the table held. It keeps each as its JSON (the feed line's own bytes, a third of
+a dict's memory: a million-row play holds half a million live rows), which also gives the
+line's length; a row an UPDATE or DELETE picks is read back. Images handed out are never
+changed (rows may still be waiting in a sink): an update makes a new dict.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from tisink.feed.records import FeedDDL, FeedRow
-from tisink.feed.values import compile_check
+from tisink.feed.values import Check, compile_check
+from tisink.feed.workload.draws import below
+from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_insert
 from tisink.feed.workload.scenario import TableSpec
 from tisink.feed.workload.schedule import PlannedDDL, PlannedTxn, derive_seed
-from tisink.feed.workload.values import ValueGen, compile_generator, key_generator, oversized_value
-from tisink.feed.writer import row_record
+from tisink.feed.workload.values import (
+    ValueGen,
+    compile_generator,
+    key_generator,
+    oversized_value,
+)
 from tisink.model.events import DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo
 
 Image = dict[str, Any]
 MAX_UPDATED_COLUMNS = 3
+_IMAGE_FIELD = {"after": len(b',"after":'), "before": len(b',"before":')}
 
 
 class TableState:
-    """Generates the rows of one scenario table, deterministically from (seed, table name)."""
+    """Generates the rows of one scenario table, deterministically from (seed, table name).
+
+    Each row's ``approximate_size`` is the length of its feed line, as the reader reports it:
+    worked out from the JSON of its images, made once per image.
+    """
 
     def __init__(self, spec: TableSpec, seed: int) -> None:
         self.spec = spec
@@ -37,15 +49,14 @@ class TableState:
         self._sizes = {c.column.name: c.size for c in spec.columns}
         self._null_ratio = {c.column.name: c.null_ratio for c in spec.columns}
         self._seqs: list[int] = []
-        self._images: list[Image] = []
+        self._images: list[bytes] = []
+        """The JSON of each live row's image."""
         self._seq = 0
         self._inserts = 0
-        self._plan: list[tuple[str, bool, float, ValueGen]] = []
-        self._keys: list[tuple[str, Callable[[int], Any]]] = []
+        self._new_image: NewImage | None = None
         self._mutable: list[str] = []
         self._by_name: dict[str, tuple[bool, float, ValueGen]] = {}
         self._columns: dict[str, ColumnInfo] = {}
-        self._order: tuple[str, ...] = ()
 
     # --- schema ---------------------------------------------------------------------------
 
@@ -62,26 +73,42 @@ class TableState:
         if self.info is not None:
             self._compile(self.info)
             if event.pre_table is not None and kind is DDLType.ALTER:
-                self._images = [self._reshape(image, event.pre_table) for image in self._images]
+                fits = self._fit_checks(event.pre_table)
+                self._images = [
+                    _stored(self._reshape(orjson.loads(image), event.pre_table, fits))
+                    for image in self._images
+                ]
         return FeedDDL(event.commit_ts, event.start_ts, event)
 
     def _compile(self, info: TableInfo) -> None:
         unique = {name for index in info.indexes if index.unique for name in index.columns}
-        self._plan, self._keys, self._mutable, self._by_name = [], [], [], {}
+        keys: list[KeyPlan] = []
+        plan: list[ValuePlan] = []
+        self._mutable, self._by_name = [], {}
         self._columns = {c.name: c for c in info.stored_columns}
-        self._order = tuple(self._columns)
         name = info.qualified_name
         for col in info.stored_columns:
             if col.name in unique:
-                self._keys.append((col.name, key_generator(col, name)))
+                keys.append((col.name, key_generator(col, name)))
                 continue
             gen = compile_generator(col, self._sizes.get(col.name))
             ratio = self._null_ratio.get(col.name, 0.1) if col.nullable else 0.0
-            self._plan.append((col.name, col.nullable, ratio, gen))
+            plan.append((col.name, col.nullable, ratio, gen))
             self._by_name[col.name] = (col.nullable, ratio, gen)
             self._mutable.append(col.name)
+        self._new_image = compile_insert(keys, plan, tuple(self._columns))
 
-    def _reshape(self, image: Image, pre: TableInfo) -> Image:
+    def _fit_checks(self, pre: TableInfo) -> dict[str, Check]:
+        """The value checks of the columns a MODIFY COLUMN changed, compiled once per DDL."""
+        assert self.info is not None
+        old = pre.column_by_name
+        return {
+            col.name: compile_check(col)
+            for col in self.info.stored_columns
+            if col.name in old and col != old[col.name]
+        }
+
+    def _reshape(self, image: Image, pre: TableInfo, fits: dict[str, Check]) -> Image:
         """An image of the new schema: added columns take their default, dropped ones go,
         modified ones keep values that still fit and get new ones otherwise."""
         assert self.info is not None
@@ -90,7 +117,7 @@ class TableState:
         for col in self.info.stored_columns:
             if col.name not in old:
                 out[col.name] = col.default
-            elif col != old[col.name] and not _fits(col, image[col.name]):
+            elif col.name in fits and not _fits(col, fits[col.name], image[col.name]):
                 out[col.name] = self._by_name[col.name][2](self.rng)
             else:
                 out[col.name] = image[col.name]
@@ -104,25 +131,37 @@ class TableState:
         assert info is not None, "the schedule gave rows to a table that does not exist"
         insert_p, update_p, _ = self.spec.mix
         rng = self.rng
+        start_ts, commit_ts = txn.start_ts, txn.commit_ts
+        # the feed line of a row: this envelope with its op (6 letters each), and each
+        # image as a field
+        envelope = 6 + len(
+            b'{"type":"row","commitTs":%d,"startTs":%d,"tableID":%d,"op":""}'
+            % (commit_ts, start_ts, info.table_id)
+        )
         touched: set[int] = set()
         out = []
         for _ in range(txn.size):
             draw = rng.random()
-            before = after = None
             index = self._pick() if self._seqs and draw >= insert_p else -1
             if index < 0 or self._seqs[index] in touched:
                 after = self._insert()
                 touched.add(self._seq)
+                row = RowChangedEvent(start_ts, commit_ts, info, None, after)
+                size = envelope + _IMAGE_FIELD["after"] + len(self._images[-1])
             else:
                 touched.add(self._seqs[index])
-                before = self._images[index]
+                stored = self._images[index]
+                before = orjson.loads(stored)
+                size = envelope + _IMAGE_FIELD["before"] + len(stored)
                 if draw < insert_p + update_p and self._mutable:
                     after = self._update(before)
-                    self._images[index] = after
+                    stored = self._images[index] = _stored(after)
+                    row = RowChangedEvent(start_ts, commit_ts, info, before, after)
+                    size += _IMAGE_FIELD["after"] + len(stored)
                 else:
                     self._remove(index)
-            row = RowChangedEvent(txn.start_ts, txn.commit_ts, info, before, after)
-            row.approximate_size = len(orjson.dumps(row_record(row)))
+                    row = RowChangedEvent(start_ts, commit_ts, info, before, None)
+            row.approximate_size = size
             out.append(FeedRow(row))
         return out
 
@@ -142,23 +181,20 @@ class TableState:
     def _insert(self) -> Image:
         self._seq += 1
         self._inserts += 1
-        seq, rng = self._seq, self.rng
-        image: Image = {name: gen(seq) for name, gen in self._keys}
-        for name, nullable, ratio, gen in self._plan:
-            image[name] = None if nullable and rng.random() < ratio else gen(rng)
+        assert self._new_image is not None
+        image = self._new_image(self.rng, self._seq)
         big = self.spec.oversized
         if big is not None and self._inserts % big.every == 0 and big.column in image:
             col = self._columns[big.column]
-            image[big.column] = oversized_value(col, big.nbytes, rng)
-        image = {name: image[name] for name in self._order}
-        self._seqs.append(seq)
-        self._images.append(image)
+            image[big.column] = oversized_value(col, big.nbytes, self.rng)
+        self._seqs.append(self._seq)
+        self._images.append(_stored(image))
         return image
 
     def _update(self, before: Image) -> Image:
         rng = self.rng
         after = dict(before)
-        count = rng.randint(1, min(MAX_UPDATED_COLUMNS, len(self._mutable)))
+        count = 1 + below(rng, min(MAX_UPDATED_COLUMNS, len(self._mutable)))  # randint(1, n)
         for name in rng.sample(self._mutable, count):
             nullable, ratio, gen = self._by_name[name]
             after[name] = None if nullable and rng.random() < ratio else gen(rng)
@@ -171,9 +207,14 @@ class TableState:
         self._images.pop()
 
 
-def _fits(col: ColumnInfo, value: Any) -> bool:
-    """Whether a value kept through MODIFY COLUMN is still valid (DDLs are rare: the check
-    is compiled per call)."""
+def _stored(image: Image) -> bytes:
+    """The JSON of ``image`` in a bytes object of its own size: orjson's result keeps the
+    4 KiB buffer it was written into, which would make the table ten times its size."""
+    return memoryview(orjson.dumps(image)).tobytes()
+
+
+def _fits(col: ColumnInfo, check: Check, value: Any) -> bool:
+    """Whether a value kept through MODIFY COLUMN is still valid."""
     if value is None:
         return col.nullable
-    return compile_check(col)(value) is None
+    return check(value) is None

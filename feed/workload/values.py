@@ -4,22 +4,25 @@
 the table's ``random.Random`` only, so the values depend on the seed and the table, never on
 which process generates them. Text includes characters that JSON encoders must escape
 (``<>&``, quotes, U+2028) and multi-byte UTF-8, so a consumer's decoder is exercised too.
+
+The closures draw exactly what ``randrange``/``randint``/``choice``/``uniform``/``randbytes``
+would (``draws``), only without their argument checks, so the feed of a seed stays byte for
+byte what it was. Dates and times are in ``clock_values``.
 """
 
 from __future__ import annotations
 
-import base64
+import binascii
 import random
 import string
-import time
 from collections.abc import Callable
 from typing import Any
 
+from tisink.feed.workload.clock_values import date_generator, datetime_generator, time_generator
+from tisink.feed.workload.draws import ValueGen, below_of
 from tisink.feed.workload.errors import ScenarioError
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
-
-ValueGen = Callable[[random.Random], Any]
 
 ALPHABET = string.ascii_letters + string.digits + " " * 10 + "<>&\"'\\/é中😀\u2028"
 """Characters of generated text; at most 4 UTF-8 bytes each."""
@@ -28,8 +31,6 @@ _POOL = "".join(random.Random(0x715_1A4).choices(ALPHABET, k=1 << 16))
 character, and still a different string almost every time."""
 DEFAULT_MAX_SIZE = 32
 """Longest generated text or binary value when the scenario gives no ``size``."""
-_DATE_SPAN = (0, 2_145_916_799)  # 1970-01-01 .. 2037-12-31, valid for date and datetime
-_TIMESTAMP_SPAN = (1, 2_147_483_647)  # TiDB's TIMESTAMP range in UTC
 _FLOAT_SPAN = 1e4
 _DOUBLE_SPAN = 1e9
 _JSON_WORDS = ("alpha", "beta", "gamma", "delta", "<tag>", "a&b", "中文", "")
@@ -51,7 +52,8 @@ def _integer(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
 
 
 def _year(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    return lambda rng: 1901 + rng.randrange(255)
+    draw = below_of(255)
+    return lambda rng: 1901 + draw(rng)
 
 
 def _bit(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
@@ -62,19 +64,32 @@ def _bit(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
 def _floating(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
     span = _FLOAT_SPAN if col.mysql_type == "float" else _DOUBLE_SPAN
     low = 0.0 if col.unsigned else -span
+    width = span - low  # rng.uniform(low, span)
     digits = 2 if col.mysql_type == "float" else 4
-    return lambda rng: round(rng.uniform(low, span), digits)
+    return lambda rng: round(low + width * rng.random(), digits)
 
 
 def _decimal(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
     scale = col.decimal
-    whole_limit = 10 ** min(col.length - scale, 12)
-    fraction_limit = 10**scale
+    wholes = 10 ** min(col.length - scale, 12)
+    whole_bits = wholes.bit_length()
+    fractions = 10**scale
+    fraction_bits = fractions.bit_length()
+    signed = not col.unsigned
 
     def gen(rng: random.Random) -> str:
-        whole = rng.randrange(whole_limit)
-        text = f"{whole}.{rng.randrange(fraction_limit):0{scale}d}" if scale else str(whole)
-        negative = not col.unsigned and rng.random() < 0.25 and text.strip("0.") != ""
+        bits = rng.getrandbits
+        whole = bits(whole_bits)  # rng.randrange(wholes), then rng.randrange(fractions)
+        while whole >= wholes:
+            whole = bits(whole_bits)
+        if scale:
+            fraction = bits(fraction_bits)
+            while fraction >= fractions:
+                fraction = bits(fraction_bits)
+            text = f"{whole}.{str(fraction + fractions)[1:]}"
+        else:
+            text = str(whole)
+        negative = signed and rng.random() < 0.25 and text.strip("0.") != ""
         return "-" + text if negative else text
 
     return gen
@@ -104,53 +119,35 @@ def _text(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
     return gen
 
 
+def _b64(data: bytes) -> str:
+    return binascii.b2a_base64(data)[:-1].decode()  # [:-1]: cheaper than newline=False
+
+
 def _binary(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+    encode = binascii.b2a_base64
     if col.mysql_type == "binary":
         width = col.length or 1  # BINARY(n) is padded to n bytes
-        return lambda rng: _b64(rng.randbytes(width))
+        bits = width * 8
+        return lambda rng: encode(rng.getrandbits(bits).to_bytes(width, "little"))[:-1].decode()
     low, high = _bounds(col, size, 1)
-    return lambda rng: _b64(rng.randbytes(rng.randint(low, high)))
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
-
-
-def _clock_text(seconds: int, fsp: int, rng: random.Random) -> str:
-    t = time.gmtime(seconds)
-    text = (
-        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d} "
-        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
-    )
-    return f"{text}.{rng.randrange(10**fsp):0{fsp}d}" if fsp else text
-
-
-def _datetime(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    low, high = _TIMESTAMP_SPAN if col.family is TypeFamily.TIMESTAMP else _DATE_SPAN
-    fsp = col.decimal
-    return lambda rng: _clock_text(rng.randint(low, high), fsp, rng)
-
-
-def _date(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    low, high = _DATE_SPAN
-    return lambda rng: _clock_text(rng.randint(low, high), 0, rng)[:10]
-
-
-def _time(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    fsp = col.decimal
+    lengths = high - low + 1
+    length_bits = lengths.bit_length()
 
     def gen(rng: random.Random) -> str:
-        hours = rng.randint(-838, 838)
-        text = f"{'-' if hours < 0 else ''}{abs(hours):02d}:{rng.randrange(60):02d}:"
-        text += f"{rng.randrange(60):02d}"
-        return f"{text}.{rng.randrange(10**fsp):0{fsp}d}" if fsp else text
+        bits = rng.getrandbits
+        n = bits(length_bits)  # rng.randint(low, high), then rng.randbytes(n)
+        while n >= lengths:
+            n = bits(length_bits)
+        n += low
+        return encode(bits(n * 8).to_bytes(n, "little"))[:-1].decode()
 
     return gen
 
 
 def _enum(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
     members = col.elements
-    return lambda rng: rng.choice(members)
+    pick = below_of(len(members))  # rng.choice(members)
+    return lambda rng: members[pick(rng)]
 
 
 def _set(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
@@ -158,21 +155,29 @@ def _set(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
     return lambda rng: [m for m in members if rng.random() < 0.5]
 
 
+_JSON_ID = below_of(1 << 40)
+_JSON_WORD = below_of(len(_JSON_WORDS))
+_JSON_TAGS = below_of(4)
+_JSON_N = below_of(199)
+
+
 def _json(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
     def gen(rng: random.Random) -> Any:
-        doc: dict[str, Any] = {"id": rng.randrange(1 << 40), "name": rng.choice(_JSON_WORDS)}
+        doc: dict[str, Any] = {"id": _JSON_ID(rng), "name": _JSON_WORDS[_JSON_WORD(rng)]}
         if rng.random() < 0.5:
-            doc["tags"] = rng.sample(_JSON_WORDS, rng.randint(0, 3))
+            doc["tags"] = rng.sample(_JSON_WORDS, _JSON_TAGS(rng))
         if rng.random() < 0.3:
-            doc["nested"] = {"ok": rng.random() < 0.5, "none": None, "n": rng.randint(-99, 99)}
+            ok = rng.random() < 0.5
+            doc["nested"] = {"ok": ok, "none": None, "n": _JSON_N(rng) - 99}
         return doc if rng.random() < 0.9 else [doc["id"], doc["name"]]
 
     return gen
 
 
 def _vector(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    dims = col.length or 3
-    return lambda rng: [round(rng.uniform(-1.0, 1.0), 3) for _ in range(dims)]
+    dims = range(col.length or 3)
+    # rng.uniform(-1.0, 1.0) is -1.0 + 2.0 * rng.random()
+    return lambda rng: [round(-1.0 + 2.0 * rng.random(), 3) for _ in dims]
 
 
 _BUILDERS: dict[TypeFamily, Callable[[ColumnInfo, tuple[int, int] | None], ValueGen]] = {
@@ -185,15 +190,16 @@ _BUILDERS: dict[TypeFamily, Callable[[ColumnInfo, tuple[int, int] | None], Value
     TypeFamily.DECIMAL: _decimal,
     TypeFamily.STRING: _text,
     TypeFamily.BINARY: _binary,
-    TypeFamily.DATE: _date,
-    TypeFamily.DATETIME: _datetime,
-    TypeFamily.TIMESTAMP: _datetime,
-    TypeFamily.TIME: _time,
+    TypeFamily.DATE: date_generator,
+    TypeFamily.DATETIME: datetime_generator,
+    TypeFamily.TIMESTAMP: datetime_generator,
+    TypeFamily.TIME: time_generator,
     TypeFamily.ENUM: _enum,
     TypeFamily.SET: _set,
     TypeFamily.JSON: _json,
     TypeFamily.VECTOR: _vector,
 }
+
 
 KEY_FAMILIES = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.STRING, TypeFamily.BINARY)
 """Types a primary or unique key column may have: the generator derives them from the row's

@@ -52,7 +52,7 @@ def _text_writer(render: Callable[[Any], str]) -> ValueWriter:
     return write
 
 
-def _unsigned_bigint(value: int) -> bytes:
+def unsigned_bigint(value: int) -> bytes:
     if value < 0:
         raise OverflowError(f"{value} is negative for bigint unsigned")
     return long_bytes(as_int64(value))
@@ -70,7 +70,7 @@ def value_writer(
     """The union branch (plus any constant part of the value) and the writer for the rest."""
     family = column.family
     if family is TypeFamily.BIGINT and column.unsigned:
-        return BRANCH_UNSIGNED_BIGINT, _unsigned_bigint
+        return BRANCH_UNSIGNED_BIGINT, unsigned_bigint
     if family in (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR):
         return BRANCH_LONG, long_bytes
     if family is TypeFamily.FLOAT:

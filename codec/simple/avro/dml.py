@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import datetime
 import struct
-from typing import Any
 
 from tisink.codec.errors import CodecError
 from tisink.codec.simple.avro.columns import ColumnWriter, column_writer
+from tisink.codec.simple.avro.maps import compile_map
 from tisink.codec.simple.avro.wire import (
-    END_OF_BLOCKS,
     NULL_BRANCH,
     SECOND_BRANCH,
     TRUE,
@@ -25,7 +24,7 @@ from tisink.codec.simple.avro.wire import (
     long_bytes,
     str_bytes,
 )
-from tisink.model.events import Image, RowChangedEvent, RowChecksum
+from tisink.model.events import RowChangedEvent, RowChecksum
 from tisink.model.table import TableInfo
 
 DML_HEADER = b"\x16\x06\x06\x02"
@@ -47,16 +46,35 @@ _ENCODE_ERRORS = (
 class DMLRecordEncoder:
     """Encodes rows of one ``TableInfo`` (one schema version) into Avro DML messages."""
 
-    __slots__ = ("_columns", "_handle_columns", "_names", "_table_id", "_version", "table")
+    __slots__ = (
+        "_build_ts",
+        "_columns",
+        "_commit_ts",
+        "_handle_columns",
+        "_handle_map",
+        "_map",
+        "_names",
+        "_table_id",
+        "_version",
+        "table",
+    )
 
     def __init__(self, table: TableInfo, zone: tuple[str, datetime.tzinfo]) -> None:
         self.table = table
         self._names = str_bytes(table.schema) + str_bytes(table.table)
         self._table_id = long_bytes(table.table_id)
         self._version = long_bytes(as_int64(table.version))
-        self._columns = [column_writer(c, zone) for c in table.stored_columns]
+        stored = [(c, column_writer(c, zone)) for c in table.stored_columns]
         handle = set(table.handle_key)
-        self._handle_columns = [w for w in self._columns if w[0] in handle]
+        handle_stored = [pair for pair in stored if pair[0].name in handle]
+        self._columns = [writer for _, writer in stored]
+        self._handle_columns = [writer for _, writer in handle_stored]
+        self._map = compile_map(stored)
+        self._handle_map = compile_map(handle_stored)
+        # the rows of a transaction share commitTs, those of a batch buildTs: the last
+        # encodings are kept
+        self._commit_ts: tuple[int, bytes] = (0, long_bytes(0))
+        self._build_ts: tuple[int, bytes] = (0, long_bytes(0))
 
     def encode(
         self,
@@ -65,7 +83,7 @@ class DMLRecordEncoder:
         handle_key_only: bool,
         claim_check_location: str | None,
     ) -> bytes:
-        columns = self._handle_columns if handle_key_only else self._columns
+        map_bytes = self._handle_map if handle_key_only else self._map
         before, after = row.before, row.after
         table_id = (
             self._table_id
@@ -79,18 +97,28 @@ class DMLRecordEncoder:
         else:
             op = b"\x02"
         try:
-            data = NULL_BRANCH if after is None else SECOND_BRANCH + _map(after, columns)
-            old = NULL_BRANCH if before is None else SECOND_BRANCH + _map(before, columns)
+            data = NULL_BRANCH if after is None else map_bytes(after)
+            old = NULL_BRANCH if before is None else map_bytes(before)
         except _ENCODE_ERRORS as err:
+            columns = self._handle_columns if handle_key_only else self._columns
             raise self._diagnose(row, columns, err) from err
+        commit_ts, commit_bytes = self._commit_ts
+        if commit_ts != row.commit_ts:
+            commit_ts = row.commit_ts
+            commit_bytes = long_bytes(as_int64(commit_ts))
+            self._commit_ts = (commit_ts, commit_bytes)
+        last_build_ts, build_bytes = self._build_ts
+        if last_build_ts != build_ts:
+            build_bytes = long_bytes(build_ts)
+            self._build_ts = (build_ts, build_bytes)
         return b"".join(
             (
                 DML_HEADER,
                 self._names,
                 table_id,
                 op,
-                long_bytes(as_int64(row.commit_ts)),
-                long_bytes(build_ts),
+                commit_bytes,
+                build_bytes,
                 self._version,
                 NULL_BRANCH
                 if claim_check_location is None
@@ -123,23 +151,6 @@ class DMLRecordEncoder:
                         f"encoded as {self.table.column_by_name[name].mysql_type}: {cause}"
                     )
         return CodecError(f"{row.describe()}: cannot encode row: {err!r}")
-
-
-def _map(image: Image, columns: list[ColumnWriter]) -> bytes:
-    """One Avro map block: count, entries in column order, end marker (goavro's layout)."""
-    if not columns:
-        return END_OF_BLOCKS
-    parts: list[bytes] = [long_bytes(len(columns))]
-    append = parts.append
-    for name, null_entry, prefix, write in columns:
-        value: Any = image[name]
-        if value is None:
-            append(null_entry)
-        else:
-            append(prefix)
-            append(write(value))
-    append(END_OF_BLOCKS)
-    return b"".join(parts)
 
 
 def _checksum(checksum: RowChecksum) -> bytes:

@@ -13,7 +13,6 @@ _INT64_MIN = -(1 << 63)
 _UINT64_SPAN = 1 << 64
 _SMALL_LIMIT = 1 << 14
 """Zigzagged values below this have a precomputed encoding (one or two bytes)."""
-_CHUNK_BITS = 14
 _CHUNK_MASK = _SMALL_LIMIT - 1
 
 
@@ -40,11 +39,16 @@ def long_bytes(n: int) -> bytes:
         return _SMALL[z]
     if n > 0x7FFF_FFFF_FFFF_FFFF or n < _INT64_MIN:
         raise OverflowError(f"{n} does not fit an Avro long")
-    head = b""
-    while z >= _SMALL_LIMIT:
-        head += _CHUNK[z & _CHUNK_MASK]
-        z >>= _CHUNK_BITS
-    return head + _SMALL[z]
+    # 14 bits a chunk, low first, the last one from _SMALL: unrolled for up to 64 bits
+    low = _CHUNK[z & _CHUNK_MASK]
+    if z < 1 << 28:
+        return low + _SMALL[z >> 14]
+    if z < 1 << 42:
+        return low + _CHUNK[z >> 14 & _CHUNK_MASK] + _SMALL[z >> 28]
+    middle = _CHUNK[z >> 14 & _CHUNK_MASK] + _CHUNK[z >> 28 & _CHUNK_MASK]
+    if z < 1 << 56:
+        return low + middle + _SMALL[z >> 42]
+    return low + middle + _CHUNK[z >> 42 & _CHUNK_MASK] + _SMALL[z >> 56]
 
 
 def as_int64(n: int) -> int:
@@ -55,7 +59,8 @@ def as_int64(n: int) -> int:
 def str_bytes(text: str) -> bytes:
     """An Avro ``string`` from text (UTF-8)."""
     raw = text.encode()
-    return long_bytes(len(raw)) + raw
+    size = len(raw)
+    return (_SMALL[size + size] if size < _SMALL_LIMIT >> 1 else long_bytes(size)) + raw
 
 
 def raw_bytes(raw: bytes) -> bytes:

@@ -7,6 +7,7 @@ by field, so every inline shortcut must agree with its converter byte for byte.
 
 from __future__ import annotations
 
+import base64
 import datetime
 from typing import Any
 
@@ -36,6 +37,8 @@ TABLE = make_table(
         ColumnInfo("s", "varchar", length=64, **TEXT),
         ColumnInfo("ts", "timestamp", decimal=6),
         ColumnInfo("en", "enum", elements=("a", "b<"), **TEXT),
+        ColumnInfo("bn", "binary", length=4),
+        ColumnInfo("vb", "varbinary", length=16),
     ],
     [IndexInfo("primary", ("id",), unique=True, primary=True)],
 )
@@ -43,6 +46,9 @@ _timestamps = st.builds(
     lambda moment, fraction: moment.strftime("%Y-%m-%d %H:%M:%S") + fraction,
     st.datetimes(datetime.datetime(1971, 1, 1), datetime.datetime(2037, 12, 31)),
     st.sampled_from(["", ".5", ".000001", ".654321"]),
+)
+_base64 = st.binary(max_size=4).map(lambda b: base64.b64encode(b).decode()) | st.sampled_from(
+    ["AB==", "AAF=", "AAEC", "AAECAw==", "/w==", "//8="]  # the first two are not canonical
 )
 _images = st.fixed_dictionaries(
     {
@@ -54,8 +60,11 @@ _images = st.fixed_dictionaries(
         "s": st.none() | st.text(max_size=12),
         "ts": st.none() | _timestamps | st.just("0000-00-00 00:00:00"),
         "en": st.none() | st.sampled_from(["a", "b<", ""]),
+        "bn": st.none() | _base64,
+        "vb": st.none() | _base64,
     }
 )
+_NO_BINARY = {"bn": None, "vb": None}
 
 
 def _expected(table: TableInfo, row: RowChangedEvent, zone: str, build_ts: int) -> bytes:
@@ -102,7 +111,7 @@ def test_dml_matches_the_converters(
 ) -> None:
     if before is None and after is None:
         after = {"id": 1, "yr": None, "dec": None, "d": None, "f": None, "s": None}
-        after |= {"ts": None, "en": None}
+        after |= {"ts": None, "en": None} | _NO_BINARY
     row = RowChangedEvent(1, commit_ts, TABLE, before, after)
     marshaller = JSONMarshaller(zone)
     assert marshaller.renderer(TABLE).dml is not None  # the generated writer is in use
@@ -113,7 +122,7 @@ def test_dml_matches_the_converters(
 
 def test_lone_surrogate_takes_the_repairing_path() -> None:
     image = {"id": 1, "yr": None, "dec": "-1.5", "d": 1e-7, "f": None, "s": "a\ud800"}
-    row = RowChangedEvent(1, 2, TABLE, after=image | {"ts": None, "en": "b<"})
+    row = RowChangedEvent(1, 2, TABLE, after=image | {"ts": None, "en": "b<"} | _NO_BINARY)
     message = JSONMarshaller("UTC").marshal_row(row, 3)
     assert b'"s":"a\xef\xbf\xbd"' in message
     assert b'"d":"0.0000001","dec":"-1.5","en":"2"' in message
@@ -122,6 +131,32 @@ def test_lone_surrogate_takes_the_repairing_path() -> None:
 @pytest.mark.parametrize("bad", ["1.", ".5", "", "1.2.3", "--1", "\u0661\u0662", "1e5", 5])
 def test_bad_decimal_names_the_column(bad: object) -> None:
     image = {"id": 1, "yr": None, "dec": bad, "d": None, "f": None, "s": None}
-    row = RowChangedEvent(1, 2, TABLE, after=image | {"ts": None, "en": None})
+    row = RowChangedEvent(1, 2, TABLE, after=image | {"ts": None, "en": None} | _NO_BINARY)
     with pytest.raises(CodecError, match="column 'dec': cannot render decimal"):
+        JSONMarshaller("UTC").marshal_row(row, 3)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "text"),
+    [
+        ("vb", "AB==", "AA=="),  # bits past the last byte are dropped, as Go's decoder does
+        ("vb", "AAF=", "AAE="),
+        ("vb", "", ""),
+        ("bn", "AA==", "AAAAAA=="),  # binary(4) is zero-padded
+        ("bn", "AAECAw==", "AAECAw=="),
+    ],
+)
+def test_binary_is_written_canonical(column: str, value: str, text: str) -> None:
+    image = {"id": 1, "yr": None, "dec": None, "d": None, "f": None, "s": None, "ts": None}
+    row = RowChangedEvent(1, 2, TABLE, after=image | {"en": None} | _NO_BINARY | {column: value})
+    assert f'"{column}":"{text}"'.encode() in JSONMarshaller("UTC").marshal_row(row, 3)
+
+
+@pytest.mark.parametrize(
+    ("column", "bad"), [("vb", "AAE"), ("vb", "A A="), ("vb", 5), ("bn", "AAECAwQ=")]
+)
+def test_bad_binary_names_the_column(column: str, bad: object) -> None:
+    image = {"id": 1, "yr": None, "dec": None, "d": None, "f": None, "s": None, "ts": None}
+    row = RowChangedEvent(1, 2, TABLE, after=image | {"en": None} | _NO_BINARY | {column: bad})
+    with pytest.raises(CodecError, match=f"column '{column}'"):
         JSONMarshaller("UTC").marshal_row(row, 3)
