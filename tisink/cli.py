@@ -132,9 +132,17 @@ def play(
     clock: Annotated[
         ClockMode, typer.Option(help="wall: real time for buildTs; feed: commit ts (reproducible).")
     ] = ClockMode.wall,
-    epoch_ms: Annotated[
-        int | None, typer.Option(help="Spark: commit-time span between intermediate watermarks.")
-    ] = None,
+    watermark_interval: Annotated[
+        float,
+        typer.Option(help="Seconds of commit time between watermarks (TiCDC ticks every 1 s)."),
+    ] = 1.0,
+    spark_archive: Annotated[
+        str,
+        typer.Option(
+            help="Spark cluster: the executors' Python; auto packs this environment, none "
+            "ships nothing (executors have tisink), or a packed venv .tar.gz (venv-pack)."
+        ),
+    ] = "auto",
     summary_json: Annotated[
         Path | None, typer.Option(help="Write a machine-readable summary here.")
     ] = None,
@@ -164,7 +172,8 @@ def play(
             rate=rate,
             feed_clock=clock is ClockMode.feed,
             verify_after=verify_after,
-            epoch_ms=epoch_ms,
+            watermark_interval_s=watermark_interval,
+            spark_archive=spark_archive,
         )
     except ValueError as err:
         console.print(f"[bold red]play refused:[/] {err}")

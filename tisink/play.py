@@ -21,9 +21,11 @@ from tisink.codec.clock import Clock, FeedClock, WallClock
 from tisink.codec.registry import get_protocol
 from tisink.feed.errors import PlayError
 from tisink.feed.inline import play_with_factory
+from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.reader import read_feed
-from tisink.feed.records import FeedRecord
+from tisink.feed.records import FeedRecord, FeedRow
 from tisink.feed.stats import PlayStats
+from tisink.feed.watermarks import with_watermark_points
 from tisink.feed.workload import generate_records, throttled
 from tisink.interrupt import StopRequest
 from tisink.sink import ChangefeedConfig, SinkFactory
@@ -52,7 +54,10 @@ class PlayOptions:
     rate: float | None = None
     feed_clock: bool = False
     verify_after: bool = True
-    epoch_ms: int | None = None
+    watermark_interval_s: float = DEFAULT_WATERMARK_INTERVAL_MS / 1000
+    """Commit time between watermarks (TiCDC's resolved-ts cadence: 1 s)."""
+    spark_archive: str = "auto"
+    """On a Spark cluster: the executors' Python environment (auto, none or a packed venv)."""
 
     def __post_init__(self) -> None:
         """Numbers that cannot mean anything fail before anything starts."""
@@ -62,8 +67,13 @@ class PlayOptions:
             raise ValueError(f"--rows must be positive, got {self.rows}")
         if self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0):
             raise ValueError(f"--rate must be a positive number of rows/s, got {self.rate}")
-        if self.epoch_ms is not None and self.epoch_ms <= 0:
-            raise ValueError(f"--epoch-ms must be positive, got {self.epoch_ms}")
+        interval = self.watermark_interval_s
+        if not (math.isfinite(interval) and interval * 1000 >= 1):
+            raise ValueError(f"--watermark-interval must be at least 0.001 s, got {interval}")
+
+    @property
+    def watermark_interval_ms(self) -> int:
+        return round(self.watermark_interval_s * 1000)
 
 
 def run_play(
@@ -73,24 +83,31 @@ def run_play(
 ) -> RunSummary:
     """Play, then (for a stream in Kafka or files whose protocol has a decoder) read it back
     with verify. ``stop``: a request that ends the source early (the inline engine's Ctrl-C);
-    the summary then names the signal and is not verified."""
+    the summary then names the signal and is not verified. ``elapsed_s`` is the whole run,
+    verify included."""
     stop = stop or StopRequest()
+    started, started_at = time.perf_counter(), time.time()
     with _sink_uri(options.sink_uri) as sink_uri:
         if options.engine == "spark":
-            summary = _play_spark(options, sink_uri)
+            summary = _play_spark(options, sink_uri, started_at)
         else:
-            summary = _play_inline(options, sink_uri, on_progress, stop)
+            summary = _play_inline(options, sink_uri, on_progress, stop, started_at)
         if stop.signum is not None:
             summary.stopped_by = signal.Signals(stop.signum).name
-            return summary
-        config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
-        factory = SinkFactory(sink_uri, config)
-        if options.verify_after and _verifiable(factory):
-            report = verify(sink_uri, config_path=options.config_path)
-            summary.verified = report.ok
-            if not report.ok:
-                log.error("verify found problems:\n%s", render_text(report))
+        else:
+            _verify(options, sink_uri, summary)
+    summary.elapsed_s = round(time.perf_counter() - started, 3)
     return summary
+
+
+def _verify(options: PlayOptions, sink_uri: str, summary: RunSummary) -> None:
+    config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
+    factory = SinkFactory(sink_uri, config)
+    if options.verify_after and _verifiable(factory):
+        report = verify(sink_uri, config_path=options.config_path)
+        summary.verified = report.ok
+        if not report.ok:
+            log.error("verify found problems:\n%s", render_text(report))
 
 
 @contextlib.contextmanager
@@ -113,7 +130,7 @@ def _verifiable(factory: SinkFactory) -> bool:
     )
 
 
-def _play_spark(options: PlayOptions, sink_uri: str) -> RunSummary:
+def _play_spark(options: PlayOptions, sink_uri: str, started_at: float) -> RunSummary:
     from tisink.feed.spark import run_spark_play
 
     result = run_spark_play(
@@ -126,7 +143,9 @@ def _play_spark(options: PlayOptions, sink_uri: str) -> RunSummary:
         master=options.master,
         feed_clock=options.feed_clock,
         rate=options.rate,
-        epoch_ms=options.epoch_ms,
+        watermark_interval_ms=options.watermark_interval_ms,
+        archive=options.spark_archive,
+        started_at=started_at,
     )
     fields = RunSummary.__dataclass_fields__
     summary = RunSummary(**{k: v for k, v in result.items() if k in fields and k != "verified"})
@@ -139,27 +158,58 @@ def _play_inline(
     sink_uri: str,
     on_progress: Callable[[PlayStats], None] | None,
     stop: StopRequest,
+    started_at: float,
 ) -> RunSummary:
+    """The inline player, with a watermark point every interval of commit time: under the wall
+    clock, the player times its watermark checks by a commit-time clock of its own."""
     config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
     clock: Clock = FeedClock() if options.feed_clock else WallClock()
     factory = SinkFactory(sink_uri, config, clock=clock)
+    cadence = clock if isinstance(clock, FeedClock) else FeedClock()
     if options.feed is not None:
         records: Iterable[FeedRecord] = read_feed(options.feed)
     else:
         workload = options.workload or DEFAULT_WORKLOAD
         records = generate_records(workload, options.seed, options.rows)
-    records = stop.stoppable(throttled(records, options.rate))
-    return asyncio.run(_play(records, factory, on_progress))
+    interval = options.watermark_interval_ms
+    records = with_watermark_points(records, interval, cadence.observe_ts)
+    first_row = _FirstRow()
+    records = first_row.watch(stop.stoppable(throttled(records, options.rate)))
+    summary = asyncio.run(_play(records, factory, on_progress, cadence, interval))
+    ended = time.time()
+    sent_at = first_row.at or ended
+    summary.set_timing(startup_s=sent_at - started_at, sending_s=ended - sent_at)
+    return summary
+
+
+class _FirstRow:
+    """When the player took the first row: where start-up ends."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def watch(self, records: Iterable[FeedRecord]) -> Iterator[FeedRecord]:
+        for record in records:
+            if self.at is None and type(record) is FeedRow:
+                self.at = time.time()
+            yield record
 
 
 async def _play(
     records: Iterable[FeedRecord],
     factory: SinkFactory,
     on_progress: Callable[[PlayStats], None] | None,
+    cadence: FeedClock,
+    interval_ms: int,
 ) -> RunSummary:
-    started = time.perf_counter()
     try:
-        stats = await play_with_factory(records, factory, on_progress=on_progress)
+        stats = await play_with_factory(
+            records,
+            factory,
+            clock=cadence,
+            on_progress=on_progress,
+            watermark_interval_ms=interval_ms,
+        )
     except PlayError as err:
         log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
         raise
@@ -172,5 +222,4 @@ async def _play(
     )
     for sink_stats in stats.sink_stats:
         summary.add_sink_stats(sink_stats)
-    summary.finish(time.perf_counter() - started)
     return summary

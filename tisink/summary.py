@@ -16,8 +16,12 @@ class RunSummary:
     ddl: int = 0
     messages: dict[str, int] = field(default_factory=dict)
     bytes: int = 0
-    elapsed_s: float = 0.0
+    startup_s: float = 0.0
+    """From the command's start to the first row sent (Spark: session, stage one, shuffle)."""
     rows_per_s: float = 0.0
+    """Rows from the first row sent to the last acknowledgement."""
+    elapsed_s: float = 0.0
+    """The whole command, verify included."""
     checkpoint_ts: int = 0
     verified: bool | None = None
     sink_uri: str = ""
@@ -36,9 +40,11 @@ class RunSummary:
         self.messages = dict(sorted(merged.items()))
         self.bytes += int(stats.get("bytes", 0))
 
-    def finish(self, elapsed_s: float) -> None:
-        self.elapsed_s = round(elapsed_s, 3)
-        self.rows_per_s = round(self.rows / elapsed_s, 1) if elapsed_s > 0 else 0.0
+    def set_timing(self, *, startup_s: float, sending_s: float) -> None:
+        """``startup_s`` until the first row was sent; ``sending_s`` from it to the last
+        acknowledgement, which ``rows_per_s`` divides the rows by."""
+        self.startup_s = round(startup_s, 3)
+        self.rows_per_s = round(self.rows / sending_s, 1) if sending_s > 0 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -3,7 +3,7 @@
 pyspark is imported only when a play starts, so the rest of tisink works without it.
 """
 
-from tisink.feed.spark.errors import SparkPlayError
-from tisink.feed.spark.run import plan_epochs, run_spark_play
+from tisink.feed.spark.errors import SparkPlanError, SparkPlayError
+from tisink.feed.spark.run import run_spark_play
 
-__all__ = ["SparkPlayError", "plan_epochs", "run_spark_play"]
+__all__ = ["SparkPlanError", "SparkPlayError", "run_spark_play"]

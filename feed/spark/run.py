@@ -1,16 +1,17 @@
 """``tisink play --engine spark``: the driver of the Spark job.
 
-The play runs in commit-ts *epochs*. Each epoch is one Spark job: every task plays its table
-groups' records with low < commitTs <= high into its own sinks and returns once all of them
-are acknowledged. Only then does the driver write the WATERMARK ``high`` (its own DDL sink),
-so no watermark W ever precedes a row with commitTs <= W on any executor. Epoch ends come from
-``epoch_ms`` (commit time between intermediate watermarks; None: only the final one) and from
-DDLs without a table (QUERY): the epoch before one ends at its commitTs - 1 and the driver
-writes the DDL between the two epochs, as TiCDC's DDL barrier would.
+1. The driver reads what it plans with: a feed's DDLs, ``resolved`` records and commit-ts range
+   (one pass over the text), or a workload's schedule; it asks the sink for the partitions of
+   every topic the DDLs' tables route to (creating them as the sinks would) and broadcasts a
+   ``PlayPlan``.
+2. Stage one reads or generates the input, checks every record and routes each row to the
+   (topic, partition) the MQ sink would write it to.
+3. A shuffle gives each partition's rows to one task, sorted by (commitTs, feed order); the
+   task checks stage one's reports (any bad record: it writes nothing), then plays its rows,
+   its topic's DDLs and the watermark points into that partition alone.
 
-Each task's MQ sink sends a table's BOOTSTRAP before the table's first row, so a consumer sees
-a table's schema before its rows in every partition; a table belongs to one task per epoch, so
-there is one bootstrap per table per epoch (plus the sink's own cadence), not one per row.
+The checkpoint of the play is the lowest over the partitions. Sinks without partitions (log,
+blackhole, plugins) get one task with the factory's own sinks.
 """
 
 from __future__ import annotations
@@ -22,39 +23,22 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tisink.codec.clock import Clock, FeedClock, WallClock
-from tisink.feed.player import bootstrap_at_start
-from tisink.feed.spark.errors import SparkPlayError
-from tisink.feed.spark.session import spark_session
-from tisink.feed.spark.sources import PlaySource, feed_source, workload_source
-from tisink.feed.spark.task import TaskSpec, make_factory
+from tisink.codec.clock import WallClock
+from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
+from tisink.feed.spark.errors import SparkPlanError, SparkPlayError, task_cause
+from tisink.feed.spark.owner import play_partition
+from tisink.feed.spark.plan import PlayPlan
+from tisink.feed.spark.routing import make_factory, splits_updates
+from tisink.feed.spark.session import AUTO_ARCHIVE, spark_session
+from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
-from tisink.model.events import DDLEvent, DDLType
-from tisink.model.table import TableInfo
-from tisink.model.tso import LOGICAL_BITS, physical_ms
+from tisink.model.errors import TisinkError
+from tisink.sink import SinkFactory
+from tisink.sink.partition_owner import mq_target, topic_partition_counts
+from tisink.sink.providers import new_router
 
 log = logging.getLogger(__name__)
-
-
-def plan_epochs(
-    first_ts: int, last_ts: int, barriers: list[int], epoch_ms: int | None
-) -> list[tuple[int, int]]:
-    """(low, high] commit-ts windows covering (0, last_ts]: cuts every ``epoch_ms`` of commit
-    time and just before every barrier ts."""
-    cuts = {ts - 1 for ts in barriers if ts > 0}
-    if epoch_ms:
-        ms = physical_ms(first_ts) + epoch_ms
-        while (ms << LOGICAL_BITS) <= last_ts:
-            cuts.add((ms << LOGICAL_BITS) - 1)
-            ms += epoch_ms
-    ends = [*sorted(c for c in cuts if c < last_ts), max(last_ts, max(cuts, default=0))]
-    windows, low = [], 0
-    for high in ends:
-        if high > low or not windows:
-            windows.append((low, high))
-            low = high
-    return windows
 
 
 def run_spark_play(
@@ -68,127 +52,168 @@ def run_spark_play(
     master: str,
     feed_clock: bool,
     rate: float | None,
-    epoch_ms: int | None = None,
-    tasks: int | None = None,
+    watermark_interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
+    archive: str = AUTO_ARCHIVE,
+    started_at: float | None = None,
 ) -> dict[str, Any]:
-    """Play a feed folder or a workload on Spark into ``sink_uri``; the summary dict has the
-    inline engine's fields (rows, ddl, messages by type, bytes, elapsed_s, rows_per_s,
-    checkpoint_ts) plus engine details. Raises SparkPlayError when a task failed."""
+    """Play a feed or a workload on Spark into ``sink_uri``; the summary dict has the inline
+    engine's fields (rows, ddl, messages by type, bytes, startup_s, rows_per_s, elapsed_s,
+    checkpoint_ts) plus engine details. ``started_at`` (``time.time()``) is when the command
+    started, for ``startup_s``. Raises SparkPlayError when the play stopped."""
     if (feed_path is None) == (workload is None):
         raise ValueError("give exactly one of feed_path and workload")
+    started_at = started_at or time.time()
     started = time.perf_counter()
-    spark = spark_session(master)
     config_text = Path(config_path).read_text(encoding="utf-8") if config_path else None
+    factory = make_factory(sink_uri, config_text, WallClock())
+    spark = spark_session(master, archive=archive)
+    source: PlayInput
     if feed_path is not None:
-        source = feed_source(spark, feed_path, tasks)
+        source = FeedInput(spark, feed_path)
     else:
-        source = workload_source(spark, load_scenario(workload or ""), seed, rows, tasks)
-    summary = asyncio.run(_drive(source, sink_uri, config_text, feed_clock, rate, epoch_ms))
-    elapsed = time.perf_counter() - started
-    summary["elapsed_s"] = round(elapsed, 3)
-    summary["rows_per_s"] = round(summary["rows"] / elapsed, 1) if elapsed > 0 else 0.0
+        slots = spark.sparkContext.defaultParallelism
+        source = WorkloadInput(load_scenario(workload or ""), seed, rows, slots)
+    plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
+    log.info(
+        "playing into %d partition owners (%s), %d DDLs, %d watermark points",
+        plan.tasks,
+        ", ".join(sorted(plan.partition_counts)) or factory.scheme,
+        len(plan.ddls),
+        len(plan.points),
+    )
+    broadcast = spark.sparkContext.broadcast(plan)
+    try:
+        source.check(broadcast)
+        results = _run(spark, source, broadcast, plan)
+    finally:
+        broadcast.unpersist()
+    summary = _summary(plan, source, results, factory.uri.redacted(), started_at)
+    summary["elapsed_s"] = round(time.perf_counter() - started, 3)
     return summary
 
 
-async def _drive(
-    source: PlaySource,
-    sink_uri: str,
+def _plan(
+    factory: SinkFactory,
+    source: PlayInput,
     config_text: str | None,
     feed_clock: bool,
+    interval_ms: int,
     rate: float | None,
-    epoch_ms: int | None,
-) -> dict[str, Any]:
-    clock: Clock = FeedClock() if feed_clock else WallClock()
-    observe = getattr(clock, "observe_ts", None)
-    factory = make_factory(sink_uri, config_text, clock)
-    barriers = [d.commit_ts for d in source.tableless]
-    epochs = plan_epochs(source.first_ts, source.last_ts, barriers, epoch_ms)
-    pending = sorted(source.tableless, key=lambda d: d.commit_ts)
-    stats = PlayStats()
-    results: list[dict[str, Any]] = []
-    watermark = 0
-    ddl_sink = await factory.create_ddl_sink()
-    try:
-        await bootstrap_at_start(ddl_sink, _live_tables(source.ddls, source.first_ts))
-        for low, high in epochs:
-            spec = TaskSpec(
-                sink_uri, config_text, feed_clock, low, high, rate / source.tasks if rate else None
+) -> PlayPlan:
+    target = mq_target(factory)
+    owners: tuple[tuple[str, int], ...] = ()
+    counts: dict[str, int] = {}
+    ddl_topics = [""] * len(source.ddls)
+    if target is not None:
+        router = new_router(target.default_topic, target.config)
+        ddl_topics = [router.topic_for_ddl(ddl) for ddl in source.ddls]
+        tables = {
+            router.topic_for_table(t.schema, t.table)
+            for ddl in source.ddls
+            for t in (ddl.table, ddl.pre_table)
+            if t is not None
+        }
+        counts = asyncio.run(topic_partition_counts(factory, sorted({*ddl_topics, *tables})))
+        bootstrap = target.config.encoder.bootstrap
+        one_partition = bootstrap is not None and not bootstrap.send_bootstrap_to_all_partition
+        if one_partition and any(n > 1 for n in counts.values()):
+            raise SparkPlanError(
+                "send-bootstrap-to-all-partition = false sends every BOOTSTRAP to partition 0, "
+                "which needs one writer for all partitions: play it with --engine inline"
             )
-            epoch_results = await asyncio.to_thread(source.run_epoch, spec)
-            results.extend(epoch_results)
-            _add(stats, epoch_results)
-            failed = [r for r in epoch_results if not r["ok"]]
-            if failed:
-                checkpoint = max(watermark, min(r["checkpoint_ts"] for r in failed))
-                stats.checkpoint_ts = checkpoint
-                raise SparkPlayError(failed[0], checkpoint, stats)
-            if observe is not None:
-                observe(high)
-            await ddl_sink.write_checkpoint_ts(high, _live_tables(source.ddls, high))
-            watermark = stats.checkpoint_ts = high
-            stats.watermarks += 1
-            while pending and pending[0].commit_ts <= high + 1:
-                ddl = pending.pop(0)
-                if observe is not None:
-                    observe(ddl.commit_ts)
-                await ddl_sink.write_ddl_event(ddl)
-                stats.ddl += 1
-            log.info("epoch (%d, %d] done: %d rows so far", low, high, stats.rows)
-    finally:
-        await ddl_sink.close()
-    driver_stats = getattr(ddl_sink, "stats", None)
-    sink_stats = [r.get("sink_stats") or {} for r in results]
-    sink_stats.append(driver_stats() if callable(driver_stats) else {})
-    return _summary(stats, sink_stats, factory.uri.redacted(), source.tasks, len(epochs))
+        owners = tuple((topic, p) for topic, n in counts.items() for p in range(n))
+    tasks = max(1, len(owners))
+    return PlayPlan(
+        sink_uri=factory.uri.raw,
+        config_text=config_text,
+        feed_clock=feed_clock,
+        interval_ms=interval_ms,
+        owners=owners,
+        partition_counts=counts,
+        ddls=tuple(source.ddls),
+        ddl_keys=tuple(source.ddl_keys),
+        ddl_topics=tuple(ddl_topics),
+        resolved=tuple(source.resolved),
+        first_row=source.first_row,
+        first_ts=source.first_ts,
+        last_ts=source.last_ts,
+        split_updates=bool(owners) and splits_updates(factory),
+        rate=rate / tasks if rate else None,
+    )
 
 
-def _add(stats: PlayStats, results: list[dict[str, Any]]) -> None:
-    for result in results:
-        stats.rows += int(result.get("rows", 0))
-        stats.ddl += int(result.get("ddl", 0))
-        stats.bytes += int(result.get("bytes", 0))
-        stats.tables = max(stats.tables, int(result.get("tables", 0)))
+def owner_of(key: tuple[int, int, int]) -> int:
+    return key[0]
 
 
-def _live_tables(ddls: list[DDLEvent], ts: int) -> list[TableInfo]:
-    """The tables that exist after every DDL with commitTs <= ts (for the watermark's topics)."""
-    live: dict[int, TableInfo] = {}
-    for ddl in ddls:
-        if ddl.commit_ts > ts:
-            break
-        if ddl.pre_table is not None and ddl.ddl_type in (DDLType.TRUNCATE, DDLType.ERASE):
-            live.pop(ddl.pre_table.table_id, None)
-        if ddl.table is not None and ddl.ddl_type is not DDLType.ERASE:
-            live[ddl.table.table_id] = ddl.table
-    return list(live.values())
+def _run(spark: Any, source: PlayInput, broadcast: Any, plan: PlayPlan) -> list[dict[str, Any]]:
+    def owner_task(owner: int, items: Any) -> Any:
+        yield play_partition(owner, items, broadcast.value)
+
+    stage_one = source.stage_one(spark, broadcast)
+    shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
+    try:
+        results: list[dict[str, Any]] = shuffled.mapPartitionsWithIndex(owner_task).collect()
+    except Exception as err:
+        raise SparkPlayError(
+            TisinkError(f"the Spark job failed: {_last_line(err)}"), 0, PlayStats()
+        ) from err
+    return results
+
+
+def _last_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    errors = [line for line in lines if "Error" in line.split(":", 1)[0]]
+    return errors[-1] if errors else (lines[0] if lines else type(err).__name__)
 
 
 def _summary(
-    stats: PlayStats, sink_stats: list[dict[str, int]], sink_uri: str, tasks: int, epochs: int
+    plan: PlayPlan,
+    source: PlayInput,
+    results: list[dict[str, Any]],
+    sink_uri: str,
+    started_at: float,
 ) -> dict[str, Any]:
+    problems = [r["problem"] for r in results if r.get("problem") is not None]
+    if problems:
+        first = min(problems, key=lambda p: p.place)
+        raise SparkPlayError(source.error_for(first), 0, PlayStats())
+    checkpoint = min((int(r.get("checkpoint_ts", 0)) for r in results), default=0)
+    stats = PlayStats(
+        rows=sum(int(r.get("rows", 0)) for r in results),
+        bytes=sum(int(r.get("bytes", 0)) for r in results),
+        watermarks=sum(int(r.get("watermarks", 0)) for r in results),
+        checkpoint_ts=checkpoint,
+    )
+    failed = [r for r in results if not r["ok"]]
+    if failed:
+        raise SparkPlayError(task_cause(failed[0]), checkpoint, stats, failed[0])
+    stats.ddl = len(plan.ddls)
+    sink_stats = _sum_stats([r.get("sink_stats") or {} for r in results])
     messages: Counter[str] = Counter()
-    total_bytes = 0
-    for item in sink_stats:
-        for key, count in item.items():
-            if key.endswith("_messages") and count:
-                messages[key.removesuffix("_messages").upper()] += count
-        total_bytes += int(item.get("bytes", 0))
+    for key, count in sink_stats.items():
+        if key.endswith("_messages") and count:
+            messages[key.removesuffix("_messages").upper()] += count
+    sends = [r["first_send"] for r in results if r.get("first_send") is not None]
+    first_send = min(sends, default=None)
+    last_ack = max(r["last_ack"] for r in results)
+    span = last_ack - first_send if first_send is not None else 0.0
     return {
         "rows": stats.rows,
         "ddl": stats.ddl,
         "messages": dict(sorted(messages.items())),
-        "bytes": total_bytes,
+        "bytes": int(sink_stats.get("bytes", 0)),
+        "startup_s": round((first_send or last_ack) - started_at, 3),
+        "rows_per_s": round(stats.rows / span, 1) if span > 0 else 0.0,
         "elapsed_s": 0.0,
-        "rows_per_s": 0.0,
-        "checkpoint_ts": stats.checkpoint_ts,
+        "checkpoint_ts": checkpoint,
         "verified": None,
         "sink_uri": sink_uri,
         "engine": "spark",
-        "tasks": tasks,
-        "epochs": epochs,
+        "partitions": len(plan.owners),
         "watermarks": stats.watermarks,
         "feed_bytes": stats.bytes,
-        "sink_stats": _sum_stats(sink_stats),
+        "sink_stats": sink_stats,
     }
 
 

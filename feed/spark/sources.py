@@ -1,158 +1,168 @@
-"""What the driver needs from a play's input, for a feed folder and for a workload.
+"""A play's input on the driver: a feed folder or a workload, and its first stage.
 
-Both kinds give the driver every DDL event (to know the live tables for watermarks), the DDLs
-without a table (the driver writes them), the commit-ts range, and a way to run one epoch as a
-Spark job whose tasks return result dicts (feed/spark/task.py).
+Both give the driver what it plans with (every DDL in feed order with its ordering key, the
+``resolved`` records, the first row, the commit-ts range) and build the first stage's RDD of
+``((owner, commitTs, seq), value)`` items for a broadcast plan.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tisink.feed.errors import FeedError
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedDDL, Source
-from tisink.feed.spark.source import (
-    RESOLVED,
-    UNROUTABLE,
-    ddl_table_ids,
-    lineage_groups,
-    number_lines,
-    pack_groups,
-    route_line,
-    window_records,
-)
-from tisink.feed.spark.task import TaskSpec, in_window, run_task
-from tisink.feed.workload import Scenario, generate_table_records
+from tisink.feed.spark.errors import SparkPlayError
+from tisink.feed.spark.feed_stage import FeedStage, feed_stage_partition
+from tisink.feed.spark.plan import START_SUB, Key, record_seq
+from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
+from tisink.feed.spark.survey import FeedSurvey, survey_partition
+from tisink.feed.spark.workload_stage import FIRST_PLACE, workload_stage_partition
+from tisink.feed.stats import PlayStats
+from tisink.feed.workload import Scenario
 from tisink.feed.workload.schedule import PlannedDDL, plan
+from tisink.model.errors import TisinkError
 from tisink.model.events import DDLEvent
 
-log = logging.getLogger(__name__)
 
-
-@dataclass
-class PlaySource:
-    tasks: int
+class PlayInput(Protocol):
     ddls: list[DDLEvent]
-    """Every DDL of the input, in commit order."""
+    ddl_keys: list[Key]
+    resolved: list[int]
+    first_row: Key | None
     first_ts: int
     last_ts: int
-    run_epoch: Any
-    """``run_epoch(spec: TaskSpec) -> list[dict]``: one Spark job, one result per task."""
-    tableless: list[DDLEvent] = field(default_factory=list)
+
+    def stage_one(self, spark: Any, plan: Any) -> Any:
+        """The first stage's RDD for the broadcast ``plan``."""
+        ...
+
+    def check(self, plan: Any) -> None:
+        """Raise SparkPlayError with the input's first problem if the driver already knows
+        there is one."""
+        ...
+
+    def error_for(self, problem: InputProblem) -> TisinkError: ...
 
 
-def feed_source(spark: Any, path: str, tasks: int | None) -> PlaySource:
-    """Read the feed at ``path`` (any path Spark reads) into per-task sorted partitions."""
-    from pyspark import StorageLevel
+class FeedInput:
+    """A feed file or folder (any path Spark reads). Reading it surveys it and checks its DDLs
+    in feed order; ``check`` raises the feed's first problem if a DDL was bad."""
 
-    frame = spark.read.text(path).select("_metadata.file_name", "value")
-    keyed = frame.rdd.mapPartitions(number_lines).flatMap(route_line)
-    keyed = keyed.persist(StorageLevel.MEMORY_AND_DISK)
-    summary = (
-        keyed.map(lambda kv: (kv[0], (1, kv[1][0], kv[1][0])))
-        .reduceByKey(lambda a, b: (a[0] + b[0], min(a[1], b[1]), max(a[2], b[2])))
-        .collectAsMap()
-    )
-    if UNROUTABLE in summary:
-        _, file, line, _, reason = (
-            keyed.filter(lambda kv: kv[0] == UNROUTABLE).values().min(key=lambda v: (v[1], v[2]))
-        )
-        keyed.unpersist()
-        raise FeedError(reason, file=file, line=line)
-    ddl_lines = sorted(
-        keyed.filter(lambda kv: kv[1][3] == "d").values().collect(), key=lambda v: v[:3]
-    )
-    ddls, tableless = _parse_ddls(ddl_lines)
-    groups = lineage_groups(
-        text for *_, kind, text in ddl_lines if kind == "d" and ddl_table_ids(text)
-    )
-    weights: dict[int, int] = {}
-    for key, (count, _, _) in summary.items():
-        if key >= 0:
-            group = groups.get(key, key)
-            weights[group] = weights.get(group, 0) + count
-    slots = tasks or min(max(1, len(weights)), spark.sparkContext.defaultParallelism)
-    assign = pack_groups(weights, slots)
-    table_lines = keyed.filter(lambda kv: kv[0] >= 0).map(
-        lambda kv: ((kv[1][0], kv[1][1], kv[1][2], kv[1][3], groups.get(kv[0], kv[0])), kv[1][4])
-    )
-    ordered = table_lines.repartitionAndSortWithinPartitions(
-        slots, partitionFunc=lambda key: assign[key[4]], keyfunc=lambda key: key[:3]
-    ).persist(StorageLevel.MEMORY_AND_DISK)
-    keyed.unpersist()
-    stamps = [(low, high) for key, (_, low, high) in summary.items() if key != RESOLVED]
-
-    def run_epoch(spec: TaskSpec) -> list[dict[str, Any]]:
-        def task(index: int, items: Iterable[Any]) -> Iterator[dict[str, Any]]:
-            lines = ((key[:4], text) for key, text in items)
-            yield run_task(index, spec, window_records(lines, spec.low, spec.high))
-
-        return ordered.mapPartitionsWithIndex(task).collect()
-
-    return PlaySource(
-        tasks=slots,
-        ddls=ddls,
-        first_ts=min((s[0] for s in stamps), default=0),
-        last_ts=max((s[1] for s in stamps), default=0),
-        run_epoch=run_epoch,
-        tableless=tableless,
-    )
-
-
-def _parse_ddls(
-    lines: list[tuple[int, str, int, str, str]],
-) -> tuple[list[DDLEvent], list[DDLEvent]]:
-    """Validate the DDLs in feed order on the driver (a bad DDL stops the play before it
-    starts) and split off the ones without a table."""
-    parser = FeedParser()
-    ddls: list[DDLEvent] = []
-    for _, file, number, _, text in lines:
+    def __init__(self, spark: Any, path: str) -> None:
         try:
-            record = parser.parse_line(text.encode(), Source(file, number))
-        except FeedError as err:
-            raise err.at(file, number) from err.__cause__
-        assert isinstance(record, FeedDDL)
-        ddls.append(record.ddl)
-    tableless = [d for d in ddls if d.table is None and d.pre_table is None]
-    return ddls, tableless
+            self._frame = spark.read.text(path).select(
+                "_metadata.file_name", "_metadata.file_block_start", "value"
+            )
+        except Exception as err:  # Spark's AnalysisException: a missing or unreadable path
+            raise FeedError(f"feed {path}: {str(err).splitlines()[0]}") from err
+        self.survey = FeedSurvey.collect(self._frame.rdd.mapPartitions(survey_partition).collect())
+        self.ddls: list[DDLEvent] = []
+        self.ddl_keys: list[Key] = []
+        self._ddl_lines: list[tuple[int, str]] = []
+        self._ddl_problem: InputProblem | None = None
+        parser = FeedParser()
+        for place, text in self.survey.ddl_lines:
+            try:
+                record = parser.parse_line(text.encode(), Source(*self.survey.line_of(place)))
+            except FeedError as err:
+                self._ddl_problem = InputProblem(place, err.reason, err.table, err.column)
+                break
+            assert type(record) is FeedDDL
+            self.ddls.append(record.ddl)
+            self.ddl_keys.append((record.commit_ts, record_seq(place)))
+            self._ddl_lines.append((place, text))
+        self.resolved = [ts for _, ts in self.survey.resolved]
+        first = self.survey.first_row
+        self.first_row = None if first is None else (first[1], record_seq(first[0], START_SUB))
+        self.first_ts = self.survey.first_ts
+        self.last_ts = self.survey.last_ts
+
+    def _stage(self, broadcast: Any, *, validate_only: bool) -> Any:
+        stop = self._ddl_problem.place if self._ddl_problem else None
+        stage = FeedStage(self.survey.ranks, tuple(self._ddl_lines), stop, validate_only)
+        return self._frame.rdd.mapPartitions(
+            lambda rows: feed_stage_partition(rows, broadcast.value, stage)
+        )
+
+    def stage_one(self, spark: Any, plan: Any) -> Any:
+        return self._stage(plan, validate_only=False)
+
+    def check(self, plan: Any) -> None:
+        """With a bad DDL, find the feed's first problem (it may be an earlier row) by the
+        first stage alone, and raise it: nothing is written."""
+        if self._ddl_problem is None:
+            return
+        items = self._stage(plan, validate_only=True).filter(lambda item: item[0][0] == 0)
+        reports: list[ChunkReport] = items.values().collect()
+        reports.append(ChunkReport(self._ddl_problem.place, None, 0, -1, self._ddl_problem))
+        problem = first_problem(reports)
+        assert problem is not None
+        raise SparkPlayError(self.error_for(problem), 0, PlayStats())
+
+    def error_for(self, problem: InputProblem) -> TisinkError:
+        file, line = self.survey.line_of(problem.place)
+        return FeedError(
+            problem.reason, file=file, line=line, table=problem.table, column=problem.column
+        )
 
 
-def workload_source(
-    spark: Any, scenario: Scenario, seed: int, rows: int | None, tasks: int | None
-) -> PlaySource:
-    """Generate ``scenario`` inside the executors, each task its share of the tables."""
-    ddls: list[DDLEvent] = []
-    first = last = 0
-    for step in plan(scenario, seed, rows):
-        if type(step) is PlannedDDL:
-            ts = step.event.commit_ts
-            ddls.append(step.event)
-        else:
-            ts = step.commit_ts  # type: ignore[union-attr]
-        first = first or ts
-        last = ts
-    slots = tasks or min(len(scenario.tables), spark.sparkContext.defaultParallelism)
-    # a table's share of the rows: its share of the transactions times their mean size
-    weights = {
-        i: int(t.weight * (t.txn_size[0] + t.txn_size[1]) * 500)
-        for i, t in enumerate(scenario.tables)
-    }
-    assign = pack_groups(weights, slots)
-    names = [
-        [t.qualified_name for i, t in enumerate(scenario.tables) if assign[i] == task]
-        for task in range(slots)
-    ]
-    context = spark.sparkContext
+class WorkloadInput:
+    """A seeded workload: the driver walks its schedule (DDLs, commit ts), the first stage
+    generates its tables, heaviest first, spread over ``slots`` tasks."""
 
-    def run_epoch(spec: TaskSpec) -> list[dict[str, Any]]:
-        def task(index: int, _: Iterable[Any]) -> Iterator[dict[str, Any]]:
-            records = generate_table_records(scenario, seed, rows, names[index])
-            yield run_task(index, spec, in_window(records, spec.low, spec.high))
+    def __init__(self, scenario: Scenario, seed: int, rows: int | None, slots: int) -> None:
+        self.scenario, self.seed, self.rows = scenario, seed, rows
+        self.ddls: list[DDLEvent] = []
+        self.ddl_keys: list[Key] = []
+        self.resolved: list[int] = []
+        self.first_row: Key | None = None
+        self.first_ts = self.last_ts = 0
+        for step in plan(scenario, seed, rows):
+            if type(step) is PlannedDDL:
+                ts = step.event.commit_ts
+                self.ddls.append(step.event)
+                self.ddl_keys.append((ts, record_seq(0)))
+            else:
+                ts = step.commit_ts  # type: ignore[union-attr]
+                if self.first_row is None:
+                    self.first_row = (ts, record_seq(FIRST_PLACE, START_SUB))
+            self.first_ts = self.first_ts or ts
+            self.last_ts = ts
+        tables = scenario.tables
+        slots = max(1, min(len(tables), slots))
+        # a table's share of the rows: its share of the transactions times their mean size
+        weights = {
+            i: int(t.weight * (t.txn_size[0] + t.txn_size[1]) * 500) for i, t in enumerate(tables)
+        }
+        assign = pack_groups(weights, slots)
+        self.groups = [
+            [t.qualified_name for i, t in enumerate(tables) if assign[i] == task]
+            for task in range(slots)
+        ]
 
-        return context.parallelize(range(slots), slots).mapPartitionsWithIndex(task).collect()
+    def stage_one(self, spark: Any, plan: Any) -> Any:
+        scenario, seed, rows, groups = self.scenario, self.seed, self.rows, self.groups
 
-    return PlaySource(tasks=slots, ddls=ddls, first_ts=first, last_ts=last, run_epoch=run_epoch)
+        def generate(task: int, _: Any) -> Any:
+            return workload_stage_partition(task, groups[task], plan.value, scenario, seed, rows)
+
+        context = spark.sparkContext
+        return context.parallelize(range(len(groups)), len(groups)).mapPartitionsWithIndex(generate)
+
+    def check(self, plan: Any) -> None:
+        return None
+
+    def error_for(self, problem: InputProblem) -> TisinkError:
+        return TisinkError(problem.reason)
+
+
+def pack_groups(weights: dict[int, int], slots: int) -> dict[int, int]:
+    """Group -> task, heaviest group first onto the lightest task (stable for equal weights)."""
+    loads = [0] * max(1, slots)
+    out: dict[int, int] = {}
+    for group, weight in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])):
+        task = min(range(len(loads)), key=lambda i: (loads[i], i))
+        out[group] = task
+        loads[task] += max(1, weight)
+    return out

@@ -66,7 +66,7 @@ def test_play_counts_rows_and_ddl_exactly(tmp_path, uri):
     summary = json.loads(summary_path.read_text())
     assert (summary["rows"], summary["ddl"]) == count_records(Path(DEMO_FEED))
     assert summary["checkpoint_ts"] > 0
-    for key in ("messages", "bytes", "elapsed_s", "rows_per_s"):
+    for key in ("messages", "bytes", "startup_s", "rows_per_s", "elapsed_s"):
         assert key in summary
 
 
@@ -195,6 +195,7 @@ def test_meaningless_numbers_and_unwritable_outputs_are_refused_before_playing(
         (["--rows", "-5"], "--rows must be positive"),
         (["--rate", "0"], "--rate must be a positive number"),
         (["--rate", "nan"], "--rate must be a positive number"),
+        (["--watermark-interval", "0"], "--watermark-interval must be at least"),
         (["--summary-json", str(blocked / "s.json")], "cannot write the summary"),
     ]:
         run = subprocess.run(

@@ -1,0 +1,176 @@
+"""The Python environment a cluster's executors run, shipped with the job.
+
+PySpark's package-management guide ships a packed virtualenv with ``spark.archives``
+(``env.tar.gz#environment``) and points the executors at ``./environment/bin/python``. tisink
+does that for any non-local master: it packs the running environment's distributions that
+tisink needs (its requirements, transitively; not pyspark and py4j, which every executor has)
+into a venv-pack style archive, cached by their names and versions, and ships tisink itself,
+which is pure Python, as a zip on ``spark.submit.pyFiles``, so the executors run the driver's
+code even from a source checkout. The archive's ``bin/python`` links to this interpreter's
+path, so executors need the same Python there; a ``venv-pack`` archive of any venv with tisink
+installed can be given instead (``--spark-archive``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as metadata
+import io
+import logging
+import os
+import re
+import sys
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+log = logging.getLogger(__name__)
+
+ARCHIVE_DIR = "environment"
+"""Where executors unpack the archive (the ``#fragment`` of ``spark.archives``)."""
+EXECUTOR_PYTHON = f"./{ARCHIVE_DIR}/bin/python"
+PROVIDED = frozenset({"pyspark", "py4j", "tisink"})
+"""Distributions not packed: Spark's own (every executor has them) and tisink (zipped)."""
+CACHE_ENV = "TISINK_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """Where built archives are kept: ``$TISINK_CACHE_DIR`` or ``~/.cache/tisink``."""
+    folder = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tisink")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def required_distributions(root: str = "tisink") -> list[metadata.Distribution]:
+    """``root`` and what it requires at run time (no extras), transitively, by name."""
+    found: dict[str, metadata.Distribution] = {}
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        if _key(name) in found:
+            continue
+        dist = metadata.distribution(name)
+        found[_key(name)] = dist
+        for text in dist.requires or ():
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(requirement.name)
+    return [found[key] for key in sorted(found)]
+
+
+def _packed(dists: list[metadata.Distribution]) -> list[metadata.Distribution]:
+    return [d for d in dists if _key(d.metadata["Name"]) not in PROVIDED]
+
+
+def executor_archive() -> Path:
+    """The packed environment for executors, built once per set of distributions."""
+    dists = _packed(required_distributions())
+    base = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    digest = hashlib.sha256(base.encode())
+    for dist in dists:
+        digest.update(f"{dist.metadata['Name']}=={dist.version};".encode())
+    path = cache_dir() / f"executor-env-{digest.hexdigest()[:16]}.tar.gz"
+    if not path.exists():
+        log.info("packing %d distributions for the executors into %s", len(dists), path)
+        _write_atomically(path, lambda out: _write_venv(out, dists, base))
+    return path
+
+
+def _write_venv(out: Path, dists: list[metadata.Distribution], base: str) -> None:
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = f"lib/{version}/site-packages"
+    with tarfile.open(out, "w:gz", compresslevel=1) as tar:
+        _add_bytes(tar, "pyvenv.cfg", _pyvenv_cfg(base).encode())
+        _add_link(tar, "bin/python", base)
+        _add_link(tar, "bin/python3", "python")
+        _add_link(tar, f"bin/{version}", "python")
+        for dist in dists:
+            root = Path(str(dist.locate_file("")))
+            for file in dist.files or ():
+                if file.parts and file.parts[0] == "..":
+                    continue
+                source = root / file
+                if source.is_file():
+                    tar.add(source, f"{site}/{file.as_posix()}", recursive=False)
+
+
+def _pyvenv_cfg(base: str) -> str:
+    version = ".".join(str(n) for n in sys.version_info[:3])
+    return (
+        f"home = {os.path.dirname(base)}\n"
+        "include-system-site-packages = false\n"
+        f"version = {version}\n"
+    )
+
+
+def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o644
+    tar.addfile(info, io.BytesIO(data))
+
+
+def _add_link(tar: tarfile.TarFile, name: str, target: str) -> None:
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.SYMTYPE
+    info.linkname = target
+    info.mode = 0o777
+    tar.addfile(info)
+
+
+def tisink_zip() -> Path:
+    """tisink's own modules and data as a zip for ``spark.submit.pyFiles``, laid out as the
+    wheel installs them; named by its content, so an unchanged tree is zipped once."""
+    files = sorted(_package_files())
+    digest = hashlib.sha256()
+    for name, source in files:
+        digest.update(name.encode())
+        digest.update(source.read_bytes())
+    path = cache_dir() / f"tisink-{digest.hexdigest()[:16]}.zip"
+    if not path.exists():
+
+        def write(out: Path) -> None:
+            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, source in files:
+                    archive.write(source, name)
+
+        _write_atomically(path, write)
+    return path
+
+
+def _package_files() -> Iterator[tuple[str, Path]]:
+    """(name in the zip, file) of the imported tisink package: its own folder, and in a source
+    checkout the layer packages beside it (tisink/__init__.py adds that folder to its path)."""
+    package = sys.modules["tisink"]  # imported: this module is part of it
+    own, *others = (Path(p) for p in package.__path__)
+    yield from _tree(own, "tisink")
+    for folder in others:
+        for child in sorted(folder.iterdir()):
+            if child.name != "tisink" and (child / "__init__.py").is_file():
+                yield from _tree(child, f"tisink/{child.name}")
+
+
+def _tree(folder: Path, prefix: str) -> Iterator[tuple[str, Path]]:
+    for source in folder.rglob("*"):
+        relative = source.relative_to(folder)
+        if source.is_file() and "__pycache__" not in relative.parts:
+            yield f"{prefix}/{relative.as_posix()}", source
+
+
+def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.close(handle)
+    try:
+        write(Path(temp))
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,105 @@
+"""What every task of a Spark play shares: the partition owners, the DDLs and watermark points.
+
+The driver builds one ``PlayPlan`` and broadcasts it. The first stage uses it to route rows to
+owners; each owner merges its rows with the events the plan gives it (the DDLs of its topic,
+every watermark point, the start of rows) into one stream ordered by (commitTs, feed order).
+Ordering keys are ``(commitTs, seq)``: ``seq`` is the record's place in the feed times four
+plus a sub-place (0: the start of rows, 1: the record or the DELETE half of a split UPDATE,
+2: its INSERT half); a watermark sorts after everything at its ts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
+from tisink.feed.watermarks import watermark_points
+from tisink.model.events import DDLEvent, DDLType
+from tisink.model.table import TableInfo
+
+AFTER_ALL = 1 << 126
+"""The ``seq`` of a watermark: after every record at its ts."""
+START_SUB, RECORD_SUB, INSERT_SUB = 0, 1, 2
+
+Key = tuple[int, int]
+"""(commitTs, seq): where an event sits in a partition's stream."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowsStart:
+    """The place of the feed's first row: ``send-all-bootstrap-at-start`` fires here."""
+
+    ts: int
+
+
+PartitionRecord = FeedRow | FeedDDL | FeedResolved | RowsStart
+
+
+def record_seq(place: int, sub: int = RECORD_SUB) -> int:
+    return place << 2 | sub
+
+
+@dataclass(frozen=True)
+class PlayPlan:
+    """The broadcast plan of one play."""
+
+    sink_uri: str
+    config_text: str | None
+    feed_clock: bool
+    interval_ms: int
+    owners: tuple[tuple[str, int], ...]
+    """(topic, partition) of each owner task; empty when the sink has no partitions, and one
+    task then plays everything into the factory's own sinks."""
+    partition_counts: dict[str, int]
+    ddls: tuple[DDLEvent, ...]
+    """Every DDL of the input in feed order; a row names its table by the index of the DDL
+    whose ``table`` it is."""
+    ddl_keys: tuple[Key, ...]
+    ddl_topics: tuple[str, ...]
+    """The topic each DDL goes to (TiCDC's DDL topic rule), "" without partitions."""
+    resolved: tuple[int, ...] = ()
+    """The feed's own ``resolved`` records: watermark points too."""
+    first_row: Key | None = None
+    first_ts: int = 0
+    last_ts: int = 0
+    split_updates: bool = False
+    """True when key-changing UPDATEs become DELETE + INSERT (routed each on its own)."""
+    rate: float | None = None
+    """Rows per second for each owner."""
+    points: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        grid = watermark_points(self.first_ts, self.last_ts, self.interval_ms)
+        ends = [self.last_ts] if self.last_ts else []
+        object.__setattr__(self, "points", tuple(sorted({*grid, *self.resolved, *ends})))
+
+    @property
+    def tasks(self) -> int:
+        return max(1, len(self.owners))
+
+    def live_tables(self, ts: int) -> list[TableInfo]:
+        """The tables that exist once every DDL with commitTs <= ts is applied."""
+        live: dict[int, TableInfo] = {}
+        for ddl in self.ddls:
+            if ddl.commit_ts > ts:
+                break
+            if ddl.pre_table is not None and ddl.ddl_type in (DDLType.TRUNCATE, DDLType.ERASE):
+                live.pop(ddl.pre_table.table_id, None)
+            if ddl.table is not None and ddl.ddl_type is not DDLType.ERASE:
+                live[ddl.table.table_id] = ddl.table
+        return list(live.values())
+
+    def owner_events(self, owner: int) -> list[tuple[Key, PartitionRecord]]:
+        """The events an owner plays besides its rows, sorted by key: its topic's DDLs, every
+        watermark point and the start of rows."""
+        topic = self.owners[owner][0] if self.owners else None
+        events: list[tuple[Key, PartitionRecord]] = [
+            (key, FeedDDL(ddl.commit_ts, ddl.start_ts, ddl))
+            for ddl, key, ddl_topic in zip(self.ddls, self.ddl_keys, self.ddl_topics, strict=True)
+            if topic is None or ddl_topic == topic
+        ]
+        events.extend(((ts, AFTER_ALL), FeedResolved(ts)) for ts in self.points)
+        if self.first_row is not None:
+            events.append((self.first_row, RowsStart(self.first_row[0])))
+        events.sort(key=lambda item: item[0])
+        return events

@@ -1,0 +1,122 @@
+"""The first stage's routing: each row to the task that owns its (topic, partition).
+
+The router is the MQ sink's own (``EventRouter`` with the changefeed's dispatch rules) and the
+partition counts are the topics' real ones, so a row lands where the sink would have put it.
+A key-changing UPDATE that the table sink would split into DELETE + INSERT is split here and
+each half routed on its own, as TiCDC routes the halves (index-value hashes the old key for the
+DELETE and the new one for the INSERT).
+
+A routed row travels through the shuffle as ``((owner, commitTs, seq), value)``; the value
+names the row's table by a DDL index of the plan instead of carrying the schema (the owner
+rebuilds the row from it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from tisink.codec.clock import Clock, FeedClock
+from tisink.feed.spark.errors import SparkPlanError
+from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, PlayPlan, record_seq
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import TableInfo
+from tisink.sink import ChangefeedConfig, SinkFactory
+from tisink.sink.partition_owner import mq_target
+from tisink.sink.providers import new_router
+from tisink.tablesink.split import MYSQL_COMPATIBLE_SCHEMES, changes_unique_key, split_update
+
+ShuffleKey = tuple[int, int, int]
+"""(owner, commitTs, seq); seq -1 marks a stage-one report (sorted first)."""
+RowValue = tuple[int, int, Any, Any, int, bool]
+"""(table's DDL index, startTs, before, after, approximate size, counts as a feed row)."""
+
+
+def make_factory(sink_uri: str, config_text: str | None, clock: Clock) -> SinkFactory:
+    """The play's SinkFactory, rebuilt in any process from the URI and the changefeed TOML
+    text. Spark's tasks are already the parallel encoders, so encoder processes
+    (``encoder-concurrency``) are not used."""
+    config = ChangefeedConfig.from_toml(config_text) if config_text else None
+    factory = SinkFactory(sink_uri, config, clock=clock)
+    if factory.config.encoder_concurrency:
+        factory.config = dataclasses.replace(factory.config, encoder_concurrency=0)
+    return factory
+
+
+def splits_updates(factory: SinkFactory) -> bool:
+    """Whether the table sinks turn key-changing UPDATEs into DELETE + INSERT."""
+    return not factory.config.output_raw_change_event and (
+        factory.scheme not in MYSQL_COMPATIBLE_SCHEMES
+    )
+
+
+class RowRouter:
+    """Routes rows to owner indexes and encodes them for the shuffle. One per task."""
+
+    def __init__(self, plan: PlayPlan) -> None:
+        self._owners = {owner: index for index, owner in enumerate(plan.owners)}
+        self._counts = plan.partition_counts
+        self._split = plan.split_updates
+        self._router = None
+        if plan.owners:
+            target = mq_target(make_factory(plan.sink_uri, plan.config_text, FeedClock()))
+            if target is None:
+                raise SparkPlanError(f"{plan.sink_uri}: owners given for a sink without topics")
+            self._router = new_router(target.default_topic, target.config)
+        self._refs: dict[int, int] = {}
+        self.split_txns: set[tuple[int, int]] = set()
+
+    def learn(self, table: TableInfo, ref: int) -> None:
+        """``table`` (this process's object) is the table of the plan's DDL ``ref``."""
+        self._refs[id(table)] = ref
+
+    def route(self, row: RowChangedEvent, place: int) -> Iterator[tuple[ShuffleKey, RowValue]]:
+        """The shuffle items of ``row``, the record at ``place`` of the feed."""
+        ref = self._refs.get(id(row.table))
+        if ref is None:
+            raise SparkPlanError(f"{row.describe()}: its schema is not one of the feed's DDLs")
+        if self._split and changes_unique_key(row):
+            self.split_txns.add((row.table.table_id, row.commit_ts))
+            delete, insert = split_update(row)
+            yield self._item(delete, ref, record_seq(place, RECORD_SUB), True)
+            yield self._item(insert, ref, record_seq(place, INSERT_SUB), False)
+            return
+        yield self._item(row, ref, record_seq(place, RECORD_SUB), True)
+
+    def _item(
+        self, row: RowChangedEvent, ref: int, seq: int, counted: bool
+    ) -> tuple[ShuffleKey, RowValue]:
+        owner = 0
+        router = self._router
+        if router is not None:
+            topic = router.topic_for_row(row)
+            partition = router.partition_for_row(row, self._counts[topic])
+            owner = self._owners[(topic, partition)]
+        value = (ref, row.start_ts, row.before, row.after, row.approximate_size, counted)
+        return (owner, row.commit_ts, seq), value
+
+
+def _op_order(row: RowChangedEvent) -> int:
+    """delete < update < insert (TiCDC's ``getDMLOrder``)."""
+    if row.after is None:
+        return 0
+    return 2 if row.before is None else 1
+
+
+def in_split_order(
+    table_id: int, rows: list[RowChangedEvent], split_txns: frozenset[tuple[int, int]]
+) -> list[RowChangedEvent]:
+    """An owner's rows of one table with each transaction in ``split_txns`` (one whose UPDATE
+    stage one split) sorted deletes first, as TiCDC sorts a transaction after splitting."""
+    out: list[RowChangedEvent] = []
+    start = 0
+    for end in range(1, len(rows) + 1):
+        if end < len(rows) and rows[end].commit_ts == rows[start].commit_ts:
+            continue
+        run = rows[start:end]
+        if (table_id, rows[start].commit_ts) in split_txns:
+            run.sort(key=_op_order)
+        out.extend(run)
+        start = end
+    return out
