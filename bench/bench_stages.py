@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaProducer
+from bench_kafka_sink import raw_aiokafka
 
 from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
@@ -140,33 +140,6 @@ async def _play_uri(uri: str, records: Iterable[FeedRecord]) -> int:
     return stats.rows
 
 
-async def _raw_sends(bootstrap: str, topic: str, parts: list[list[bytes]]) -> float:
-    """Seconds for aiokafka's batch API to deliver ``parts`` (one list per partition), one
-    batch in flight per partition: the producer's floor."""
-    client = AIOKafkaProducer(
-        bootstrap_servers=bootstrap, acks="all", max_batch_size=1 << 20, linger_ms=0
-    )
-    await client.start()
-
-    async def partition_loop(partition: int, values: list[bytes]) -> None:
-        index = 0
-        while index < len(values):
-            batch = client.create_batch()
-            while index < len(values):
-                if batch.append(key=b"", value=values[index], timestamp=None) is None:
-                    break
-                index += 1
-            batch.close()
-            await (await client.send_batch(batch, topic, partition=partition))
-
-    try:
-        started = time.perf_counter()
-        await asyncio.gather(*(partition_loop(p, v) for p, v in enumerate(parts)))
-        return time.perf_counter() - started
-    finally:
-        await client.stop()
-
-
 async def _our_sends(bootstrap: str, topic: str, parts: list[list[bytes]]) -> float:
     """Seconds for ``KafkaProducer.send`` to deliver ``parts`` in chunks of 2048 records."""
     config = KafkaConfig.from_sink_params(bootstrap, topic, {"partition-num": str(len(parts))})
@@ -209,7 +182,7 @@ def _kafka_stages(
         for topic in (raw_topic, ours_topic):  # create both with PARTITIONS partitions
             asyncio.run(_our_sends(address, topic, [[] for _ in range(PARTITIONS)]))
         raw = statistics.median(
-            asyncio.run(_raw_sends(address, raw_topic, parts)) for _ in range(repeat)
+            asyncio.run(raw_aiokafka(address, raw_topic, parts)) for _ in range(repeat)
         )
         ours = statistics.median(
             asyncio.run(_our_sends(address, ours_topic, parts)) for _ in range(repeat)

@@ -19,6 +19,7 @@ from pathlib import Path
 from tisink.broker import start_broker
 from tisink.codec.clock import Clock, FeedClock, WallClock
 from tisink.codec.registry import get_protocol
+from tisink.eventsink.mq.producer import AcknowledgedEnds
 from tisink.feed.errors import PlayError
 from tisink.feed.inline import play_with_factory
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
@@ -87,24 +88,31 @@ def run_play(
     verify included."""
     stop = stop or StopRequest()
     started, started_at = time.perf_counter(), time.time()
+    acknowledged: AcknowledgedEnds = {}
     with _sink_uri(options.sink_uri) as sink_uri:
         if options.engine == "spark":
             summary = _play_spark(options, sink_uri, started_at)
         else:
-            summary = _play_inline(options, sink_uri, on_progress, stop, started_at)
+            summary = _play_inline(options, sink_uri, on_progress, stop, started_at, acknowledged)
         if stop.signum is not None:
             summary.stopped_by = signal.Signals(stop.signum).name
         else:
-            _verify(options, sink_uri, summary)
+            _verify(options, sink_uri, summary, acknowledged)
     summary.elapsed_s = round(time.perf_counter() - started, 3)
     return summary
 
 
-def _verify(options: PlayOptions, sink_uri: str, summary: RunSummary) -> None:
+def _verify(
+    options: PlayOptions, sink_uri: str, summary: RunSummary, acknowledged: AcknowledgedEnds
+) -> None:
+    """Read the stream back; ``acknowledged`` (the inline play's producers' ends) adds the
+    check that the partitions still hold everything the broker acknowledged."""
     config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
     factory = SinkFactory(sink_uri, config)
     if options.verify_after and _verifiable(factory):
-        report = verify(sink_uri, config_path=options.config_path)
+        report = verify(
+            sink_uri, config_path=options.config_path, acknowledged=acknowledged or None
+        )
         summary.verified = report.ok
         if not report.ok:
             log.error("verify found problems:\n%s", render_text(report))
@@ -159,9 +167,11 @@ def _play_inline(
     on_progress: Callable[[PlayStats], None] | None,
     stop: StopRequest,
     started_at: float,
+    acknowledged: AcknowledgedEnds,
 ) -> RunSummary:
     """The inline player, with a watermark point every interval of commit time: under the wall
-    clock, the player times its watermark checks by a commit-time clock of its own."""
+    clock, the player times its watermark checks by a commit-time clock of its own. Fills
+    ``acknowledged`` with what the destination acknowledged per partition."""
     config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
     clock: Clock = FeedClock() if options.feed_clock else WallClock()
     factory = SinkFactory(sink_uri, config, clock=clock)
@@ -176,6 +186,7 @@ def _play_inline(
     first_row = _FirstRow()
     records = first_row.watch(stop.stoppable(throttled(records, options.rate)))
     summary = asyncio.run(_play(records, factory, on_progress, cadence, interval))
+    acknowledged.update(factory.acknowledged_offsets())
     ended = time.time()
     sent_at = first_row.at or ended
     summary.set_timing(startup_s=sent_at - started_at, sending_s=ended - sent_at)

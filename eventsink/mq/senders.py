@@ -59,8 +59,8 @@ class PartitionSequences:
 
     Numbers are given and records written under one lock per partition, so they reach the
     partition in number order even when the DML and DDL sinks send through separate producers
-    (a checkpoint may race a later transaction's batch). Counters live in this process only:
-    two processes writing one partition (Spark tasks and the driver) each count from 1.
+    (a checkpoint may race a later transaction's batch). Counters live in this process only,
+    which is why the Spark engine gives each partition a single owning task.
     """
 
     def __init__(self, header: str) -> None:

@@ -154,3 +154,28 @@ def test_sample_feed_played_to_kafka_verifies(
     assert report.topics == [topic, f"{topic}-metrics"]
     assert report.messages == sum(summary.messages.values())
     assert "metrics.events" in report.tables
+
+
+def test_an_inline_play_verifies_against_what_the_broker_acknowledged(
+    kafka_bootstrap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The play hands verify its producers' acknowledged ends: one per partition written,
+    each the partition's record count as an independent client reads it."""
+    import tisink.play
+
+    seen: dict[str, object] = {}
+    real_verify = tisink.play.verify
+
+    def spy(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        seen.update(kwargs)
+        return real_verify(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tisink.play, "verify", spy)
+    topic = unique_topic("acked-play")
+    uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num=3"
+    summary = run_play(PlayOptions(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
+    assert summary.verified is True
+    acknowledged = seen["acknowledged"]
+    assert isinstance(acknowledged, dict) and set(acknowledged) == {(topic, p) for p in range(3)}
+    for (_, partition), end in acknowledged.items():
+        assert len(read_partition(kafka_bootstrap, topic, partition, end)) == end
