@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from tisink.codec.clock import Clock
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
+from tisink.feed.errors import PlayError
 from tisink.feed.player import (
     DEFAULT_RESOLVE_EVERY_BYTES,
     DEFAULT_RESOLVE_EVERY_ROWS,
@@ -73,6 +74,7 @@ async def play_with_factory(
     feed; ``options`` are play_inline's cadence settings."""
     event_sink = await factory.create_event_sink()
     ddl_sink: DDLSink | None = None
+    stats: PlayStats | None = None
     try:
         ddl_sink = await factory.create_ddl_sink()
         stats = await play_inline(
@@ -84,12 +86,15 @@ async def play_with_factory(
             on_progress=on_progress,
             **options,
         )
+    except PlayError as err:
+        stats = err.stats  # a failed play's summary still counts what the sinks delivered
+        raise
     finally:
         await event_sink.close()
         if ddl_sink is not None:
             await ddl_sink.close()
-    for sink in (event_sink, ddl_sink):
-        report = getattr(sink, "stats", None)
-        if callable(report):
-            stats.sink_stats.append(report())
+        for sink in (event_sink, ddl_sink):
+            report = getattr(sink, "stats", None)
+            if stats is not None and callable(report):
+                stats.sink_stats.append(report())
     return stats

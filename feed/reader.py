@@ -8,6 +8,7 @@ table and the column, and nothing after it is yielded.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterable, Iterator
@@ -48,6 +49,18 @@ def feed_files(path: str | os.PathLike[str]) -> list[Path]:
     return files
 
 
+def check_feed(path: str | os.PathLike[str]) -> None:
+    """Fail before a play starts when the feed is missing or holds no record at all (only
+    blank lines), instead of after a run that wrote nothing."""
+    files = feed_files(path)
+    for file in files:
+        with file.open("rb") as lines:
+            if any(not raw.isspace() for raw in lines):
+                return
+    what = "feed file" if len(files) == 1 and files[0] == Path(path) else "feed folder"
+    raise FeedError(f"{what} {path} holds no records (only empty or blank lines)")
+
+
 def read_feed(path: str | os.PathLike[str]) -> Iterator[FeedRecord]:
     """Yield the validated records of the feed at ``path`` (a file or a folder of files)."""
     parser = FeedParser()
@@ -80,12 +93,18 @@ class FeedParser:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as err:
-            raise FeedError(f"invalid JSON at character {err.pos}: {err.msg}") from None
+            raise _json_error(raw, err) from None
         if type(obj) is not dict:
             raise FeedError("a record must be a JSON object")
         kind = obj.get("type")
         if kind == "row":
-            return self._row(obj, len(raw.rstrip(b"\r\n")), source)
+            size = len(raw.rstrip(b"\r\n"))
+            try:
+                return self._row(obj, size, source)
+            except FeedError:
+                # orjson reads integers beyond 64 bits as floats; name the value as written
+                self._checked_row(json.loads(raw), size, source)
+                raise
         if kind == "ddl":
             return self._ddl(obj, source)
         if kind == "resolved":
@@ -179,6 +198,17 @@ class FeedParser:
         ddl = DDLEvent(commit_ts, ddl_type, query, table, pre_table, start_ts)
         self.schemas.apply(ddl)
         return FeedDDL(commit_ts, start_ts, ddl, source)
+
+
+def _json_error(raw: bytes, err: orjson.JSONDecodeError) -> FeedError:
+    """The column of the first bad character, as an editor counts it; bytes that are not
+    UTF-8 are named by their byte position instead (orjson would say character 0)."""
+    try:
+        raw.decode()
+    except UnicodeDecodeError as bad:
+        byte = raw[bad.start]
+        return FeedError(f"invalid UTF-8 at byte {bad.start + 1} (0x{byte:02x}): {bad.reason}")
+    return FeedError(f"invalid JSON at column {err.pos + 1}: {err.msg}")
 
 
 def _check_names(obj: dict[str, Any], table: TableInfo, table_id: int) -> None:

@@ -24,7 +24,7 @@ from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.file import FileProducer
 from tisink.eventsink.mq.dml_sink import MQDMLSink
-from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
 from tisink.eventsink.mq.senders import PartitionSequences
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
@@ -63,6 +63,10 @@ class OwnedPartition:
         if not self._closed:
             self._closed = True
             await self.inner.close()
+
+    def acknowledged_offsets(self) -> AcknowledgedEnds:
+        """What ``inner`` saw acknowledged, under the real topic and partition."""
+        return acknowledged_ends(self.inner)
 
     def _check(self, topic: str, partition: int) -> None:
         if topic != self.topic or partition != 0:

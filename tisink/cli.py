@@ -149,12 +149,21 @@ def play(
     verify_after: Annotated[
         bool, typer.Option("--verify/--no-verify", help="Read a Kafka/file stream back after.")
     ] = True,
+    append: Annotated[
+        bool,
+        typer.Option(
+            help="Let a file sink continue the topics an earlier run left in its folder "
+            "(verify is skipped); without it such a folder is refused."
+        ),
+    ] = False,
 ) -> None:
     """Play a change feed or a generated workload through the sink framework to a sink.
     Ctrl-C (or SIGTERM) stops reading, lets sent messages finish, prints and writes the
     summary, and exits 130 (143); a second one stops at once."""
+    from tisink.errors import PlayRefused
+    from tisink.feed.errors import PlayError
     from tisink.interrupt import StopRequest, stop_on_signals
-    from tisink.play import PlayOptions, run_play
+    from tisink.play import PlayOptions, failed_summary, run_play
     from tisink.progress import progress_display
 
     if summary_json is not None:
@@ -174,6 +183,7 @@ def play(
             verify_after=verify_after,
             watermark_interval_s=watermark_interval,
             spark_archive=spark_archive,
+            append=append,
         )
     except ValueError as err:
         console.print(f"[bold red]play refused:[/] {err}")
@@ -184,6 +194,16 @@ def play(
         signals = stop_on_signals(stop) if engine is Engine.inline else contextlib.nullcontext()
         with signals, progress_display(console) as on_progress:
             summary = run_play(options, on_progress, stop)
+    except PlayRefused as err:
+        console.print(f"[bold red]play refused:[/] {err}")
+        raise typer.Exit(2) from err
+    except PlayError as err:
+        failed = failed_summary(options, err)
+        if summary_json:
+            failed.write(summary_json)
+        _print_summary(failed.to_dict())
+        console.print(f"[bold red]play failed:[/] {err}")
+        raise typer.Exit(1) from err
     except (TisinkError, ValueError) as err:
         console.print(f"[bold red]play failed:[/] {err}")
         raise typer.Exit(1) from err

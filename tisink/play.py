@@ -19,17 +19,20 @@ from pathlib import Path
 from tisink.broker import start_broker
 from tisink.codec.clock import Clock, FeedClock, WallClock
 from tisink.codec.registry import get_protocol
+from tisink.errors import PlayRefused
+from tisink.eventsink.file import list_file_topics
 from tisink.eventsink.mq.producer import AcknowledgedEnds
-from tisink.feed.errors import PlayError
+from tisink.feed.errors import FeedError, PlayError
 from tisink.feed.inline import play_with_factory
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
-from tisink.feed.reader import read_feed
+from tisink.feed.reader import check_feed, read_feed
 from tisink.feed.records import FeedRecord, FeedRow
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import with_watermark_points
 from tisink.feed.workload import generate_records, throttled
 from tisink.interrupt import StopRequest
 from tisink.sink import ChangefeedConfig, SinkFactory
+from tisink.sink.uri import parse_sink_uri
 from tisink.summary import RunSummary
 from tisink.verify import render_text, verify
 
@@ -59,6 +62,8 @@ class PlayOptions:
     """Commit time between watermarks (TiCDC's resolved-ts cadence: 1 s)."""
     spark_archive: str = "auto"
     """On a Spark cluster: the executors' Python environment (auto, none or a packed venv)."""
+    append: bool = False
+    """Let a file sink continue the topics an earlier run left in its folder (no verify)."""
 
     def __post_init__(self) -> None:
         """Numbers that cannot mean anything fail before anything starts."""
@@ -88,10 +93,11 @@ def run_play(
     verify included."""
     stop = stop or StopRequest()
     started, started_at = time.perf_counter(), time.time()
+    check_play(options)
     acknowledged: AcknowledgedEnds = {}
     with _sink_uri(options.sink_uri) as sink_uri:
         if options.engine == "spark":
-            summary = _play_spark(options, sink_uri, started_at)
+            summary = _play_spark(options, sink_uri, started_at, acknowledged)
         else:
             summary = _play_inline(options, sink_uri, on_progress, stop, started_at, acknowledged)
         if stop.signum is not None:
@@ -102,13 +108,52 @@ def run_play(
     return summary
 
 
+def failed_summary(options: PlayOptions, err: PlayError) -> RunSummary:
+    """The summary of a play that stopped on ``err``: how far it got and why it stopped."""
+    stats = err.stats
+    sink = parse_sink_uri(options.sink_uri).redacted() if options.sink_uri else "embedded broker"
+    summary = RunSummary(
+        rows=stats.rows,
+        ddl=stats.ddl,
+        checkpoint_ts=err.last_checkpoint_ts,
+        sink_uri=sink,
+        engine=options.engine,
+        error=str(err.cause),
+    )
+    for sink_stats in stats.sink_stats:
+        summary.add_sink_stats(sink_stats)
+    return summary
+
+
+def check_play(options: PlayOptions) -> None:
+    """What can be known wrong before anything starts: PlayRefused naming it."""
+    if options.feed is not None:
+        try:
+            check_feed(options.feed)
+        except FeedError as err:
+            raise PlayRefused(str(err)) from err
+    if options.sink_uri is None or options.append:
+        return
+    uri = parse_sink_uri(options.sink_uri)
+    if uri.scheme == "file" and (topics := list_file_topics(Path(uri.path))):
+        raise PlayRefused(
+            f"file sink folder {uri.path} already holds topic(s) {', '.join(topics)} from an "
+            "earlier run: a play would continue their offsets and verify would read both runs "
+            "as one stream; choose an empty folder, or pass --append to continue it (verify "
+            "is then skipped)"
+        )
+
+
 def _verify(
     options: PlayOptions, sink_uri: str, summary: RunSummary, acknowledged: AcknowledgedEnds
 ) -> None:
-    """Read the stream back; ``acknowledged`` (the inline play's producers' ends) adds the
+    """Read the stream back; ``acknowledged`` (the producers' ends, either engine) adds the
     check that the partitions still hold everything the broker acknowledged."""
     config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
     factory = SinkFactory(sink_uri, config)
+    if options.append and factory.scheme == "file":
+        log.warning("verify skipped: --append continued an earlier run's stream")
+        return
     if options.verify_after and _verifiable(factory):
         report = verify(
             sink_uri, config_path=options.config_path, acknowledged=acknowledged or None
@@ -138,7 +183,10 @@ def _verifiable(factory: SinkFactory) -> bool:
     )
 
 
-def _play_spark(options: PlayOptions, sink_uri: str, started_at: float) -> RunSummary:
+def _play_spark(
+    options: PlayOptions, sink_uri: str, started_at: float, acknowledged: AcknowledgedEnds
+) -> RunSummary:
+    """The Spark engine; fills ``acknowledged`` with what the tasks' producers saw stored."""
     from tisink.feed.spark import run_spark_play
 
     result = run_spark_play(
@@ -155,6 +203,7 @@ def _play_spark(options: PlayOptions, sink_uri: str, started_at: float) -> RunSu
         archive=options.spark_archive,
         started_at=started_at,
     )
+    acknowledged.update(result.pop("acknowledged", {}))
     fields = RunSummary.__dataclass_fields__
     summary = RunSummary(**{k: v for k, v in result.items() if k in fields and k != "verified"})
     summary.engine = "spark"

@@ -28,6 +28,8 @@ class RunSummary:
     engine: str = "inline"
     stopped_by: str | None = None
     """The signal that stopped the play early (SIGINT, SIGTERM); None when it ran to the end."""
+    error: str | None = None
+    """Why the play failed (rows and checkpoint_ts then say how far it got); None on success."""
 
     def add_sink_stats(self, stats: dict[str, int] | None) -> None:
         """Merge an MQ sink's ``stats()`` (``<type>_messages`` counters and ``bytes``)."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tisink.codec.clock import Clock, FeedClock, WallClock
+from tisink.eventsink.mq.producer import acknowledged_ends, merge_ends
 from tisink.feed.errors import FeedError, PlayError
 from tisink.feed.records import FeedRow
 from tisink.feed.spark.partition_player import PartitionPlayer
@@ -156,6 +157,7 @@ async def _play(
         first_send=progress.first_send,
         last_ack=time.time(),
         sink_stats=_sum(stats_of),
+        acknowledged=merge_ends(*(acknowledged_ends(sink) for sink in sinks)),
     )
     return result
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tisink.codec.clock import WallClock
+from tisink.eventsink.mq.producer import merge_ends
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.spark.errors import SparkPlanError, SparkPlayError, task_cause
 from tisink.feed.spark.owner import play_partition
@@ -214,6 +215,7 @@ def _summary(
         "watermarks": stats.watermarks,
         "feed_bytes": stats.bytes,
         "sink_stats": sink_stats,
+        "acknowledged": merge_ends(*(r.get("acknowledged") or {} for r in results)),
     }
 
 

@@ -104,6 +104,49 @@ def test_bad_feed_fails_naming_file_and_line(tmp_path):
     assert "bad.jsonl:21" in out.stderr
 
 
+def test_a_failed_play_writes_its_summary_with_the_error_and_checkpoint(tmp_path: Path) -> None:
+    feed, summary = tmp_path / "bad.jsonl", tmp_path / "summary.json"
+    good = Path(DEMO_FEED).read_text().splitlines()
+    bad_at = next(i for i, line in enumerate(good) if '"type":"row"' in line) + 40
+    feed.write_text("\n".join([*good[:bad_at], '{"type":"row","commitTs":1}', *good[bad_at:]]))
+    uri = f"file://{tmp_path / 'out'}?protocol=simple"
+    out = run("play", "--engine", "inline", "--feed", str(feed), "--sink-uri", uri,
+              "--summary-json", str(summary))  # fmt: skip
+    assert out.returncode == 1
+    result = orjson.loads(summary.read_bytes())
+    assert result["error"].startswith(f"bad.jsonl:{bad_at + 1}: ")
+    assert result["rows"] == 40
+    assert result["checkpoint_ts"] > 0
+    assert result["messages"]["DML"] > 0
+    assert result["verified"] is None
+
+
+def test_an_empty_feed_and_a_used_file_sink_folder_are_refused_before_playing(
+    tmp_path: Path,
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n  \n")
+    uri = f"file://{tmp_path / 'out'}?protocol=simple"
+    out = run("play", "--engine", "inline", "--feed", str(empty), "--sink-uri", uri)
+    assert out.returncode == 2
+    assert "holds no records" in " ".join(out.stderr.split())
+    assert not (tmp_path / "out").exists()
+    first = run("play", "--engine", "inline", "--workload", "demo", "--rows", "50",
+                "--sink-uri", uri)  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    files = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*.jsonl")}
+    again = run("play", "--engine", "inline", "--workload", "demo", "--rows", "50",
+                "--sink-uri", uri)  # fmt: skip
+    assert again.returncode == 2
+    assert "already holds topic(s) tidb-cdc" in " ".join(again.stderr.split())
+    assert {p: p.read_bytes() for p in files} == files
+    appended = run("play", "--engine", "inline", "--workload", "demo", "--rows", "50",
+                   "--sink-uri", uri, "--append")  # fmt: skip
+    assert appended.returncode == 0, appended.stderr[-2000:]
+    assert all(len(p.read_bytes()) > len(data) for p, data in files.items() if data)
+    assert "verify skipped" in appended.stderr
+
+
 def test_unknown_scheme_is_a_clear_error():
     out = run("play", "--engine", "inline", "--feed", str(DEMO_FEED), "--sink-uri", "nosuch://x")
     assert out.returncode == 1

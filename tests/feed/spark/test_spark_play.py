@@ -213,9 +213,13 @@ def test_tencent_dts_to_kafka_numbers_each_partition_and_verifies(
     summary = _play(workload="demo", rows=1200, sink_uri=uri)
     assert partition_count(kafka_bootstrap, topic) == 3
     assert summary["rows"] == 1200
-    report = verify(uri, timeout_s=20)
+    acknowledged = summary["acknowledged"]
+    assert set(acknowledged) == {(topic, p) for p in range(3)}
+    report = verify(uri, timeout_s=20, acknowledged=acknowledged)
     assert report.ok, [str(v) for v in report.violations]
-    assert report.messages == sum(summary["messages"].values())
+    assert report.messages == sum(summary["messages"].values()) == sum(acknowledged.values())
+    beyond = verify(uri, timeout_s=20, acknowledged={**acknowledged, (topic, 1): 10**6})
+    assert beyond.violation_counts == {"acknowledged-stored": 1}
 
 
 def test_a_sink_without_partitions_is_one_task(spark: Any) -> None:
