@@ -35,6 +35,21 @@ class AcknowledgedOffsets:
             )
         self._ends[key] = base_offset + count
 
+    def check_partitions(self, topic: str, partitions: set[int]) -> None:
+        """Raise KafkaDataLossError when the broker's metadata lost a partition of ``topic``
+        that holds acknowledged messages (a topic recreated with fewer partitions)."""
+        for (written, partition), end in sorted(self._ends.items()):
+            if written == topic and partition not in partitions:
+                raise KafkaDataLossError(
+                    f"topic {topic} partition {partition}: the broker's metadata now lists "
+                    f"{len(partitions)} partition(s) without it, after it had acknowledged "
+                    f"offsets up to {end - 1} there; they are lost"
+                )
+
+    def topics(self) -> set[str]:
+        """The topics with acknowledged messages."""
+        return {key[0] for key in self._ends}
+
     def wrote(self, topic: str) -> bool:
         """True when some message of ``topic`` was acknowledged."""
         return any(key[0] == topic for key in self._ends)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from operator import itemgetter
 
 from aiokafka import AIOKafkaProducer
+from aiokafka.cluster import ClusterMetadata
 from aiokafka.errors import KafkaError, KafkaTimeoutError, UnknownTopicOrPartitionError
 from aiokafka.producer.message_accumulator import BatchBuilder
 
@@ -59,6 +60,20 @@ class KafkaProducer:
         self._closed = False
         #: the end of what the broker acknowledged, per partition (offsets only move forward)
         self.offsets = AcknowledgedOffsets()
+        #: set when a metadata update lost a partition holding acknowledged messages
+        self._lost: KafkaDataLossError | None = None
+        client.client.cluster.add_listener(self._on_metadata)
+
+    def _on_metadata(self, cluster: ClusterMetadata) -> None:
+        """aiokafka's metadata listener: a written partition missing from a topic the cluster
+        still lists means the broker lost it (a missing topic fails the next send)."""
+        for topic in self.offsets.topics():
+            partitions = cluster.partitions_for_topic(topic)
+            if partitions is not None and self._lost is None:
+                try:
+                    self.offsets.check_partitions(topic, set(partitions))
+                except KafkaDataLossError as err:
+                    self._lost = err
 
     async def partition_count(self, topic: str) -> int:
         return await self.topics.partition_count(topic)
@@ -76,6 +91,8 @@ class KafkaProducer:
             raise KafkaSinkError(
                 f"producer closed; cannot send to topic {topic} partition {partition}"
             )
+        if self._lost is not None:
+            raise self._lost
         self._check_sizes(topic, partition, records)
         count = await self.partition_count(topic)
         if not 0 <= partition < count:
@@ -147,6 +164,8 @@ class KafkaProducer:
                 ack = await self._client.send_batch(batch, topic, partition=partition)
                 metadata = await ack
                 self.offsets.acknowledged(topic, partition, metadata.offset, end - start)
+                if self._lost is not None:
+                    raise self._lost
                 return end
             except KafkaError as exc:
                 if isinstance(exc, UnknownTopicOrPartitionError) and self.offsets.wrote(topic):

@@ -47,3 +47,13 @@ def test_ends_of_several_producers_merge_to_the_furthest() -> None:
         ("t", 1): 2,
         ("u", 0): 1,
     }
+
+
+def test_a_written_partition_missing_from_metadata_is_data_loss() -> None:
+    offsets = AcknowledgedOffsets()
+    offsets.acknowledged("t", 0, 0, 4)
+    offsets.acknowledged("t", 2, 0, 7)
+    offsets.check_partitions("t", {0, 1, 2, 3})
+    offsets.check_partitions("u", set())  # never written: nothing to lose
+    with pytest.raises(KafkaDataLossError, match=r"topic t partition 2: .* up to 6 there"):
+        offsets.check_partitions("t", {0})

@@ -118,3 +118,29 @@ def test_batches_cover_messages_in_order_within_the_size(sizes: list[int], limit
     for start, end, built in spans:
         assert end > start
         assert end - start == 1 or built <= limit
+
+
+async def test_a_topic_recreated_with_fewer_partitions_fails_the_next_send(
+    kafka_bootstrap: str,
+) -> None:
+    """Partition 2 held acknowledged messages; once the metadata shows the topic with one
+    partition, the producer refuses to go on, naming the lost partition."""
+    from confluent_kafka.admin import AdminClient
+
+    from tests.kafka_support.readback import create_topic, unique_topic
+    from tisink.eventsink.kafka.errors import KafkaDataLossError
+
+    topic = unique_topic("shrunk")
+    create_topic(kafka_bootstrap, topic, 3)
+    producer = await new_kafka_producer(KafkaConfig.from_sink_params(kafka_bootstrap, topic, {}))
+    try:
+        await producer.send(topic, 2, [(None, b"a"), (None, b"b")])
+        admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+        for future in admin.delete_topics([topic], operation_timeout=10).values():
+            future.result(timeout=15)
+        create_topic(kafka_bootstrap, topic, 1)
+        await producer._client.client.force_metadata_update()
+        with pytest.raises(KafkaDataLossError, match=rf"topic {topic} partition 2: .* up to 1"):
+            await producer.send(topic, 0, [(None, b"c")])
+    finally:
+        await producer.close()
