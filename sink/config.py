@@ -30,6 +30,7 @@ from tisink.eventsink.router import DispatchRule
 from tisink.sink.config_keys import CHANGEFEED_OPTIONS, key_index
 from tisink.sink.dispatchers import dispatch_rules
 from tisink.sink.errors import ChangefeedConfigError, SinkURIError
+from tisink.sink.ticdc_keys import is_unimplemented_toml, is_unimplemented_uri
 from tisink.sink.uri import SinkURI
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ class ChangefeedConfig:
                 labels[name] = f"{name}={value!r}"
             elif own_params is not None and name not in own_params:
                 ignored.append(name)
-                _warn_unknown(source, name, index.suggestion(name))
+                _warn_unknown(source, name, index.suggestion(name), uri=True)
         if settings == dict(self.settings):
             return dataclasses.replace(self, ignored_keys=tuple(ignored))
         try:
@@ -204,9 +205,13 @@ def _collect(
             ignored.append(dotted)
 
 
-def _warn_unknown(source: str, key: str, suggestion: str) -> None:
-    """Once per source and key, however often the same config is read in one process."""
+def _warn_unknown(source: str, key: str, suggestion: str, *, uri: bool = False) -> None:
+    """Once per source and key, however often the same config is read in one process; a
+    TiCDC setting tisink does not implement is named as such, not as a typo."""
     if (source, key) in _warned:
         return
     _warned.add((source, key))
+    if is_unimplemented_uri(key) if uri else is_unimplemented_toml(key):
+        log.warning("%s: %s is a TiCDC setting tisink does not implement; ignored", source, key)
+        return
     log.warning("%s: %s is not a setting tisink knows and is ignored%s", source, key, suggestion)

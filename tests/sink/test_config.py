@@ -124,6 +124,25 @@ def test_unknown_keys_are_reported_once_with_a_suggestion(caplog):
     ]
 
 
+def test_ticdc_settings_tisink_does_not_implement_are_named_as_such(caplog):
+    """Not a typo: no suggestion, and the warning says tisink lacks the TiCDC feature."""
+    caplog.set_level(logging.WARNING, logger="tisink.sink.config")
+    text = "sql-mode = 'ANSI'\n[scheduler]\nregion-threshold = 1\n[sink.csv]\nquote = '\"'\n"
+    uri = "kafka://h:1/t?max-batch-size=16&sasl-oauth-client-id=c&partition-numb=2"
+    ChangefeedConfig.from_toml(text).with_uri(parse_sink_uri(uri))
+    warnings = [r.getMessage() for r in caplog.records]
+    unimplemented = "is a TiCDC setting tisink does not implement; ignored"
+    assert warnings == [
+        f"<toml>: sql-mode {unimplemented}",
+        f"<toml>: scheduler {unimplemented}",
+        f"<toml>: sink.csv {unimplemented}",
+        f"sink URI {uri}: max-batch-size {unimplemented}",
+        f"sink URI {uri}: sasl-oauth-client-id {unimplemented}",
+        f"sink URI {uri}: partition-numb is not a setting tisink knows and is ignored "
+        "(did you mean partition-num?)",
+    ]
+
+
 def test_a_plugin_scheme_keeps_its_own_parameters_unreported(caplog):
     caplog.set_level(logging.WARNING, logger="tisink.sink.config")
     config = ChangefeedConfig().with_uri(parse_sink_uri("memory://x?bucket=b"), None)
