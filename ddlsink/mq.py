@@ -18,7 +18,7 @@ from tisink.codec.errors import CodecError
 from tisink.codec.message import Message
 from tisink.ddlsink.errors import DDLSinkError
 from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
-from tisink.eventsink.mq.stats import MQStats
+from tisink.eventsink.mq.stats import AckedSeconds, MQStats
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
 
@@ -98,6 +98,10 @@ class MQDDLSink:
     def stats(self) -> dict[str, int]:
         """Acknowledged DDL, BOOTSTRAP and WATERMARK copies and their bytes."""
         return self._stats.as_dict()
+
+    def acked_seconds(self) -> AckedSeconds:
+        """Messages and bytes acknowledged per epoch second."""
+        return self._stats.per_second()
 
     def acknowledged_offsets(self) -> AcknowledgedEnds:
         """The producer's acknowledged ends per partition (empty if it does not track them)."""

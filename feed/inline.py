@@ -9,6 +9,7 @@ from tisink.codec.clock import Clock
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.feed.errors import PlayError
+from tisink.feed.pacing import Pacer
 from tisink.feed.player import (
     DEFAULT_RESOLVE_EVERY_BYTES,
     DEFAULT_RESOLVE_EVERY_ROWS,
@@ -44,9 +45,11 @@ async def play_inline(
     watermark_interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
     clock: Clock | None = None,
     on_progress: Callable[[PlayStats], None] | None = None,
+    pacer: Pacer | None = None,
 ) -> PlayStats:
     """Play ``records`` through table sinks made by ``make_table_sink``; the caller owns (and
-    closes) the event and DDL sinks. Raises PlayError on a bad record or a sink failure."""
+    closes) the event and DDL sinks. ``pacer`` holds the play to a rate. Raises PlayError on a
+    bad record or a sink failure."""
     player = Player(
         event_sink,
         ddl_sink,
@@ -56,6 +59,7 @@ async def play_inline(
         watermark_interval_ms=watermark_interval_ms,
         clock=clock,
         on_progress=on_progress,
+        pacer=pacer,
     )
     return await player.play(records)
 
@@ -66,6 +70,7 @@ async def play_with_factory(
     *,
     clock: Clock | None = None,
     on_progress: Callable[[PlayStats], None] | None = None,
+    pacer: Pacer | None = None,
     **options: int,
 ) -> PlayStats:
     """Play ``records`` (a feed read with ``read_feed`` or a generated workload) into sinks made
@@ -84,6 +89,7 @@ async def play_with_factory(
             lambda table_id: factory.create_table_sink(table_id, event_sink),
             clock=clock if clock is not None else getattr(factory, "clock", None),
             on_progress=on_progress,
+            pacer=pacer,
             **options,
         )
     except PlayError as err:

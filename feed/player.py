@@ -21,6 +21,7 @@ from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.errors import SinkDeadError
 from tisink.feed.errors import FeedError, PlayError
+from tisink.feed.pacing import Pacer
 from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.feed.stats import PlayStats
 from tisink.model.errors import TisinkError
@@ -78,8 +79,10 @@ class Player:
         watermark_interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
         clock: Clock | None = None,
         on_progress: Callable[[PlayStats], None] | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         self.stats = PlayStats()
+        self._pacer = pacer
         self._event_sink = event_sink
         self._ddl_sink = ddl_sink
         self._make_table_sink = make_table_sink
@@ -121,15 +124,18 @@ class Player:
         return self.stats
 
     async def _play(self, records: Iterable[FeedRecord]) -> None:
-        stats, pending = self.stats, self._pending
+        stats, pending, pacer = self.stats, self._pending, self._pacer
         txn_ts = self._txn_ts
         since_yield = 0
+        yield_every = YIELD_EVERY_ROWS if pacer is None else min(YIELD_EVERY_ROWS, pacer.chunk)
         for record in records:
             if type(record) is FeedRow:
                 row = record.row
                 if not self._started:
                     self._started = True
                     await bootstrap_at_start(self._ddl_sink, list(self._tables.values()))
+                    if pacer is not None:
+                        pacer.start()
                 if row.commit_ts != txn_ts:
                     await self._boundary(row.commit_ts, record)
                     txn_ts = row.commit_ts
@@ -143,9 +149,12 @@ class Player:
                 self._since_rows += 1
                 self._since_bytes += row.approximate_size
                 since_yield += 1
-                if since_yield >= YIELD_EVERY_ROWS:
+                if since_yield >= yield_every:
                     since_yield = 0
-                    await asyncio.sleep(0)
+                    if pacer is None:
+                        await asyncio.sleep(0)
+                    else:
+                        await pacer.pace(stats.rows, self._hand_over)
             elif type(record) is FeedDDL:
                 await self._boundary(record.commit_ts, record)
                 txn_ts = self._txn_ts
@@ -155,6 +164,14 @@ class Player:
                 await self._resolve(record.ts)
             else:
                 raise TypeError(f"not a feed record: {record!r}")
+        if pacer is not None:
+            pacer.finish(stats.rows)
+
+    async def _hand_over(self) -> None:
+        """While the pacer waits: every complete transaction (commitTs below the current one)
+        goes to the event sink now."""
+        if self._txn_ts - 1 > self._resolved:
+            await self._resolve(self._txn_ts - 1)
 
     async def _boundary(self, next_ts: int, record: FeedRow | FeedDDL) -> None:
         """Move to commitTs ``next_ts``: everything before it is now complete, so this is the

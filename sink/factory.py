@@ -14,11 +14,12 @@ from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.mq.producer import AcknowledgedEnds, acknowledged_ends, merge_ends
+from tisink.eventsink.mq.stats import AckedSeconds, acked_seconds, merge_seconds
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
 from tisink.sink.registry import load_provider
 from tisink.sink.uri import SinkURI, parse_sink_uri
-from tisink.tablesink import TableSink
+from tisink.tablesink import AckLatency, TableSink
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,8 @@ class SinkFactory:
             self.uri, own_params
         )
         self.clock: Clock = clock or WallClock()
+        self.ack_latency = AckLatency()
+        """Shared by the table sinks this factory builds: every play measures its latency."""
         self._created: list[object] = []
 
     @property
@@ -75,6 +78,11 @@ class SinkFactory:
         (for verify's acknowledged-stored check); empty where the sinks do not track it."""
         return merge_ends(*(acknowledged_ends(sink) for sink in self._created))
 
+    def acked_seconds(self) -> AckedSeconds:
+        """Messages and bytes the sinks this factory built saw acknowledged, per epoch second
+        (empty where the sinks do not count them)."""
+        return merge_seconds(acked_seconds(sink) for sink in self._created)
+
     def create_table_sink(
         self, table_id: int, event_sink: EventSink, start_ts: int = 0
     ) -> TableSink:
@@ -83,4 +91,5 @@ class SinkFactory:
             event_sink,
             start_ts=start_ts,
             output_raw_change_event=self.config.output_raw_change_event,
+            latency=self.ack_latency,
         )

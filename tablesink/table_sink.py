@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 from operator import attrgetter
 from typing import Any, Generic
@@ -19,6 +19,7 @@ from typing import Any, Generic
 from tisink.eventsink.base import CallbackableEvent, EventSink, StateRef, TableSinkState
 from tisink.model.errors import TisinkError
 from tisink.model.events import ResolvedTs, RowChangedEvent
+from tisink.tablesink.ack_latency import AckLatency
 from tisink.tablesink.appender import Appender, E, RowAppender, TxnAppender
 from tisink.tablesink.errors import TableSinkClosedError, TableSinkError
 from tisink.tablesink.progress import ProgressTracker
@@ -42,8 +43,9 @@ class TableSink(Generic[E]):
     The appender follows the event sink: transactions when ``event_sink.wants_txn``, rows
     otherwise. UPDATEs changing a PK or NOT NULL unique key are split into DELETE + INSERT
     unless ``output_raw_change_event`` or the sink is MySQL-compatible. The checkpoint starts
-    at ``start_ts``. Not thread-safe: one caller drives a table sink (acks may come from
-    anywhere).
+    at ``start_ts``. ``latency``, shared by a play's table sinks, records how long each flushed
+    row waits for its callback. Not thread-safe: one caller drives a table sink (acks may come
+    from anywhere).
     """
 
     def __init__(
@@ -53,12 +55,13 @@ class TableSink(Generic[E]):
         *,
         start_ts: int = 0,
         output_raw_change_event: bool = False,
+        latency: AckLatency | None = None,
     ) -> None:
         self.table_id = table_id
+        self._latency = latency
         self._event_sink = event_sink
-        self._appender: Appender[Any] = (
-            TxnAppender(start_ts) if event_sink.wants_txn else RowAppender()
-        )
+        self._txns = bool(event_sink.wants_txn)
+        self._appender: Appender[Any] = TxnAppender(start_ts) if self._txns else RowAppender()
         self._split = not output_raw_change_event and (
             event_sink.scheme not in MYSQL_COMPATIBLE_SCHEMES
         )
@@ -106,7 +109,14 @@ class TableSink(Generic[E]):
         if self._split:
             flushed = self._appender.split_updates(flushed)
         ack = self._tracker.add_events(len(flushed))
-        events = list(map(CallbackableEvent, flushed, repeat(ack), repeat(self._state)))
+        latency = self._latency
+        if latency is None:
+            callbacks: Iterable[Callable[[], None]] = repeat(ack)
+        elif self._txns:
+            callbacks = latency.txn_callbacks(ack, flushed)  # type: ignore[arg-type]
+        else:
+            callbacks = latency.row_callbacks(ack)
+        events = list(map(CallbackableEvent, flushed, callbacks, repeat(self._state)))
         self._tracker.add_resolved_ts(rts)
         self._write(events)
 

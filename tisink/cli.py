@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 from enum import StrEnum
@@ -50,12 +49,23 @@ def _main(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
-    log_level: Annotated[str, typer.Option(help="Log level.")] = "INFO",
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            help="-v: info logs and Spark's warnings; -vv: debug logs and Spark's info.",
+        ),
+    ] = 0,
+    log_level: Annotated[
+        str | None, typer.Option(help="Log level (default: WARNING, or as -v says).")
+    ] = None,
     log_json: Annotated[
         bool | None, typer.Option("--log-json/--log-console", help="Force the log renderer.")
     ] = None,
 ) -> None:
-    configure_logging(log_level, json_output=log_json)
+    configure_logging(log_level, verbose=verbose, json_output=log_json)
 
 
 @app.command()
@@ -128,7 +138,13 @@ def play(
     master: Annotated[str, typer.Option(help="Spark master URL.")] = "local[*]",
     seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
     rows: Annotated[int | None, typer.Option(help="Workload rows (default: scenario's).")] = None,
-    rate: Annotated[float | None, typer.Option(help="Limit to this many rows/s.")] = None,
+    rate: Annotated[
+        float | None, typer.Option(help="Hold the play to this many rows/s (steady load).")
+    ] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option(help="With --rate and a workload: play rate x duration rows (seconds)."),
+    ] = None,
     clock: Annotated[
         ClockMode, typer.Option(help="wall: real time for buildTs; feed: commit ts (reproducible).")
     ] = ClockMode.wall,
@@ -145,6 +161,10 @@ def play(
     ] = "auto",
     summary_json: Annotated[
         Path | None, typer.Option(help="Write a machine-readable summary here.")
+    ] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(help="Write summary.json and play.png (rows/s and p99 over time) here."),
     ] = None,
     verify_after: Annotated[
         bool, typer.Option("--verify/--no-verify", help="Read a Kafka/file stream back after.")
@@ -168,6 +188,8 @@ def play(
 
     if summary_json is not None:
         _check_writable(summary_json)
+    if report is not None:
+        _check_writable(report / "summary.json", what="the report")
     try:
         options = PlayOptions(
             feed=feed,
@@ -179,6 +201,7 @@ def play(
             seed=seed,
             rows=rows,
             rate=rate,
+            duration_s=duration,
             feed_clock=clock is ClockMode.feed,
             verify_after=verify_after,
             watermark_interval_s=watermark_interval,
@@ -190,25 +213,27 @@ def play(
         raise typer.Exit(2) from err
     stop = StopRequest()
     try:
-        # the inline engine stops cleanly; Spark keeps the default (interrupt at once)
-        signals = stop_on_signals(stop) if engine is Engine.inline else contextlib.nullcontext()
-        with signals, progress_display(console) as on_progress:
+        with stop_on_signals(stop), progress_display(console) as on_progress:
             summary = run_play(options, on_progress, stop)
     except PlayRefused as err:
         console.print(f"[bold red]play refused:[/] {err}")
         raise typer.Exit(2) from err
     except PlayError as err:
-        failed = failed_summary(options, err)
+        failed = failed_summary(options, err, stop)
         if summary_json:
             failed.write(summary_json)
         _print_summary(failed.to_dict())
         console.print(f"[bold red]play failed:[/] {err}")
-        raise typer.Exit(1) from err
+        raise typer.Exit(1 if stop.signum is None else stop.exit_code) from err
     except (TisinkError, ValueError) as err:
         console.print(f"[bold red]play failed:[/] {err}")
         raise typer.Exit(1) from err
     if summary_json:
         summary.write(summary_json)
+    if report is not None:
+        from tisink.report import write_play_report
+
+        write_play_report(summary, report)
     _print_summary(summary.to_dict())
     if summary.stopped_by is not None:
         console.print(f"[bold yellow]play stopped by {summary.stopped_by}[/]")
@@ -297,20 +322,54 @@ def verify(
 
 
 @app.command()
+def bench(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Fewer rows and repeats: under 3 minutes.")
+    ] = False,
+    out: Annotated[
+        Path, typer.Option(help="Folder for bench.json, bench.md and bench.png.")
+    ] = Path("bench-results"),
+    bootstrap: Annotated[
+        str | None,
+        typer.Option(help="HOST:PORT of a Kafka for the broker groups (default: embedded)."),
+    ] = None,
+) -> None:
+    """Run the standard benchmark suite: encoders against their libraries alone, the Kafka
+    sink against raw aiokafka sends, inline against Spark; medians of repeats."""
+    from tisink.bench import SuiteSettings, run_suite
+    from tisink.bench.output import print_tables
+    from tisink.bench.suite import write_outputs
+
+    _check_writable(out / "bench.json", command="bench", what="the results")
+    settings = SuiteSettings.quick(bootstrap) if quick else SuiteSettings.full(bootstrap)
+    with console.status("benchmarking") as status:
+        results, meta = run_suite(settings, lambda name: status.update(f"benchmarking: {name}"))
+    paths = write_outputs(results, meta, out)
+    print_tables(results)
+    console.print(f"{meta['wall_s']} s; wrote " + ", ".join(str(p) for p in paths))
+    failed = [r for r in results if r.error]
+    if failed:
+        console.print(f"[bold red]{len(failed)} case(s) failed[/]")
+        raise typer.Exit(1)
+
+
+@app.command()
 def broker(
     port: Annotated[int, typer.Option(help="Loopback port to listen on.")] = 9092,
 ) -> None:
     """Run the embedded Kafka-protocol broker (Tansu) in the foreground until interrupted."""
     from tisink.broker import run_broker_foreground
 
+    # where it listens is this command's output, not a diagnostic
+    logging.getLogger("tisink.broker").setLevel(logging.INFO)
+
     raise typer.Exit(run_broker_foreground(port))
 
 
 def _print_summary(summary: dict[str, object]) -> None:
-    table = Table("summary", "value", show_header=False)
-    for key, value in summary.items():
-        table.add_row(key, str(value))
-    console.print(table)
+    from tisink.summary_view import print_summary
+
+    print_summary(console, summary)
 
 
 def main() -> None:

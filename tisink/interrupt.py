@@ -1,7 +1,8 @@
 """Ctrl-C and SIGTERM during a play: stop reading, let what was sent finish, then report.
 
-The first signal only asks the play to stop: the source ends early, the player drains the
-sinks (each bounded by its own timeouts) and the run's summary, with the last checkpoint, is
+The first signal only asks the play to stop: the source ends early (on Spark, every
+partition owner stops taking records), the player drains the sinks (each bounded by its own
+timeouts) and the run's summary, with the last checkpoint, is
 printed and written. A second signal interrupts at once.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import TypeVar
 
@@ -23,6 +24,20 @@ class StopRequest:
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        self._callbacks: list[Callable[[], None]] = []
+
+    def on_stop(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (from the signal handler: keep it short) when a stop is asked;
+        at once when one already was."""
+        self._callbacks.append(callback)
+        if self.signum is not None:
+            callback()
+
+    def request(self, signum: int) -> None:
+        """Ask the play to stop, as ``signum`` arriving does."""
+        self.signum = signum
+        for callback in self._callbacks:
+            callback()
 
     @property
     def exit_code(self) -> int:
@@ -44,7 +59,7 @@ def stop_on_signals(request: StopRequest) -> Iterator[StopRequest]:
     def handle(signum: int, _frame: FrameType | None) -> None:
         if request.signum is not None:
             raise KeyboardInterrupt
-        request.signum = signum
+        request.request(signum)
 
     try:
         previous = {s: signal.signal(s, handle) for s in STOP_SIGNALS}

@@ -11,9 +11,21 @@ import sys
 
 import structlog
 
+VERBOSITY = ("WARNING", "INFO", "DEBUG")
+"""The log level of no -v, -v and -vv: by default a terminal shows the progress line, the
+summary, warnings and errors."""
+SPARK_VERBOSITY = (logging.ERROR, logging.WARNING, logging.INFO)
+"""Spark's own (log4j) lines by -v count: quiet unless asked."""
+PY4J_VERBOSITY = (logging.WARNING, logging.WARNING, logging.DEBUG)
 
-def configure_logging(level: str = "INFO", *, json_output: bool | None = None) -> None:
-    """Route stdlib logging and structlog to stderr with one renderer."""
+
+def configure_logging(
+    level: str | None = None, *, verbose: int = 0, json_output: bool | None = None
+) -> None:
+    """Route stdlib logging and structlog to stderr with one renderer, at ``level`` (default:
+    the one ``verbose``, the -v count, picks)."""
+    verbose = max(0, min(verbose, len(VERBOSITY) - 1))
+    level = level or VERBOSITY[verbose]
     if json_output is None:
         json_output = not sys.stderr.isatty()
     shared: list[structlog.types.Processor] = [
@@ -44,3 +56,5 @@ def configure_logging(level: str = "INFO", *, json_output: bool | None = None) -
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     logging.getLogger("aiokafka").setLevel(max(root.level, logging.WARNING))
+    logging.getLogger("py4j").setLevel(max(root.level, PY4J_VERBOSITY[verbose]))
+    logging.getLogger("tisink.feed.spark.log4j").setLevel(SPARK_VERBOSITY[verbose])

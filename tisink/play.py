@@ -11,10 +11,12 @@ import contextlib
 import logging
 import math
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tisink.broker import start_broker
 from tisink.codec.clock import Clock, FeedClock, WallClock
@@ -24,13 +26,15 @@ from tisink.eventsink.file import list_file_topics
 from tisink.eventsink.mq.producer import AcknowledgedEnds
 from tisink.feed.errors import FeedError, PlayError
 from tisink.feed.inline import play_with_factory
+from tisink.feed.pacing import Pacer
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.reader import check_feed, read_feed
 from tisink.feed.records import FeedRecord, FeedRow
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import with_watermark_points
-from tisink.feed.workload import generate_records, throttled
+from tisink.feed.workload import generate_records
 from tisink.interrupt import StopRequest
+from tisink.measures import Measured, apply_measures, take_spark_measures
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.uri import parse_sink_uri
 from tisink.summary import RunSummary
@@ -64,6 +68,8 @@ class PlayOptions:
     """On a Spark cluster: the executors' Python environment (auto, none or a packed venv)."""
     append: bool = False
     """Let a file sink continue the topics an earlier run left in its folder (no verify)."""
+    duration_s: float | None = None
+    """With ``rate`` and a workload: generate ``rate * duration_s`` rows instead of ``rows``."""
 
     def __post_init__(self) -> None:
         """Numbers that cannot mean anything fail before anything starts."""
@@ -73,6 +79,8 @@ class PlayOptions:
             raise ValueError(f"--rows must be positive, got {self.rows}")
         if self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0):
             raise ValueError(f"--rate must be a positive number of rows/s, got {self.rate}")
+        if self.duration_s is not None:
+            self._check_duration(self.duration_s)
         interval = self.watermark_interval_s
         if not (math.isfinite(interval) and interval * 1000 >= 1):
             raise ValueError(f"--watermark-interval must be at least 0.001 s, got {interval}")
@@ -80,6 +88,23 @@ class PlayOptions:
     @property
     def watermark_interval_ms(self) -> int:
         return round(self.watermark_interval_s * 1000)
+
+    def _check_duration(self, duration: float) -> None:
+        if not (math.isfinite(duration) and duration > 0):
+            raise ValueError(f"--duration must be a positive number of seconds, got {duration}")
+        if self.rate is None:
+            raise ValueError("--duration needs --rate: the play generates rate x duration rows")
+        if self.feed is not None:
+            raise ValueError("--duration generates a workload; a --feed plays all its rows")
+        if self.rows is not None:
+            raise ValueError("give --rows or --duration, not both")
+
+    @property
+    def workload_rows(self) -> int | None:
+        """The rows to generate: ``--rows``, ``--rate`` x ``--duration``, or the scenario's."""
+        if self.duration_s is not None and self.rate is not None:
+            return max(1, round(self.rate * self.duration_s))
+        return self.rows
 
 
 def run_play(
@@ -97,7 +122,7 @@ def run_play(
     acknowledged: AcknowledgedEnds = {}
     with _sink_uri(options.sink_uri) as sink_uri:
         if options.engine == "spark":
-            summary = _play_spark(options, sink_uri, started_at, acknowledged)
+            summary = _play_spark(options, sink_uri, started_at, acknowledged, stop)
         else:
             summary = _play_inline(options, sink_uri, on_progress, stop, started_at, acknowledged)
         if stop.signum is not None:
@@ -108,8 +133,11 @@ def run_play(
     return summary
 
 
-def failed_summary(options: PlayOptions, err: PlayError) -> RunSummary:
-    """The summary of a play that stopped on ``err``: how far it got and why it stopped."""
+def failed_summary(
+    options: PlayOptions, err: PlayError, stop: StopRequest | None = None
+) -> RunSummary:
+    """The summary of a play that stopped on ``err`` (after a stop request, if ``stop`` has
+    one): how far it got and why it stopped."""
     stats = err.stats
     sink = parse_sink_uri(options.sink_uri).redacted() if options.sink_uri else "embedded broker"
     summary = RunSummary(
@@ -120,6 +148,8 @@ def failed_summary(options: PlayOptions, err: PlayError) -> RunSummary:
         engine=options.engine,
         error=str(err.cause),
     )
+    if stop is not None and stop.signum is not None:
+        summary.stopped_by = signal.Signals(stop.signum).name
     for sink_stats in stats.sink_stats:
         summary.add_sink_stats(sink_stats)
     return summary
@@ -184,16 +214,42 @@ def _verifiable(factory: SinkFactory) -> bool:
 
 
 def _play_spark(
-    options: PlayOptions, sink_uri: str, started_at: float, acknowledged: AcknowledgedEnds
+    options: PlayOptions,
+    sink_uri: str,
+    started_at: float,
+    acknowledged: AcknowledgedEnds,
+    stop: StopRequest,
 ) -> RunSummary:
-    """The Spark engine; fills ``acknowledged`` with what the tasks' producers saw stored."""
+    """The Spark engine; fills ``acknowledged`` with what the tasks' producers saw stored.
+    A stop request creates the marker file the tasks watch."""
+    with tempfile.TemporaryDirectory(prefix="tisink-stop-") as folder:
+        marker = Path(folder) / "stop"
+        stop.on_stop(lambda: _touch(marker))
+        result = _run_spark(options, sink_uri, started_at, str(marker))
+    acknowledged.update(result.pop("acknowledged", {}))
+    measured = take_spark_measures(result, started_at, options.rate)
+    fields = RunSummary.__dataclass_fields__
+    summary = RunSummary(**{k: v for k, v in result.items() if k in fields and k != "verified"})
+    summary.engine = "spark"
+    apply_measures(summary, measured)
+    return summary
+
+
+def _touch(marker: Path) -> None:
+    with contextlib.suppress(OSError):  # the play may have ended and removed its folder
+        marker.touch()
+
+
+def _run_spark(
+    options: PlayOptions, sink_uri: str, started_at: float, marker: str
+) -> dict[str, Any]:
     from tisink.feed.spark import run_spark_play
 
-    result = run_spark_play(
+    return run_spark_play(
         feed_path=str(options.feed) if options.feed else None,
         workload=None if options.feed else (options.workload or DEFAULT_WORKLOAD),
         seed=options.seed,
-        rows=options.rows,
+        rows=options.workload_rows,
         sink_uri=sink_uri,
         config_path=str(options.config_path) if options.config_path else None,
         master=options.master,
@@ -202,12 +258,8 @@ def _play_spark(
         watermark_interval_ms=options.watermark_interval_ms,
         archive=options.spark_archive,
         started_at=started_at,
+        stop_marker=marker,
     )
-    acknowledged.update(result.pop("acknowledged", {}))
-    fields = RunSummary.__dataclass_fields__
-    summary = RunSummary(**{k: v for k, v in result.items() if k in fields and k != "verified"})
-    summary.engine = "spark"
-    return summary
 
 
 def _play_inline(
@@ -229,16 +281,26 @@ def _play_inline(
         records: Iterable[FeedRecord] = read_feed(options.feed)
     else:
         workload = options.workload or DEFAULT_WORKLOAD
-        records = generate_records(workload, options.seed, options.rows)
+        records = generate_records(workload, options.seed, options.workload_rows)
     interval = options.watermark_interval_ms
     records = with_watermark_points(records, interval, cadence.observe_ts)
     first_row = _FirstRow()
-    records = first_row.watch(stop.stoppable(throttled(records, options.rate)))
-    summary = asyncio.run(_play(records, factory, on_progress, cadence, interval))
+    records = first_row.watch(stop.stoppable(records))
+    pacer = Pacer(options.rate) if options.rate else None
+    summary = asyncio.run(_play(records, factory, on_progress, cadence, interval, pacer))
     acknowledged.update(factory.acknowledged_offsets())
     ended = time.time()
     sent_at = first_row.at or ended
     summary.set_timing(startup_s=sent_at - started_at, sending_s=ended - sent_at)
+    measured = Measured(
+        latency=factory.ack_latency.report(),
+        seconds=factory.acked_seconds(),
+        started_at=started_at,
+        sending_s=ended - sent_at,
+        rate=options.rate,
+        behind_s=pacer.behind_s if pacer is not None else 0.0,
+    )
+    apply_measures(summary, measured)
     return summary
 
 
@@ -261,6 +323,7 @@ async def _play(
     on_progress: Callable[[PlayStats], None] | None,
     cadence: FeedClock,
     interval_ms: int,
+    pacer: Pacer | None,
 ) -> RunSummary:
     try:
         stats = await play_with_factory(
@@ -268,6 +331,7 @@ async def _play(
             factory,
             clock=cadence,
             on_progress=on_progress,
+            pacer=pacer,
             watermark_interval_ms=interval_ms,
         )
     except PlayError as err:

@@ -20,6 +20,14 @@ class RunSummary:
     """From the command's start to the first row sent (Spark: session, stage one, shuffle)."""
     rows_per_s: float = 0.0
     """Rows from the first row sent to the last acknowledgement."""
+    mb_per_s: float = 0.0
+    """``bytes`` (millions) over the same span as ``rows_per_s``."""
+    latency_ms: dict[str, float | int] = field(default_factory=dict)
+    """Row acknowledgement latency (table sink hands a row over -> its callback fires):
+    count, p50, p95, p99, p999, max, mean. ``count`` is ``rows`` plus one per UPDATE that
+    changed a key (written as DELETE + INSERT)."""
+    rate: dict[str, Any] | None = None
+    """With ``--rate``: target, achieved and spread_pct (over whole seconds), behind_s."""
     elapsed_s: float = 0.0
     """The whole command, verify included."""
     checkpoint_ts: int = 0
@@ -30,6 +38,9 @@ class RunSummary:
     """The signal that stopped the play early (SIGINT, SIGTERM); None when it ran to the end."""
     error: str | None = None
     """Why the play failed (rows and checkpoint_ts then say how far it got); None on success."""
+    series: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per second since the command started: t, rows, messages, bytes, p99_ms; the
+    rows add up to ``latency_ms["count"]``, the messages and bytes to the totals."""
 
     def add_sink_stats(self, stats: dict[str, int] | None) -> None:
         """Merge an MQ sink's ``stats()`` (``<type>_messages`` counters and ``bytes``)."""

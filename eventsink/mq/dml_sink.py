@@ -36,7 +36,7 @@ from tisink.eventsink.mq.heartbeats import IdlePartitions
 from tisink.eventsink.mq.partition_sender import Delivery, Segment
 from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
 from tisink.eventsink.mq.senders import TopicSenders
-from tisink.eventsink.mq.stats import MQStats
+from tisink.eventsink.mq.stats import AckedSeconds, MQStats
 from tisink.eventsink.mq.txn_encoding import (
     EncodedTxn,
     FailedTxn,
@@ -190,6 +190,10 @@ class MQDMLSink:
     def stats(self) -> dict[str, int]:
         """Counters of delivered messages (by type), bytes, txns; plus the bytes in flight."""
         return {**self._stats.as_dict(), "inflight_bytes": self._inflight_bytes}
+
+    def acked_seconds(self) -> AckedSeconds:
+        """Messages and bytes acknowledged per epoch second."""
+        return self._stats.per_second()
 
     def acknowledged_offsets(self) -> AcknowledgedEnds:
         """The producer's acknowledged ends per partition (empty if it does not track them)."""
@@ -433,9 +437,11 @@ class MQDMLSink:
 
     def _acked(self, batch: list[Segment]) -> None:
         counts = self._stats.messages
-        size = rows = 0
+        size = rows = messages = 0
         for segment in batch:
-            counts[segment.type] += len(segment.records)
+            sent = len(segment.records)
+            counts[segment.type] += sent
+            messages += sent
             delivery = segment.delivery
             if delivery.acked():
                 size += delivery.size
@@ -443,6 +449,7 @@ class MQDMLSink:
         self._inflight_bytes -= size
         self._stats.bytes += size
         self._stats.rows += rows
+        self._stats.count_second(messages, size)
         self._notify()
 
     def _fail(self, err: EventSinkError) -> None:

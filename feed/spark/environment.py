@@ -35,6 +35,9 @@ ARCHIVE_DIR = "environment"
 EXECUTOR_PYTHON = f"./{ARCHIVE_DIR}/bin/python"
 PROVIDED = frozenset({"pyspark", "py4j", "tisink"})
 """Distributions not packed: Spark's own (every executor has them) and tisink (zipped)."""
+DRIVER_ONLY = frozenset({"matplotlib"})
+"""Distributions only the command line uses (charts), never an executor: not packed, nor what
+only they require."""
 CACHE_ENV = "TISINK_CACHE_DIR"
 
 
@@ -50,12 +53,13 @@ def _key(name: str) -> str:
 
 
 def required_distributions(root: str = "tisink") -> list[metadata.Distribution]:
-    """``root`` and what it requires at run time (no extras), transitively, by name."""
+    """``root`` and what it requires at run time (no extras), transitively, by name, apart
+    from the driver-only ones."""
     found: dict[str, metadata.Distribution] = {}
     todo = [root]
     while todo:
         name = todo.pop()
-        if _key(name) in found:
+        if _key(name) in found or _key(name) in DRIVER_ONLY:
             continue
         dist = metadata.distribution(name)
         found[_key(name)] = dist

@@ -21,6 +21,7 @@ from tisink.feed.records import FeedDDL, FeedResolved, FeedRow, Source
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.routing import RowRouter
+from tisink.feed.spark.stop_marker import shield_from_terminal
 from tisink.feed.spark.survey import place_of
 from tisink.model.errors import TisinkError
 
@@ -41,6 +42,7 @@ class FeedStage:
 
 def feed_stage_partition(rows: Iterable[Any], plan: PlayPlan, stage: FeedStage) -> Iterator[Item]:
     """Stage one over a Spark partition of ``(file_name, file_block_start, value)`` rows."""
+    shield_from_terminal(plan.stop_marker)
     router = RowRouter(plan)
     for (file, block), lines in groupby(rows, key=lambda row: (row[0], row[1])):
         yield from _split(router, plan, stage, place_of(stage.ranks[file], block, 0), file, lines)

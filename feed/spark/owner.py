@@ -21,16 +21,19 @@ from typing import Any
 
 from tisink.codec.clock import Clock, FeedClock, WallClock
 from tisink.eventsink.mq.producer import acknowledged_ends, merge_ends
+from tisink.eventsink.mq.stats import acked_seconds, merge_seconds
 from tisink.feed.errors import FeedError, PlayError
+from tisink.feed.pacing import Pacer
 from tisink.feed.records import FeedRow
 from tisink.feed.spark.partition_player import PartitionPlayer
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.reports import ChunkReport, first_problem
 from tisink.feed.spark.routing import RowValue, ShuffleKey, make_factory
 from tisink.feed.spark.sink_clock import interval_end_ts
-from tisink.feed.workload import throttled
+from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.model.events import RowChangedEvent
 from tisink.sink.partition_owner import open_partition_sinks
+from tisink.tablesink import AckLatency
 
 log = logging.getLogger(__name__)
 
@@ -40,12 +43,14 @@ class _Progress:
     rows: int = 0
     bytes: int = 0
     first_send: float | None = None
+    last_send: float | None = None
 
 
 def play_partition(
     owner: int, items: Iterable[tuple[ShuffleKey, Any]], plan: PlayPlan
 ) -> dict[str, Any]:
     """Play what the shuffle gave ``owner``; the result dict the driver merges."""
+    shield_from_terminal(plan.stop_marker)
     topic, partition = plan.owners[owner] if plan.owners else (None, None)
     result: dict[str, Any] = {"task": owner, "topic": topic, "partition": partition, "ok": True}
     items = iter(items)
@@ -63,8 +68,8 @@ def play_partition(
     progress = _Progress()
     tables = tuple(ddl.table for ddl in plan.ddls)
     records = _stream(items, plan.owner_events(owner), tables, progress)
-    if plan.rate:
-        records = throttled(records, plan.rate)
+    if plan.stop_marker is not None:
+        records = until_marked(records, plan.stop_marker)
     return asyncio.run(_play(result, plan, owner, records, split_txns, progress))
 
 
@@ -95,6 +100,7 @@ def _stream(
     while upcoming is not None:
         yield upcoming[1]
         upcoming = next(pending, None)
+    progress.last_send = time.time()
 
 
 async def _play(
@@ -111,8 +117,11 @@ async def _play(
         clock.observe_ts(interval_end_ts(plan.first_ts - 1, plan.interval_ms))
     sinks: list[Any] = []
     checkpoint = 0
+    pacer = Pacer(plan.rate) if plan.rate else None
+    latency: AckLatency | None = None
     try:
         factory = make_factory(plan.sink_uri, plan.config_text, clock)
+        latency = factory.ack_latency
         if plan.owners:
             topic, partition = plan.owners[owner]
             event_sink, ddl_sink = await open_partition_sinks(factory, topic, partition)
@@ -131,6 +140,7 @@ async def _play(
             interval_ms=plan.interval_ms,
             split_txns=split_txns,
             run_timers=bool(plan.owners),
+            pacer=pacer,
         )
         stats = await player.play(records)
         checkpoint = stats.checkpoint_ts
@@ -158,6 +168,9 @@ async def _play(
         last_ack=time.time(),
         sink_stats=_sum(stats_of),
         acknowledged=merge_ends(*(acknowledged_ends(sink) for sink in sinks)),
+        latency=latency.report() if latency is not None else None,
+        acked_seconds=merge_seconds(acked_seconds(sink) for sink in sinks),
+        last_send=progress.last_send,
     )
     return result
 

@@ -27,6 +27,7 @@ from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.errors import SinkDeadError
 from tisink.feed.errors import PlayError
+from tisink.feed.pacing import Pacer
 from tisink.feed.player import (
     DEFAULT_RESOLVE_EVERY_BYTES,
     DEFAULT_RESOLVE_EVERY_ROWS,
@@ -63,8 +64,12 @@ class PartitionPlayer:
         run_timers: bool = False,
         resolve_every_rows: int = DEFAULT_RESOLVE_EVERY_ROWS,
         resolve_every_bytes: int = DEFAULT_RESOLVE_EVERY_BYTES,
+        pacer: Pacer | None = None,
     ) -> None:
         self.stats = PlayStats()
+        self._pacer = pacer
+        self._paced_rows = 0
+        self._since_pace = 0
         self._event_sink = event_sink
         self._ddl_sink = ddl_sink
         self._make_table_sink = make_table_sink
@@ -86,10 +91,13 @@ class PartitionPlayer:
 
     async def play(self, records: Iterable[PartitionRecord]) -> PlayStats:
         """Play ``records`` to the end; PlayError (with the last watermark) on any error."""
+        pacer = self._pacer
         try:
             for record in records:
                 kind = type(record)
                 if kind is FeedRow:
+                    if pacer is not None:
+                        await self._pace(pacer, record.row.commit_ts)  # type: ignore[union-attr]
                     await self._row(record.row)  # type: ignore[union-attr]
                 elif kind is FeedDDL:
                     await self._ddl(record)  # type: ignore[arg-type]
@@ -124,6 +132,23 @@ class PartitionPlayer:
             batch.append(row)
         self._since_rows += 1
         self._since_bytes += row.approximate_size
+
+    async def _pace(self, pacer: Pacer, commit_ts: int) -> None:
+        """Before taking a row: every ``pacer.chunk`` rows, at a commit boundary only (a txn
+        whose UPDATE stage one split is put in order whole), wait for the schedule."""
+        if self._paced_rows == 0:
+            pacer.start()
+        elif self._since_pace >= pacer.chunk and commit_ts != self._txn_ts:
+            self._since_pace = 0
+            await pacer.pace(self._paced_rows, self._hand_over)
+        self._paced_rows += 1
+        self._since_pace += 1
+
+    async def _hand_over(self) -> None:
+        """While the pacer waits at a commit boundary: every transaction so far goes to the
+        event sink now."""
+        if self._txn_ts > self._resolved:
+            await self._resolve(self._txn_ts)
 
     async def _ddl(self, record: FeedDDL) -> None:
         ddl = record.ddl

@@ -66,6 +66,8 @@ class PlayPlan:
     """True when key-changing UPDATEs become DELETE + INSERT (routed each on its own)."""
     rate: float | None = None
     """Rows per second for each owner."""
+    stop_marker: str | None = None
+    """A file whose appearance asks every owner to stop taking records (Ctrl-C)."""
     points: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -17,6 +17,7 @@ blackhole, plugins) get one task with the factory's own sinks.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections import Counter
@@ -25,6 +26,7 @@ from typing import Any
 
 from tisink.codec.clock import WallClock
 from tisink.eventsink.mq.producer import merge_ends
+from tisink.eventsink.mq.stats import merge_seconds
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.spark.errors import SparkPlanError, SparkPlayError, task_cause
 from tisink.feed.spark.owner import play_partition
@@ -38,6 +40,7 @@ from tisink.model.errors import TisinkError
 from tisink.sink import SinkFactory
 from tisink.sink.partition_owner import mq_target, topic_partition_counts
 from tisink.sink.providers import new_router
+from tisink.tablesink import merge_reports
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +59,13 @@ def run_spark_play(
     watermark_interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
     archive: str = AUTO_ARCHIVE,
     started_at: float | None = None,
+    stop_marker: str | None = None,
 ) -> dict[str, Any]:
     """Play a feed or a workload on Spark into ``sink_uri``; the summary dict has the inline
     engine's fields (rows, ddl, messages by type, bytes, startup_s, rows_per_s, elapsed_s,
     checkpoint_ts) plus engine details. ``started_at`` (``time.time()``) is when the command
-    started, for ``startup_s``. Raises SparkPlayError when the play stopped."""
+    started, for ``startup_s``; once the file ``stop_marker`` exists the tasks stop taking
+    records and drain (Ctrl-C). Raises SparkPlayError when the play stopped on an error."""
     if (feed_path is None) == (workload is None):
         raise ValueError("give exactly one of feed_path and workload")
     started_at = started_at or time.time()
@@ -75,6 +80,7 @@ def run_spark_play(
         slots = spark.sparkContext.defaultParallelism
         source = WorkloadInput(load_scenario(workload or ""), seed, rows, slots)
     plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
+    plan = dataclasses.replace(plan, stop_marker=stop_marker)
     log.info(
         "playing into %d partition owners (%s), %d DDLs, %d watermark points",
         plan.tasks,
@@ -82,6 +88,7 @@ def run_spark_play(
         len(plan.ddls),
         len(plan.points),
     )
+    _warn_rate_without_cores(plan, spark.sparkContext.defaultParallelism)
     broadcast = spark.sparkContext.broadcast(plan)
     try:
         source.check(broadcast)
@@ -216,7 +223,34 @@ def _summary(
         "feed_bytes": stats.bytes,
         "sink_stats": sink_stats,
         "acknowledged": merge_ends(*(r.get("acknowledged") or {} for r in results)),
+        "sending_s": span,
+        "latency": merge_reports(r["latency"] for r in results if r.get("latency") is not None),
+        "acked_seconds": merge_seconds(r.get("acked_seconds") or {} for r in results),
+        "behind_s": _behind(plan, stats.rows, first_send, results),
     }
+
+
+def _warn_rate_without_cores(plan: PlayPlan, cores: int) -> None:
+    if plan.rate and plan.tasks > cores:
+        log.warning(
+            "--rate: %d partitions on %d cores cannot all play at once, so the play falls "
+            "behind the rate; give the topics at most %d partitions or Spark more cores",
+            plan.tasks,
+            cores,
+            cores,
+        )
+
+
+def _behind(
+    plan: PlayPlan, rows: int, first_send: float | None, results: list[dict[str, Any]]
+) -> float:
+    """How much longer than the rate allows the rows took, over all tasks: each task holds
+    its share of the rate, which adds up to the rate only while every task runs."""
+    ends = [r["last_send"] for r in results if r.get("last_send") is not None]
+    if not plan.rate or first_send is None or not ends:
+        return 0.0
+    planned = rows / (plan.rate * plan.tasks)
+    return max(0.0, max(ends) - first_send - planned)
 
 
 def _sum_stats(items: list[dict[str, int]]) -> dict[str, int]:

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import threading
 from typing import Any
 
 from tisink.feed.spark.environment import ARCHIVE_DIR, EXECUTOR_PYTHON, executor_archive, tisink_zip
+from tisink.feed.spark.jvm_output import launch_logged_gateway, log4j_level
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +61,36 @@ def spark_session(
     # PySpark takes the executors' Python from PYSPARK_PYTHON when the context starts
     previous = os.environ.get("PYSPARK_PYTHON")
     os.environ["PYSPARK_PYTHON"] = executor_python
+    interrupt = signal.getsignal(signal.SIGINT)
     try:
+        _start_logged_jvm(builder)
         session = builder.getOrCreate()
     finally:
         if previous is None:
             os.environ.pop("PYSPARK_PYTHON", None)
         else:
             os.environ["PYSPARK_PYTHON"] = previous
-    session.sparkContext.setLogLevel("WARN")
+        _keep_interrupt_handler(interrupt)
+    session.sparkContext.setLogLevel(log4j_level())
     return session
+
+
+def _start_logged_jvm(builder: Any) -> None:
+    """Start the JVM (once per process; later sessions reuse it) with its console output sent
+    through logging, and the SparkContext the builder's session then takes."""
+    from pyspark import SparkConf, SparkContext
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    conf = SparkConf()
+    for key, value in builder._options.items():
+        conf.set(key, value)
+    SparkContext(conf=conf, gateway=launch_logged_gateway(conf))
+
+
+def _keep_interrupt_handler(handler: Any) -> None:
+    """A new SparkContext makes SIGINT cancel every job at once; a caller that installed its
+    own handler (``tisink play``'s clean stop) keeps it."""
+    custom = callable(handler) and handler is not signal.default_int_handler
+    if custom and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, handler)

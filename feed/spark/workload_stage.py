@@ -15,6 +15,7 @@ from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.routing import RowRouter
+from tisink.feed.spark.stop_marker import shield_from_terminal
 from tisink.feed.workload import Scenario, generate_table_records
 from tisink.model.errors import TisinkError
 
@@ -29,6 +30,7 @@ def workload_stage_partition(
 ) -> Iterator[Item]:
     """Generate and route the rows of ``tables``; a report to every owner if anything failed
     or an UPDATE was split."""
+    shield_from_terminal(plan.stop_marker)
     router = RowRouter(plan)
     refs = {key[0]: index for index, key in enumerate(plan.ddl_keys)}
     txn_ts, place = 0, FIRST_PLACE

@@ -13,7 +13,6 @@ from tisink.feed.workload.generator import (
     merge_partitions,
     record_line,
 )
-from tisink.feed.workload.inline import throttled
 from tisink.feed.workload.scenario import Scenario, builtin_scenarios, load_scenario, parse_scenario
 
 __all__ = [
@@ -27,5 +26,4 @@ __all__ = [
     "merge_partitions",
     "parse_scenario",
     "record_line",
-    "throttled",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -227,6 +228,38 @@ def test_ctrl_c_stops_an_inline_play_with_a_summary(tmp_path: Path) -> None:
     assert 0 < result["rows"] < 200000
     assert result["checkpoint_ts"] > 0
     assert result["verified"] is None
+
+
+def test_ctrl_c_at_the_terminal_stops_a_spark_play_with_a_summary(tmp_path: Path) -> None:
+    """SIGINT to the whole process group, as a terminal sends it (Spark's JVM and Python
+    workers included): the owners stop taking rows and drain, the partial stream verifies,
+    and the play exits 130 with its summary."""
+    out, summary = tmp_path / "out", tmp_path / "summary.json"
+    uri = f"file://{out}?protocol=simple&partition-num=2"
+    play = subprocess.Popen(
+        [
+            *(TISINK, "play", "--master", "local[2]", "--workload", "demo", "--rows", "200000"),
+            *("--rate", "3000", "--sink-uri", uri, "--summary-json", str(summary)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(out.glob("*/partition-*.jsonl")):
+        time.sleep(0.2)
+    time.sleep(2)
+    os.killpg(play.pid, signal.SIGINT)
+    _, stderr = play.communicate(timeout=60)
+    assert play.returncode == 130, stderr[-3000:]
+    result = orjson.loads(summary.read_bytes())
+    assert result["stopped_by"] == "SIGINT"
+    assert result["error"] is None
+    assert 0 < result["rows"] < 200000
+    assert result["checkpoint_ts"] > 0
+    check = run("verify", "--sink-uri", uri)
+    assert check.returncode == 0, check.stdout[-3000:]
 
 
 def test_meaningless_numbers_and_unwritable_outputs_are_refused_before_playing(

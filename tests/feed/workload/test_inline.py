@@ -1,8 +1,7 @@
-"""The inline engine for workloads and the rate limit."""
+"""The inline engine for workloads."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import orjson
@@ -10,7 +9,7 @@ import orjson
 from tisink.eventsink.file import list_file_topics, read_file_topic
 from tisink.feed.inline import play_with_factory
 from tisink.feed.records import FeedRow
-from tisink.feed.workload import generate_records, throttled
+from tisink.feed.workload import generate_records
 from tisink.sink import SinkFactory
 
 
@@ -26,10 +25,3 @@ async def test_workload_plays_inline_to_the_file_sink(tmp_path: Path) -> None:
     assert dml == 200
     last = max(r.row.commit_ts for r in generate_records("all-types", 3, 200) if type(r) is FeedRow)
     assert stats.checkpoint_ts == last
-
-
-def test_throttled_keeps_the_rate() -> None:
-    records = list(generate_records("all-types", 1, 100))
-    started = time.monotonic()
-    assert list(throttled(records, 1000.0)) == records
-    assert time.monotonic() - started >= 0.09

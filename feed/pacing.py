@@ -1,0 +1,70 @@
+"""Steady load: ``--rate R`` rows per second, held by the player awaiting, never blocking.
+
+The schedule starts at the first row: ``n`` rows are due ``n / R`` seconds after it. The player
+asks the pacer every ``chunk`` rows (about 5 ms of rows); when it is ahead it first hands what
+it has to the sinks (so rows leave at the rate, not in bursts at resolved ts) and then sleeps on
+the event loop, where the sinks' acknowledgements keep flowing. A player that cannot keep up
+never sleeps; ``behind_s`` says how much longer than planned its rows took.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+
+CHUNK_SECONDS = 0.005
+"""How much of the schedule passes between two checks: a flush every ~5 ms keeps each second's
+rows within a fraction of a percent of the rate."""
+
+
+class Pacer:
+    """Holds one player to ``rate`` rows per second. ``clock`` is monotonic seconds and
+    ``sleep`` an awaitable sleep (both injectable for tests)."""
+
+    def __init__(
+        self,
+        rate: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        if not (math.isfinite(rate) and rate > 0):
+            raise ValueError(f"a rate must be a positive number of rows/s, got {rate}")
+        self.rate = rate
+        self.chunk = max(1, int(rate * CHUNK_SECONDS))
+        """Rows between two calls of ``pace``."""
+        self._clock = clock
+        self._sleep = sleep
+        self._start: float | None = None
+        self.behind_s = 0.0
+        """How much longer than ``rows / rate`` the rows took (0 when the player kept up)."""
+
+    def start(self) -> None:
+        """The first row is being taken: the schedule starts now."""
+        if self._start is None:
+            self._start = self._clock()
+
+    async def pace(self, rows: int, hand_over: Callable[[], Awaitable[None]]) -> None:
+        """``rows`` have been taken: wait until they are due, after ``hand_over`` (the
+        player's flush of complete transactions) when there is time to wait."""
+        wait = self._ahead(rows)
+        if wait <= 0:
+            await asyncio.sleep(0)
+            return
+        await hand_over()
+        wait = self._ahead(rows)
+        if wait > 0:
+            await self._sleep(wait)
+
+    def finish(self, rows: int) -> None:
+        """All ``rows`` were taken: note how far behind the schedule that was."""
+        if self._start is not None and rows:
+            self.behind_s = max(0.0, -self._ahead(rows))
+
+    def _ahead(self, rows: int) -> float:
+        if self._start is None:
+            self.start()
+        assert self._start is not None
+        return self._start + rows / self.rate - self._clock()

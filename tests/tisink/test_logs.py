@@ -1,0 +1,49 @@
+"""Console verbosity: warnings by default, -v info, -vv debug; Spark and py4j quiet unless
+asked."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from tisink.logs import configure_logging
+
+QUIETED = ("aiokafka", "py4j", "tisink.feed.spark.log4j")
+
+
+@pytest.fixture
+def restored_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    levels = {name: logging.getLogger(name).level for name in QUIETED}
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, value in levels.items():
+        logging.getLogger(name).setLevel(value)
+
+
+@pytest.mark.parametrize(
+    ("verbose", "root", "spark", "py4j"),
+    [
+        (0, logging.WARNING, logging.ERROR, logging.WARNING),
+        (1, logging.INFO, logging.WARNING, logging.WARNING),
+        (2, logging.DEBUG, logging.INFO, logging.DEBUG),
+        (5, logging.DEBUG, logging.INFO, logging.DEBUG),
+    ],
+)
+def test_each_v_shows_more(
+    restored_logging, verbose: int, root: int, spark: int, py4j: int
+) -> None:
+    configure_logging(verbose=verbose, json_output=True)
+    assert logging.getLogger().level == root
+    assert logging.getLogger("tisink.feed.spark.log4j").level == spark
+    assert logging.getLogger("py4j").level == py4j
+
+
+def test_an_explicit_level_wins(restored_logging) -> None:
+    configure_logging("ERROR", verbose=2, json_output=True)
+    assert logging.getLogger().level == logging.ERROR
+    assert logging.getLogger("py4j").level == logging.ERROR

@@ -1,0 +1,70 @@
+"""How a play's summary looks on the console: a table of the totals, then one line a performance
+engineer can paste, worded like ``kafka-producer-perf-test``'s last line.
+
+The per-second series stays out of the table (it is in ``--summary-json`` and the chart of
+``--report``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+HIDDEN = ("series",)
+BEHIND_WARNING_S = 0.1
+"""Falling behind the schedule by less than this is timer noise, not a play that cannot keep up."""
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
+
+
+def perf_line(summary: dict[str, Any]) -> str:
+    """``N rows sent, R rows/sec (M MB/sec), A ms avg latency, X ms max latency, p50, p95, p99
+    and p99.9``, the figures a producer benchmark ends with."""
+    latency = summary.get("latency_ms") or {}
+    rows_per_s, mb_per_s = summary.get("rows_per_s", 0.0), summary.get("mb_per_s", 0.0)
+    parts = [
+        f"{summary.get('rows', 0)} rows sent",
+        f"{rows_per_s:.1f} rows/sec ({mb_per_s:.2f} MB/sec)",
+    ]
+    if latency.get("count"):
+        parts += [
+            f"{latency['mean']:.2f} ms avg latency",
+            f"{latency['max']:.2f} ms max latency",
+            f"{latency['p50']:.2f} ms 50th",
+            f"{latency['p95']:.2f} ms 95th",
+            f"{latency['p99']:.2f} ms 99th",
+            f"{latency['p999']:.2f} ms 99.9th",
+        ]
+    return ", ".join(parts) + "."
+
+
+def rate_line(rate: dict[str, Any]) -> str:
+    return (
+        f"rate {rate['target']:g} rows/s: achieved {rate['achieved']:g} rows/s over "
+        f"{rate['seconds']} whole seconds, spread {rate['spread_pct']:g} %"
+    )
+
+
+def print_summary(console: Console, summary: dict[str, Any]) -> None:
+    """The summary table, the rate held (paced plays), then the perf-test line."""
+    table = Table("summary", "value", show_header=False)
+    for key, value in summary.items():
+        if key not in HIDDEN and value is not None:
+            table.add_row(key, escape(_cell(value)))
+    console.print(table)
+    rate = summary.get("rate")
+    if rate:
+        console.print(rate_line(rate))
+        if rate["behind_s"] >= BEHIND_WARNING_S:
+            console.print(
+                f"[bold yellow]could not keep up:[/] the rows took {rate['behind_s']:g} s longer "
+                "than the rate allows"
+            )
+    console.print(perf_line(summary), highlight=False, soft_wrap=True)
