@@ -123,7 +123,8 @@ class SyntheticBinlog:
         used[ts] = index + count
         if index + count > HEARTBEAT_INDEX:
             log.debug("commit ts %d: %d entries run past index 62", ts, index + count)
-        return seq_id(ts, index)
+        seq = ((ts - _BASE_TSO if ts > _BASE_TSO else 0) << INDEX_BITS) + index  # seq_id, inlined
+        return seq if seq <= _MAX_SEQ else seq_id(ts, index)
 
     def checkpoint(self, ts: int) -> int:
         """The ``seqId`` of a CHECKPOINT at ``ts``."""

@@ -3,97 +3,83 @@
 Field order (the verbatim ``Record.avsc``): version, id, sourceTimestamp, sourcePosition,
 safeSourcePosition, sourceTxid, source{sourceType, version}, operation, objectName,
 processTimestamps, tags, fields, beforeImages, afterImages, bornTimestamp. What is constant per
-table version (operation + objectName, the tag entries but the GTID, ``fields``) is compiled
-once; a transaction encodes its own timestamps, txid and GTID once for all its records. Tests
-prove every record equal to fastavro's ``schemaless_writer`` on ``alibaba_datum``'s datums.
+table version (operation + objectName, the tag entries but the GTID, ``fields``, the image
+writer) is compiled once; a transaction encodes its own timestamps, ids, txid and GTID once for
+all its records. Records outside transactions come from ``alibaba_control``. Tests prove every
+record equal to fastavro's ``schemaless_writer`` on ``alibaba_datum``'s datums.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tisink.codec.dts import binlog
-from tisink.codec.dts.avro.alibaba_fields import (
-    GTID,
-    GTID_SET,
-    OPERATIONS,
-    SOURCE_TYPE_MYSQL,
-    VERSION,
-    ddl_object_name,
-    object_name,
-    tag_values,
+from tisink.codec.dts.avro.alibaba_control import (
+    ARRAY_BRANCH,
+    CONTROL_TAGS,
+    END,
+    GTID_KEY,
+    NO_ROW,
+    NO_TABLE,
+    NULL,
+    OP,
+    SOURCE,
+    STRING_BRANCH,
+    VERSION_FIELD,
+    checkpoint_record,
+    ddl_record,
+    heartbeat_record,
+    tags_head,
 )
-from tisink.codec.dts.avro.columns import ColumnWriter, column_writers, encode_image
+from tisink.codec.dts.avro.alibaba_fields import object_name, tag_values
+from tisink.codec.dts.avro.columns import column_writers
+from tisink.codec.dts.avro.compiled import ImageWriter, compile_image
 from tisink.codec.dts.avro.layout import TableCache, TableLayout, table_layout
-from tisink.codec.dts.avro.source import SOURCE_VERSION, position_bytes
-from tisink.codec.dts.avro.wire import RecordIds, long_bytes, str_bytes, text_bytes
+from tisink.codec.dts.avro.source import POSITION_FORMAT, gtid_text, number_text
+from tisink.codec.dts.avro.wire import LENGTHS, id_run, long_bytes, str_bytes, time_bytes
+from tisink.codec.message import Record
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
-from tisink.model.tso import physical_ms
+from tisink.model.tso import LOGICAL_BITS
 
-NULL = b"\x00"
-END = b"\x00"
-STRING_BRANCH = b"\x02"
-ARRAY_BRANCH = b"\x04"
-"""Branches of ``[null, string, array<...>]`` (fields, beforeImages, afterImages)."""
-
-_VERSION = long_bytes(VERSION)
-_SOURCE = long_bytes(SOURCE_TYPE_MYSQL) + str_bytes(SOURCE_VERSION)
-_OP = {name: long_bytes(index) for index, name in enumerate(OPERATIONS)}
-_NO_TABLE = NULL + NULL
-"""objectName and processTimestamps both null: BEGIN, COMMIT, CHECKPOINT, HEARTBEAT."""
-_NO_ROW = NULL + NULL + NULL
-"""fields, beforeImages and afterImages null."""
-_BEGIN = _OP["BEGIN"]
-_COMMIT = _OP["COMMIT"]
-
-
-def _entry(key: str, value: str) -> bytes:
-    return str_bytes(key) + str_bytes(value)
-
-
-def _tags_head(constant: dict[str, str]) -> bytes:
-    """The map's count (the constants plus one entry to follow) and the constant entries."""
-    return long_bytes(len(constant) + 1) + b"".join(_entry(k, v) for k, v in constant.items())
+_BEGIN = OP["BEGIN"]
+_COMMIT = OP["COMMIT"]
 
 
 class _TableRecords:
     """The compiled parts of one table version's DML records."""
 
-    __slots__ = ("delete", "fields", "insert", "tags_head", "update", "writers")
+    __slots__ = ("delete", "fields", "image", "insert", "update")
 
     def __init__(self, layout: TableLayout) -> None:
         table = layout.table
         named = STRING_BRANCH + str_bytes(object_name(table.schema, table.table)) + NULL
-        # operation + objectName + processTimestamps (null)
-        self.insert, self.update, self.delete = (
-            _OP[op] + named for op in ("INSERT", "UPDATE", "DELETE")
-        )
         # the GTID entry, different per transaction, comes last: count, constants, GTID, end
-        self.tags_head = _tags_head(tag_values(layout.pk_uk_info))
+        tags = tags_head(tag_values(layout.pk_uk_info))
+        # operation, objectName, processTimestamps (null), tags up to the GTID
+        self.insert, self.update, self.delete = (
+            OP[op] + named + tags + GTID_KEY for op in ("INSERT", "UPDATE", "DELETE")
+        )
         fields = [
             str_bytes(name) + long_bytes(m.type_code)
             for name, m in zip(layout.names, layout.mappings, strict=True)
         ]
-        self.fields = ARRAY_BRANCH + (
-            long_bytes(len(fields)) + b"".join(fields) + END if fields else END
+        # the tags' end, then fields
+        self.fields = (
+            END
+            + ARRAY_BRANCH
+            + (long_bytes(len(fields)) + b"".join(fields) + END if fields else END)
         )
-        self.writers: list[ColumnWriter] = column_writers(layout.names, layout.mappings)
+        writers = column_writers(layout.names, layout.mappings)
+        self.image: ImageWriter = compile_image(ARRAY_BRANCH, writers, layout.mappings)
 
 
 def _compile(table: TableInfo) -> _TableRecords:
     return _TableRecords(table_layout(table))
 
 
-_CONTROL_TAGS = _tags_head(tag_values(None))
-"""Tags of records without a table, before their GTID (GTID_SET) entry: the count,
-thread_id, server_id."""
-_HEARTBEAT_TAGS = b"".join(
-    (long_bytes(len(tag_values(None))), *(_entry(k, v) for k, v in tag_values(None).items()), END)
-)
-"""A HEARTBEAT's whole ``tags`` map: thread_id and server_id only."""
-_GTID_KEY = str_bytes(GTID)
-_GTID_SET_KEY = str_bytes(GTID_SET)
+_CONTROL_HEAD = NO_TABLE + CONTROL_TAGS + GTID_KEY
+_CONTROL_TAIL = END + NO_ROW
+"""A BEGIN's or COMMIT's fields around its GTID: no table, tags, no row."""
 
 
 class AlibabaRecordWriter:
@@ -101,137 +87,64 @@ class AlibabaRecordWriter:
 
     def __init__(self) -> None:
         self._tables: TableCache[_TableRecords] = TableCache(_compile)
-        self._ids = RecordIds()
-        self._seconds = RecordIds()  # caches all but the low bits, as for ids
+        self._second = -1
+        self._seconds = b""
 
     def transaction(
         self, rows: Sequence[RowChangedEvent], first_seq: int, now_ms: int
-    ) -> list[bytes]:
+    ) -> tuple[list[Record], int]:
         first = rows[0]
         ts = first.commit_ts
-        ids = self._ids
-        seconds = self._seconds(binlog.timestamp_s(ts))
-        born = long_bytes(physical_ms(ts))
-        gtid = _GTID_KEY + text_bytes(binlog.gtid(ts))
+        heads, rest = id_run(first_seq, len(rows) + 2)
+        second = (ts >> LOGICAL_BITS) // 1000  # binlog.timestamp_s(ts)
+        if second != self._second:  # sourceTimestamp: transactions mostly share a second
+            self._second, self._seconds = second, long_bytes(second)
+        seconds = self._seconds
+        born = time_bytes(ts >> LOGICAL_BITS)  # physical_ms(ts)
+        gtid = gtid_text(ts)
+        text = POSITION_FORMAT % first_seq
+        position = LENGTHS[len(text)] + text
         # safeSourcePosition (the BEGIN's), sourceTxid and source: the same on every record
-        shared = b"".join(
-            (position_bytes(first_seq), text_bytes(binlog.transaction_id(first.start_ts)), _SOURCE)
+        shared = b"".join((position, number_text(first.start_ts), SOURCE))
+        control = b"".join((_CONTROL_HEAD, gtid, _CONTROL_TAIL, born))
+        begin = b"".join(
+            (VERSION_FIELD, heads[0], rest, seconds, position, shared, _BEGIN, control)
         )
-        control = b"".join((_NO_TABLE, _CONTROL_TAGS, gtid, END, _NO_ROW, born))
-        out = [
-            b"".join(
-                (
-                    _VERSION,
-                    ids(first_seq),
-                    seconds,
-                    position_bytes(first_seq),
-                    shared,
-                    _BEGIN,
-                    control,
-                )
-            )
-        ]
-        tables = self._tables
-        seq = first_seq
+        out: list[Record] = [(None, begin)]
+        size = len(begin)
+        get = self._tables.get
+        number = 0
         for row in rows:
-            seq += 1
-            compiled = tables.get(row.table)
+            number += 1
+            compiled = get(row.table)
             before, after = row.before, row.after
             if before is None:
                 head = compiled.insert
                 old = NULL
             else:
                 head = compiled.delete if after is None else compiled.update
-                old = ARRAY_BRANCH + encode_image(row, before, compiled.writers)
-            new = (
-                NULL if after is None else ARRAY_BRANCH + encode_image(row, after, compiled.writers)
-            )
-            out.append(
-                b"".join(
-                    (
-                        _VERSION,
-                        ids(seq),
-                        seconds,
-                        position_bytes(seq),
-                        shared,
-                        head,
-                        compiled.tags_head,
-                        gtid,
-                        END,
-                        compiled.fields,
-                        old,
-                        new,
-                        born,
-                    )
-                )
-            )
-        seq += 1
-        out.append(
-            b"".join((_VERSION, ids(seq), seconds, position_bytes(seq), shared, _COMMIT, control))
-        )
-        return out
-
-    @staticmethod
-    def _head(seq: int, seconds: bytes) -> bytes:
-        """version, id, sourceTimestamp, sourcePosition."""
-        return _VERSION + long_bytes(seq) + seconds + position_bytes(seq)
+                old = compiled.image(row, before)
+            new = NULL if after is None else compiled.image(row, after)
+            text = POSITION_FORMAT % (first_seq + number)
+            value = b"".join((
+                VERSION_FIELD, heads[number], rest, seconds, LENGTHS[len(text)], text, shared,
+                head, gtid, compiled.fields, old, new, born,
+            ))  # fmt: skip
+            out.append((None, value))
+            size += len(value)
+        text = POSITION_FORMAT % (first_seq + number + 1)
+        commit = b"".join((
+            VERSION_FIELD, heads[-1], rest, seconds, LENGTHS[len(text)], text, shared, _COMMIT,
+            control,
+        ))  # fmt: skip
+        out.append((None, commit))
+        return out, size + len(commit)
 
     def ddl(self, ddl: DDLEvent, seq: int, now_ms: int) -> bytes:
-        """operation DDL, the SQL text in afterImages' string branch."""
-        ts = ddl.commit_ts
-        name = ddl_object_name(ddl)
-        txid = binlog.transaction_id(ddl.start_ts) if ddl.start_ts else ""
-        return b"".join(
-            (
-                self._head(seq, long_bytes(binlog.timestamp_s(ts))),
-                position_bytes(seq),
-                str_bytes(txid),
-                _SOURCE,
-                _OP["DDL"],
-                NULL if name is None else STRING_BRANCH + str_bytes(name),
-                NULL,
-                _CONTROL_TAGS,
-                _GTID_KEY,
-                text_bytes(binlog.gtid(ts)),
-                END,
-                NULL,
-                NULL,
-                STRING_BRANCH + text_bytes(ddl.query),
-                long_bytes(physical_ms(ts)),
-            )
-        )
+        return ddl_record(ddl, seq)
 
     def checkpoint(self, ts: int, seq: int, now_ms: int) -> bytes:
-        """operation CHECKPOINT; ``tags.GTID_SET`` holds every transaction up to ``ts``."""
-        return b"".join(
-            (
-                self._head(seq, long_bytes(binlog.timestamp_s(ts))),
-                position_bytes(seq),
-                str_bytes(""),
-                _SOURCE,
-                _OP["CHECKPOINT"],
-                _NO_TABLE,
-                _CONTROL_TAGS,
-                _GTID_SET_KEY,
-                text_bytes(binlog.synced_gtid(ts)),
-                END,
-                _NO_ROW,
-                long_bytes(physical_ms(ts)),
-            )
-        )
+        return checkpoint_record(ts, seq)
 
     def heartbeat(self, ts: int, seq: int, now_ms: int) -> bytes:
-        """operation HEARTBEAT: ``sourceTimestamp`` and ``bornTimestamp`` are its own time."""
-        return b"".join(
-            (
-                self._head(seq, long_bytes(now_ms // 1000)),
-                position_bytes(seq),
-                str_bytes(""),
-                _SOURCE,
-                _OP["HEARTBEAT"],
-                _NO_TABLE,
-                _HEARTBEAT_TAGS,
-                _NO_ROW,
-                long_bytes(now_ms),
-            )
-        )
+        return heartbeat_record(seq, now_ms)

@@ -44,22 +44,26 @@ def _plain(write: ValueWriter) -> ValueWriter:
     return write
 
 
-def _memoised(write: ValueWriter) -> ValueWriter:
+class Memoised:
     """``write`` remembering its last few thousand results: temporal and ENUM values repeat
     from row to row (one second, one day, a few members), their parsing is the costly part.
-    Only for columns whose feed values are hashable (text, int)."""
-    memo: dict[Any, bytes] = {}
+    Only for columns whose feed values are hashable (text, int). ``memo`` is public so that
+    compiled images can look a value up before calling."""
 
-    def cached(value: Any) -> bytes:
-        found = memo.get(value)
+    __slots__ = ("_write", "memo")
+
+    def __init__(self, write: ValueWriter) -> None:
+        self._write = write
+        self.memo: dict[Any, bytes] = {}
+
+    def __call__(self, value: Any) -> bytes:
+        found = self.memo.get(value)
         if found is None:
-            found = write(value)
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            memo[value] = found
+            found = self._write(value)
+            if len(self.memo) >= _MEMO_LIMIT:
+                self.memo.clear()
+            self.memo[value] = found
         return found
-
-    return cached
 
 
 def _value_writer(mapping: ValueMapping) -> tuple[bytes, ValueWriter]:
@@ -74,7 +78,7 @@ def _value_writer(mapping: ValueMapping) -> tuple[bytes, ValueWriter]:
         # Character: charset then bytes; BinaryObject: type label then bytes
         return branch + str_bytes(mapping.constants[0]), lambda v: blob_bytes(convert(v))
     if kind is ValueType.TEXT_OBJECT:
-        text = _memoised if mapping.constants[0] == "ENUM" else _plain
+        text = Memoised if mapping.constants[0] == "ENUM" else _plain
         return branch + str_bytes(mapping.constants[0]), text(lambda v: text_bytes(convert(v)))
     if kind in (ValueType.DECIMAL, ValueType.FLOAT):
         precision, scale = mapping.constants
@@ -88,9 +92,9 @@ def _value_writer(mapping: ValueMapping) -> tuple[bytes, ValueWriter]:
             seconds, micros = convert(value)
             return long_bytes(seconds) + long_bytes(micros)
 
-        return branch, _memoised(timestamp)
+        return branch, Memoised(timestamp)
     if kind is ValueType.DATETIME:
-        return branch, _memoised(lambda v: _datetime(convert(v)))
+        return branch, Memoised(lambda v: _datetime(convert(v)))
     raise AssertionError(f"unhandled value type {kind}")  # every ValueType is listed above
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from itertools import repeat
 from typing import Protocol
 
 from tisink.codec.clock import Clock
@@ -20,7 +19,7 @@ from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.binlog import SyntheticBinlog
 from tisink.codec.dts.cadence import CheckpointCadence
 from tisink.codec.errors import ConfigError, MessageTooLargeError
-from tisink.codec.message import EncodedRows, Message, MessageType
+from tisink.codec.message import EncodedRows, Message, MessageType, Record
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 
@@ -72,8 +71,10 @@ class RecordWriter(Protocol):
 
     def transaction(
         self, rows: Sequence[RowChangedEvent], first_seq: int, now_ms: int
-    ) -> list[bytes]:
-        """BEGIN (at ``first_seq``), one record per row, COMMIT: rows of one transaction."""
+    ) -> tuple[list[Record], int]:
+        """BEGIN (at ``first_seq``), one record per row, COMMIT: rows of one transaction, as
+        Kafka records with a null key, and the size of their values (what the encoder returns,
+        so a one-row share costs no second pass)."""
         ...
 
     def ddl(self, ddl: DDLEvent, seq: int, now_ms: int) -> bytes: ...
@@ -105,16 +106,17 @@ class DTSAvroEncoder:
         first = rows[0]
         if len(rows) == 1 or _one_transaction(rows, first):
             seq = self._binlog.allocate(first.commit_ts, len(rows) + 2)
-            values = self._writer.transaction(rows, seq, now_ms)
+            records, size = self._writer.transaction(rows, seq, now_ms)
         else:
-            values = []
+            records, size = [], 0
             for run in _transactions(rows):
                 seq = self._binlog.allocate(run[0].commit_ts, len(run) + 2)
-                values.extend(self._writer.transaction(run, seq, now_ms))
-        sizes = list(map(len, values))
-        if max(sizes) > self._limit:
-            self._too_large(rows, values)
-        return EncodedRows(list(zip(repeat(None), values)), sum(sizes))
+                more, more_size = self._writer.transaction(run, seq, now_ms)
+                records += more
+                size += more_size
+        if size > self._limit and max(len(record[1]) for record in records) > self._limit:
+            self._too_large(rows, [record[1] for record in records])
+        return EncodedRows(records, size, [])  # [] is cheaper than the field's factory
 
     def _too_large(self, rows: Sequence[RowChangedEvent], values: list[bytes]) -> None:
         """MessageTooLargeError naming the rows of the share that holds the oversized record."""

@@ -11,6 +11,7 @@ from io import BytesIO
 from typing import Any, Protocol
 
 from tisink.codec.dts.avro.schemas import record_schema
+from tisink.codec.message import Record
 from tisink.model.events import DDLEvent, RowChangedEvent
 
 
@@ -44,9 +45,10 @@ class GenericRecordWriter:
 
     def transaction(
         self, rows: Sequence[RowChangedEvent], first_seq: int, now_ms: int
-    ) -> list[bytes]:
+    ) -> tuple[list[Record], int]:
         datums = self._datums.transaction(rows, first_seq, now_ms)
-        return [write_datum(self._schema, datum) for datum in datums]
+        values = [write_datum(self._schema, datum) for datum in datums]
+        return [(None, value) for value in values], sum(map(len, values))
 
     def ddl(self, ddl: DDLEvent, seq: int, now_ms: int) -> bytes:
         return write_datum(self._schema, self._datums.ddl(ddl, seq, now_ms))

@@ -4,8 +4,9 @@ Field order (the rebuilt ``Record.avsc``): id, version, messageType, fileName, p
 safePosition, timestamp, gtid, transactionId, serverId, threadId, sourceType, sourceVersion,
 schemaName, tableName, objectName, columns, oldColumns, newColumns, sql, executionTime,
 heartbeatTimestamp, syncedGtid, fakeGtid, pkNames, readerTimestamp, tags, total, index. The
-names, ``columns`` and ``pkNames`` of a table version are compiled once; a transaction encodes
-its binlog fields once for all its records. Tests prove every record equal to fastavro's
+names, ``columns``, ``pkNames`` and image writer of a table version are compiled once; a
+transaction encodes its binlog fields and ids once for all its records. Records outside
+transactions come from ``tencent_control``. Tests prove every record equal to fastavro's
 ``schemaless_writer`` on ``tencent_datum``'s datums.
 """
 
@@ -13,67 +14,46 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tisink.codec.dts import binlog
-from tisink.codec.dts.avro.columns import ColumnWriter, column_writers, encode_image
+from tisink.codec.dts.avro.columns import column_writers
+from tisink.codec.dts.avro.compiled import ImageWriter, compile_image
 from tisink.codec.dts.avro.layout import TableCache, TableLayout, table_layout
-from tisink.codec.dts.avro.source import SOURCE_VERSION, position_bytes
-from tisink.codec.dts.avro.tencent_fields import (
-    DDL_EXECUTION_TIME_S,
-    INDEX,
-    MESSAGE_TYPES,
-    SOURCE_TYPE,
-    TOTAL,
-    VERSION,
-    column_fields,
-    ddl_subject,
-    object_name,
+from tisink.codec.dts.avro.source import POSITION_FORMAT, gtid_text, number_text
+from tisink.codec.dts.avro.tencent_control import (
+    END,
+    END_FIELDS,
+    NO_TABLE,
+    NULL,
+    SECOND,
+    SOURCE,
+    TYPE,
+    checkpoint_record,
+    ddl_record,
+    heartbeat_record,
+    names,
 )
-from tisink.codec.dts.avro.wire import RecordIds, bool_bytes, long_bytes, str_bytes, text_bytes
+from tisink.codec.dts.avro.tencent_fields import column_fields
+from tisink.codec.dts.avro.wire import LENGTHS, bool_bytes, id_run, long_bytes, str_bytes
+from tisink.codec.message import Record
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
+from tisink.model.tso import LOGICAL_BITS
 
-NULL = b"\x00"
-END = b"\x00"
-SECOND = b"\x02"
-"""Branch 1 of a ``[null, X]`` union (and the string branch of the image unions)."""
 ARRAY_BRANCH = b"\x04"
 """Branch 2 of ``[null, string, array<...>]``: oldColumns and newColumns."""
-
-_VERSION = long_bytes(VERSION)
-_FILE = str_bytes(binlog.BINLOG_FILE)
-_TYPE = {name: _VERSION + long_bytes(index) + _FILE for index, name in enumerate(MESSAGE_TYPES)}
-"""version, messageType, fileName: what follows the id."""
-_BEGIN, _COMMIT = _TYPE["BEGIN"], _TYPE["COMMIT"]
-_INSERT, _UPDATE, _DELETE = _TYPE["INSERT"], _TYPE["UPDATE"], _TYPE["DELETE"]
-_SOURCE = (
-    long_bytes(binlog.SERVER_ID)
-    + long_bytes(binlog.THREAD_ID)
-    + str_bytes(SOURCE_TYPE)
-    + str_bytes(SOURCE_VERSION)
-)
-"""serverId, threadId, sourceType, sourceVersion."""
-_NO_TABLE = NULL * 4
-"""schemaName, tableName, objectName, columns: all null."""
+_BEGIN, _COMMIT = TYPE["BEGIN"], TYPE["COMMIT"]
+_INSERT, _UPDATE, _DELETE = TYPE["INSERT"], TYPE["UPDATE"], TYPE["DELETE"]
 _DML_TAIL = NULL * 5
 """sql, executionTime, heartbeatTimestamp, syncedGtid, fakeGtid: null on DML."""
-_END_FIELDS = END + long_bytes(TOTAL) + long_bytes(INDEX)
-"""Empty tags, then total and index."""
-
-
-def _optional(text: str | None) -> bytes:
-    return NULL if text is None else SECOND + str_bytes(text)
-
-
-def _names(schema: str | None, table: str | None) -> bytes:
-    """schemaName, tableName, objectName."""
-    name = None if schema is None or table is None else object_name(schema, table)
-    return _optional(schema) + _optional(table) + _optional(name)
+_CONTROL = SOURCE + NO_TABLE + NULL * 8
+"""A BEGIN's or COMMIT's fields after transactionId up to readerTimestamp."""
+_NO_TXID = NULL
+"""``transactionId`` of the records before COMMIT."""
 
 
 class _TableRecords:
     """The compiled parts of one table version's DML records."""
 
-    __slots__ = ("head", "tail", "writers")
+    __slots__ = ("head", "image", "tail")
 
     def __init__(self, layout: TableLayout) -> None:
         table = layout.table
@@ -82,13 +62,14 @@ class _TableRecords:
             for name, code, is_key, declared in column_fields(layout)
         ]
         columns = SECOND + (long_bytes(len(fields)) + b"".join(fields) + END if fields else END)
-        self.head = _names(table.schema, table.table) + columns
+        self.head = _NO_TXID + SOURCE + names(table.schema, table.table) + columns
         keys = layout.primary_key
         pk_names = (
             SECOND + long_bytes(len(keys)) + b"".join(map(str_bytes, keys)) + END if keys else NULL
         )
         self.tail = _DML_TAIL + pk_names
-        self.writers: list[ColumnWriter] = column_writers(layout.names, layout.mappings)
+        writers = column_writers(layout.names, layout.mappings)
+        self.image: ImageWriter = compile_image(ARRAY_BRANCH, writers, layout.mappings)
 
 
 def _compile(table: TableInfo) -> _TableRecords:
@@ -100,120 +81,64 @@ class TencentRecordWriter:
 
     def __init__(self) -> None:
         self._tables: TableCache[_TableRecords] = TableCache(_compile)
-        self._ids = RecordIds()
+        self._now_ms = -1
+        self._reader = b""
+        self._second = -1
+        self._seconds = b""
 
     def transaction(
         self, rows: Sequence[RowChangedEvent], first_seq: int, now_ms: int
-    ) -> list[bytes]:
+    ) -> tuple[list[Record], int]:
         first = rows[0]
         ts = first.commit_ts
-        ids = self._ids
+        heads, rest = id_run(first_seq, len(rows) + 2)
+        if now_ms != self._now_ms:  # readerTimestamp: the clock's, shared by many shares
+            self._now_ms, self._reader = now_ms, long_bytes(now_ms) + END_FIELDS
+        reader = self._reader
+        text = POSITION_FORMAT % first_seq
+        position = LENGTHS[len(text)] + text
         # safePosition, timestamp, gtid: the same on every record of the transaction
-        txn = position_bytes(first_seq) + long_bytes(binlog.timestamp_s(ts))
-        txn += text_bytes(binlog.gtid(ts))
-        reader = long_bytes(now_ms) + _END_FIELDS
-        control = _SOURCE + _NO_TABLE + NULL * 8 + reader
-        out = [ids(first_seq) + _BEGIN + position_bytes(first_seq) + txn + NULL + control]
-        tables = self._tables
-        seq = first_seq
-        shared = txn + NULL + _SOURCE
+        second = (ts >> LOGICAL_BITS) // 1000  # binlog.timestamp_s(ts)
+        if second != self._second:  # timestamp: transactions mostly share a second
+            self._second, self._seconds = second, long_bytes(second)
+        txn = b"".join((position, self._seconds, gtid_text(ts)))
+        control = _CONTROL + reader
+        begin = b"".join((heads[0], rest, _BEGIN, position, txn, NULL, control))
+        out: list[Record] = [(None, begin)]
+        size = len(begin)
+        get = self._tables.get
+        number = 0
         for row in rows:
-            seq += 1
-            compiled = tables.get(row.table)
+            number += 1
+            compiled = get(row.table)
             before, after = row.before, row.after
             if before is None:
-                head = _INSERT
+                kind = _INSERT
                 old = NULL
             else:
-                head = _DELETE if after is None else _UPDATE
-                old = ARRAY_BRANCH + encode_image(row, before, compiled.writers)
-            new = (
-                NULL if after is None else ARRAY_BRANCH + encode_image(row, after, compiled.writers)
-            )
-            out.append(
-                b"".join(
-                    (
-                        ids(seq),
-                        head,
-                        position_bytes(seq),
-                        shared,
-                        compiled.head,
-                        old,
-                        new,
-                        compiled.tail,
-                        reader,
-                    )
-                )
-            )
-        seq += 1
-        txid = SECOND + text_bytes(binlog.transaction_id(first.start_ts))
-        out.append(ids(seq) + _COMMIT + position_bytes(seq) + txn + txid + control)
-        return out
-
-    @staticmethod
-    def _head(seq: int, message_type: str) -> bytes:
-        """id, version, messageType, fileName, position."""
-        return long_bytes(seq) + _TYPE[message_type] + position_bytes(seq)
+                kind = _DELETE if after is None else _UPDATE
+                old = compiled.image(row, before)
+            new = NULL if after is None else compiled.image(row, after)
+            text = POSITION_FORMAT % (first_seq + number)
+            value = b"".join((
+                heads[number], rest, kind, LENGTHS[len(text)], text, txn, compiled.head, old, new,
+                compiled.tail, reader,
+            ))  # fmt: skip
+            out.append((None, value))
+            size += len(value)
+        text = POSITION_FORMAT % (first_seq + number + 1)
+        commit = b"".join((
+            heads[-1], rest, _COMMIT, LENGTHS[len(text)], text, txn, SECOND,
+            number_text(first.start_ts), control,
+        ))  # fmt: skip
+        out.append((None, commit))
+        return out, size + len(commit)
 
     def ddl(self, ddl: DDLEvent, seq: int, now_ms: int) -> bytes:
-        """messageType DDL with ``sql`` and ``executionTime``."""
-        ts = ddl.commit_ts
-        subject = ddl_subject(ddl)
-        names = _names(None, None) if subject is None else _names(subject.schema, subject.table)
-        return b"".join(
-            (
-                self._head(seq, "DDL"),
-                position_bytes(seq),
-                long_bytes(binlog.timestamp_s(ts)),
-                str_bytes(binlog.gtid(ts)),
-                NULL,
-                _SOURCE,
-                names,
-                NULL * 3,
-                SECOND + str_bytes(ddl.query),
-                SECOND + long_bytes(DDL_EXECUTION_TIME_S),
-                NULL * 4,
-                long_bytes(now_ms),
-                _END_FIELDS,
-            )
-        )
+        return ddl_record(ddl, seq, now_ms)
 
     def checkpoint(self, ts: int, seq: int, now_ms: int) -> bytes:
-        """messageType CHECKPOINT with ``syncedGtid`` and ``fakeGtid`` true."""
-        return b"".join(
-            (
-                self._head(seq, "CHECKPOINT"),
-                position_bytes(seq),
-                long_bytes(binlog.timestamp_s(ts)),
-                str_bytes(""),
-                NULL,
-                _SOURCE,
-                _NO_TABLE,
-                NULL * 5,
-                SECOND + str_bytes(binlog.synced_gtid(ts)),
-                SECOND + bool_bytes(True),
-                NULL,
-                long_bytes(now_ms),
-                _END_FIELDS,
-            )
-        )
+        return checkpoint_record(ts, seq, now_ms)
 
     def heartbeat(self, ts: int, seq: int, now_ms: int) -> bytes:
-        """messageType HEARTBEAT: ``timestamp`` and ``heartbeatTimestamp`` are its own time."""
-        seconds = long_bytes(now_ms // 1000)
-        return b"".join(
-            (
-                self._head(seq, "HEARTBEAT"),
-                position_bytes(seq),
-                seconds,
-                str_bytes(""),
-                NULL,
-                _SOURCE,
-                _NO_TABLE,
-                NULL * 4,
-                SECOND + seconds,
-                NULL * 3,
-                long_bytes(now_ms),
-                _END_FIELDS,
-            )
-        )
+        return heartbeat_record(seq, now_ms)

@@ -19,16 +19,15 @@ from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.binlog import SyntheticBinlog
 from tisink.codec.dts.cadence import CheckpointCadence
 from tisink.codec.dts.options import DTSOptions
-from tisink.codec.dts.tencent import entries, wire
+from tisink.codec.dts.tencent import control, entries, shares
 from tisink.codec.dts.tencent.columns import TableCodec
-from tisink.codec.dts.tencent.enums import DMLType, MessageType
+from tisink.codec.dts.tencent.frames import TransactionFrames
 from tisink.codec.errors import ConfigError, MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message
 from tisink.codec.message import MessageType as Kind
 from tisink.codec.values import zone_for
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
-from tisink.model.tso import physical_ms
 
 log = logging.getLogger(__name__)
 
@@ -41,13 +40,7 @@ MIN_ENTRIES_BYTES = 16
 KEY = b""
 """Every record has an empty, non-null key: Tencent's demos read the key as a string."""
 
-_INSERT, _UPDATE, _DELETE = DMLType.INSERT, DMLType.UPDATE, DMLType.DELETE
-
-
-def _dml_type(row: RowChangedEvent) -> DMLType:
-    if row.before is None:
-        return _INSERT
-    return _DELETE if row.after is None else _UPDATE
+_INSERT, _UPDATE, _DELETE = shares.INSERT, shares.UPDATE, shares.DELETE
 
 
 class TencentProtobufEncoder:
@@ -72,92 +65,72 @@ class TencentProtobufEncoder:
             )
         self._checkpoints = CheckpointCadence(options.checkpoint_interval_in_sec, self._clock)
         self._binlog = SyntheticBinlog()
-        self._last_second = -1
-        self._last_time_field = b""
+        self._frames = TransactionFrames()
         self._tables: dict[tuple[int, int, str], TableCodec] = {}
+        self._last_table: TableInfo | None = None
+        self._last_codec: TableCodec | None = None
 
     def table_codec(self, table: TableInfo) -> TableCodec:
+        """The codec of ``table``'s version, by identity first: a schema version's rows share
+        one TableInfo object."""
+        codec = self._last_codec
+        if table is self._last_table and codec is not None:
+            return codec
         key = (table.table_id, table.version, table.qualified_name)
         codec = self._tables.get(key)
         if codec is None:
             log.debug("tencent-dts: columns of %s version %d", table.qualified_name, table.version)
             codec = self._tables[key] = TableCodec(table, self._tz)
+        self._last_table, self._last_codec = table, codec
         return codec
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """The share's Envelopes; rows of several transactions (a new commit ts or start ts)
         each get their own BEGIN and COMMIT."""
-        items: list[bytes] = []
-        start = 0
-        count = len(rows)
-        while start < count:
-            first = rows[start]
-            end = start + 1
-            while end < count and (
-                rows[end].commit_ts == first.commit_ts and rows[end].start_ts == first.start_ts
-            ):
-                end += 1
-            self._transaction(rows, start, end, items)
-            start = end
+        if not rows:
+            return EncodedRows([], 0)
+        first = rows[0]
+        kind = _INSERT if first.before is None else _DELETE if first.after is None else _UPDATE
+        if len(rows) > 1 and not shares.one_run(rows, first, kind):
+            return self._envelopes(self._transactions(rows))
+        table, codec = first.table, self._last_codec
+        if table is not self._last_table or codec is None:
+            codec = self.table_codec(table)
+        body, size = codec.run(kind, rows)
+        ts = first.commit_ts
+        seq = self._binlog.allocate(ts, 3)
+        run = (codec.names_field, body, size)
+        parts = self._frames.single(ts, first.start_ts, seq, run, self.entries_limit)
+        if parts is None:
+            runs = [(codec.names_field, b"".join(body))]
+            return self._envelopes(self._frames.items(ts, first.start_ts, seq, runs))
+        value = b"".join(parts)
+        return EncodedRows([(KEY, value)], len(value), [])  # [] is cheaper than the factory
+
+    def _envelopes(self, items: list[bytes]) -> EncodedRows:
         values = entries.envelopes(items, self.entries_limit)
         return EncodedRows([(KEY, value) for value in values], sum(map(len, values)))
 
-    def _transaction(
-        self, rows: Sequence[RowChangedEvent], start: int, end: int, items: list[bytes]
-    ) -> None:
-        runs: list[tuple[TableCodec, DMLType, int, int]] = []
-        run_start = start
-        table = rows[start].table
-        kind = _dml_type(rows[start])
-        for index in range(start + 1, end):
-            row = rows[index]
-            row_kind = _dml_type(row)
-            if row.table is not table or row_kind is not kind:
-                runs.append((self.table_codec(table), kind, run_start, index))
-                run_start, table, kind = index, row.table, row_kind
-        runs.append((self.table_codec(table), kind, run_start, end))
-
-        first = rows[start]
-        commit_ts = first.commit_ts
-        count = len(runs) + 2
-        seqs = wire.varint_run(self._binlog.allocate(commit_ts, count), count)
-        time_field = self._time_field(commit_ts)
-        gtid = entries.gtid_field(commit_ts)
-        header = entries.header
-        item = entries.item
-        items.append(item(header(MessageType.BEGIN, time_field, seqs[0], gtid, b""), entries.BEGIN))
-        for number, (codec, run_kind, run_start, run_end) in enumerate(runs, start=1):
-            body = codec.dml_body(run_kind, rows, run_start, run_end)
-            dml_header = header(MessageType.DML, time_field, seqs[number], gtid, codec.names_field)
-            items.append(item(dml_header, entries.dml_event(body)))
-        commit_header = header(MessageType.COMMIT, time_field, seqs[-1], gtid, b"")
-        items.append(item(commit_header, entries.commit_event(first.start_ts)))
-
-    def _time_field(self, ts: int) -> bytes:
-        """``Header.timestamp``, kept for the last second: transactions mostly share one."""
-        seconds = physical_ms(ts) // 1000
-        if seconds != self._last_second:
-            self._last_second = seconds
-            self._last_time_field = entries.timestamp_field(ts)
-        return self._last_time_field
+    def _transactions(self, rows: Sequence[RowChangedEvent]) -> list[bytes]:
+        """The items of every transaction in ``rows``: BEGIN, a DML entry per run, COMMIT."""
+        items: list[bytes] = []
+        for start, end in shares.transactions(rows):
+            dml = []
+            for table, kind, run_start, run_end in shares.runs(rows, start, end):
+                codec = self.table_codec(table)
+                body, _size = codec.run(kind, rows[run_start:run_end])
+                dml.append((codec.names_field, b"".join(body)))
+            first = rows[start]
+            seq = self._binlog.allocate(first.commit_ts, len(dml) + 2)
+            items += self._frames.items(first.commit_ts, first.start_ts, seq, dml)
+        return items
 
     def encode_ddl(self, ddl: DDLEvent) -> Message | None:
         """A DDL entry in an Envelope of its own; a bootstrap DDL sends nothing (DTS has no
         bootstraps)."""
         if ddl.is_bootstrap:
             return None
-        subject = ddl.table or ddl.pre_table
-        schema = subject.schema if subject else ""
-        names = wire.field_text(9, schema) + wire.field_text(10, subject.table if subject else "")
-        seq = self._binlog.single(ddl.commit_ts)
-        header = entries.header(
-            MessageType.DDL,
-            entries.timestamp_field(ddl.commit_ts),
-            wire.varint(seq),
-            entries.gtid_field(ddl.commit_ts),
-            names,
-        )
-        item = entries.item(header, entries.ddl_event(schema, ddl.query))
+        item = control.ddl_item(ddl, self._binlog.single(ddl.commit_ts))
         return self._control(item, Kind.DDL, ddl.qualified_name)
 
     def encode_bootstrap(self, table: TableInfo) -> Message | None:
@@ -168,21 +141,14 @@ class TencentProtobufEncoder:
         """A CHECKPOINT when the cadence is due by the clock, else None."""
         if not self._checkpoints.due():
             return None
-        seq = self._binlog.checkpoint(ts)
-        time_field = entries.timestamp_field(ts)
-        header = entries.header(MessageType.CHECKPOINT, time_field, wire.varint(seq), b"", b"")
-        item = entries.item(header, entries.checkpoint_event(ts, seq))
+        item = control.checkpoint_item(ts, self._binlog.checkpoint(ts))
         return self._control(item, Kind.WATERMARK, "")
 
     def encode_heartbeat(self, ts: int) -> Message:
-        """A HEARTBEAT entry: ``epoch`` and ``Header.timestamp`` are the clock's Unix seconds
-        (the unit DTS's Avro form documents), its place the one ``binlog`` keeps after ``ts``."""
+        """A HEARTBEAT entry at the clock's time, placed where ``binlog`` keeps heartbeats after
+        the rows at ``ts``."""
         now_s = self._clock.now_ms() // 1000
-        seq = self._binlog.heartbeat(ts)
-        header = entries.header(
-            MessageType.HEARTBEAT, entries.seconds_field(now_s), wire.varint(seq), b"", b""
-        )
-        item = entries.item(header, entries.heartbeat_event(now_s))
+        item = control.heartbeat_item(now_s, self._binlog.heartbeat(ts))
         return self._control(item, Kind.HEARTBEAT, "")
 
     def _control(self, item: bytes, kind: Kind, table: str) -> Message:

@@ -22,19 +22,21 @@ ENVELOPE_OVERHEAD = 20
 """Largest Envelope minus its data: version (2), total and index (6 each), data's tag and
 length (6)."""
 
-_HEADER_START = field_varint(1, HEADER_VERSION) + field_varint(2, SourceType.MYSQL)
-_MESSAGE_TYPE = {t: field_varint(3, t) for t in MessageType}
-_SERVER_FILE = field_varint(5, binlog.SERVER_ID) + field_text(6, binlog.BINLOG_FILE)
-_POSITION = tag(7, VARINT)
-_SEQ_ID = tag(11, VARINT)
-_ENTRY_HEADER = tag(1, LEN)
-_ENTRY_EVENT = tag(2, LEN)
-_ITEM = tag(1, LEN)
+HEADER_START = field_varint(1, HEADER_VERSION) + field_varint(2, SourceType.MYSQL)
+MESSAGE_TYPE = {t: field_varint(3, t) for t in MessageType}
+SERVER_FILE = field_varint(5, binlog.SERVER_ID) + field_text(6, binlog.BINLOG_FILE)
+POSITION = tag(7, VARINT)
+SEQ_ID = tag(11, VARINT)
+ENTRY_HEADER = tag(1, LEN)
+ENTRY_EVENT = tag(2, LEN)
+ITEM = tag(1, LEN)
 BEGIN = field_bytes(1, b"")
 """``Event{beginEvent}``: TiDB knows no thread id and names the transaction at COMMIT."""
 _ENVELOPE_START = field_varint(1, ENVELOPE_VERSION)
 _WHOLE = _ENVELOPE_START + field_varint(2, 1)
 _DATA = tag(4, LEN)
+WHOLE_DATA = _WHOLE + _DATA
+"""An Envelope of one slice, up to the length of its ``data``."""
 
 
 def timestamp_field(ts: int) -> bytes:
@@ -58,15 +60,15 @@ def header(
     is ``seq_bytes``; ``names`` the schemaName and tableName fields."""
     return b"".join(
         (
-            _HEADER_START,
-            _MESSAGE_TYPE[message_type],
+            HEADER_START,
+            MESSAGE_TYPE[message_type],
             time_field,
-            _SERVER_FILE,
-            _POSITION,
+            SERVER_FILE,
+            POSITION,
             seq_bytes,
             gtid,
             names,
-            _SEQ_ID,
+            SEQ_ID,
             seq_bytes,
         )
     )
@@ -76,15 +78,15 @@ def item(header_bytes: bytes, event: bytes) -> bytes:
     """One ``Entries.items`` field holding ``Entry{header, event}``."""
     entry = b"".join(
         (
-            _ENTRY_HEADER,
+            ENTRY_HEADER,
             _varint(len(header_bytes)),
             header_bytes,
-            _ENTRY_EVENT,
+            ENTRY_EVENT,
             _varint(len(event)),
             event,
         )
     )
-    return _ITEM + _varint(len(entry)) + entry
+    return ITEM + _varint(len(entry)) + entry
 
 
 def commit_event(start_ts: int) -> bytes:
@@ -141,7 +143,7 @@ def envelopes(items: list[bytes], limit: int) -> list[bytes]:
 
 def whole(data: bytes) -> bytes:
     """An Envelope holding a complete ``Entries``."""
-    return _WHOLE + _DATA + _varint(len(data)) + data
+    return WHOLE_DATA + _varint(len(data)) + data
 
 
 def sliced(data: bytes, limit: int) -> list[bytes]:

@@ -8,10 +8,11 @@ building message objects cannot do, and tisink then needs no protobuf package at
 
 from __future__ import annotations
 
+from tisink.codec.dts.varint import SHORT_LIMIT, SHORT_VARINTS, varint
+
 VARINT = 0
 LEN = 2
 
-_ONE_BYTE = tuple(bytes((n,)) for n in range(128))
 _UINT64_MASK = (1 << 64) - 1
 
 
@@ -20,19 +21,9 @@ def tag(field: int, wire_type: int) -> bytes:
     return bytes(((field << 3) | wire_type,))
 
 
-def varint(n: int) -> bytes:
-    """Base-128 varint; negative numbers as their 64-bit two's complement (int32/int64)."""
-    if 0 <= n < 128:
-        return _ONE_BYTE[n]
-    if 0 < n < 16384:  # most lengths
-        return bytes(((n & 0x7F) | 0x80, n >> 7))
-    n &= _UINT64_MASK
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+def length_varint(n: int) -> bytes:
+    """``varint`` of a length (never negative), a tuple lookup for the usual sizes."""
+    return SHORT_VARINTS[n] if n < SHORT_LIMIT else varint(n)
 
 
 def varint_run(first: int, count: int) -> list[bytes]:

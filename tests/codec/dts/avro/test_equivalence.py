@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.codec.dts.avro.expected import expected_item, same_item
-from tests.codec.dts.avro.strategies import COMMIT_MS, TEXT, tables, transactions
+from tests.codec.dts.avro.strategies import COMMIT_MS, TEXT, row_in, tables, transactions
 from tests.codec.dts.avro.support import FORMATS, decode, encoder
+from tisink.codec.dts import binlog
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.model.tso import compose_ts
@@ -75,3 +76,25 @@ def test_control_records_equal_fastavro(
     assert fast.encode_heartbeat(ts).value == slow.encode_heartbeat(ts).value
     record = decode(fmt, fast_ddl.value)
     assert (record["afterImages"] if fmt == "alibaba" else record["sql"]) == query
+
+
+def _ts_where_seq_reaches(seq: int) -> int:
+    """A commit ts whose first seqIds run up to and past ``seq`` as shares add entries."""
+    return binlog._BASE_TSO + max(seq - 40, 0) // (1 << binlog.INDEX_BITS)
+
+
+BOUNDARY_TS = [_ts_where_seq_reaches(1 << (7 * k - 1)) for k in range(2, 10)] + [
+    _ts_where_seq_reaches(10**k) for k in (3, 12, 18)
+]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FORMATS), st.sampled_from(BOUNDARY_TS), st.data())
+def test_many_shares_at_one_ts_equal_fastavro(fmt: str, ts: int, data: st.DataObject) -> None:
+    """Shares of one transaction keep taking ids at its ts: the record ids cross their first
+    byte's carry and a varint length, the positions a digit count, within and between shares."""
+    table = data.draw(tables())
+    fast, slow = encoder(fmt, 5), encoder(fmt, 5, generic=True)
+    for _ in range(24):  # 72 to 144 ids: past index 63 mid-share, almost always
+        rows = data.draw(st.lists(row_in(table, ts - 9, ts), min_size=1, max_size=4))
+        assert fast.encode_rows(rows).records == slow.encode_rows(rows).records
