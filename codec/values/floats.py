@@ -53,7 +53,23 @@ _F32_TEXT_LIMIT = 1 << 16
 
 def float32_text(v: float) -> str:
     """Go's ``FormatFloat(float64(float32(v)), 'f', -1, 32)``: shortest float32 digits, no
-    exponent. Memoised per input value (zero is excluded: 0.0 and -0.0 are equal keys)."""
+    exponent. A short ``repr`` is the answer as it stands; other values are memoised per
+    input (zero is excluded: 0.0 and -0.0 are equal keys).
+
+    Why a short ``repr`` is exact: a plain decimal of at most 7 characters besides the sign,
+    ``d = D / 10**q``, has ``q <= 6``, ``|d| < 10**6`` and at most 6 significant digits. A
+    float32 rounding tie ``t`` is a 25-bit odd mantissa times ``2**k``: for ``k >= 0`` it is
+    at least ``2**24``, beyond ``d``; for ``k < 0`` a ``d != t`` lies at least
+    ``1 / (10**q * 2**-k)`` from it, more than the half double ulp of ``t`` (at most
+    ``2**(k - 29)``), and ``d`` is never a tie itself (a tie's digits run past 6 places). So
+    no tie lies between ``d`` and ``v``, the double nearest it: ``d`` is strictly inside the
+    interval of reals that read back as ``float32(v)``, and no other decimal of 6 significant
+    digits is (that interval is under ``1.2e-7`` of its value wide, the gap between such
+    decimals at least ``1e-6``)."""
+    text = repr(v)
+    size = len(text)
+    if (size <= 7 or (size == 8 and text[0] == "-")) and "." in text and "e" not in text:
+        return text[:-2] if text.endswith(".0") else text
     text = _F32_TEXT.get(v)
     if text is None:
         text = _float32_text(v)
@@ -80,8 +96,6 @@ def _exponent_table() -> tuple[tuple[int, int, int, int, int, int, int, int], ..
 
 
 _EXPONENTS = _exponent_table()
-_HALF_ULPS = (0.0, *(2.0 ** (exponent - 151) for exponent in range(1, 255)))
-"""Half the spacing of the normal float32s of each biased exponent (as exact doubles)."""
 
 
 def _float32_text(v: float) -> str:
@@ -93,18 +107,6 @@ def _float32_text(v: float) -> str:
     exponent, fraction = bits >> 23 & 0xFF, bits & 0x7FFFFF
     if not (exponent or fraction):
         return sign + "0"
-    if exponent:
-        # Most values come as a short decimal d, ``repr(v)``. The reals that round to a
-        # normal float32 span under 1.2e-7 of it, less than the gap between decimals of 6
-        # significant digits: if d has at most 6 (7 characters with the point) and lies
-        # strictly inside (v does, hence d: rounding is monotonic), d is the answer.
-        text = repr(v)
-        if len(text) - len(sign) <= 7 and "." in text and "e" not in text:
-            f = _F32.unpack(packed)[0]
-            half = _HALF_ULPS[exponent]
-            below = half * 0.5 if not fraction and exponent > 1 else half
-            if (f - below < v < f + half) if not sign else (f - half < v < f + below):
-                return text[:-2] if text.endswith(".0") else text
     scale, t, j, unit, high_q, high_r, low_q, low_r = _EXPONENTS[exponent]
     if exponent:
         m = fraction | 0x800000

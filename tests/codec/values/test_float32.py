@@ -2,7 +2,8 @@
 
 The former implementation tried 1..9 digits with exact float32 parses (``float32_former``);
 the new one must give the same text for every input. Checked over random float32 bit patterns
-and doubles (hypothesis), short decimals (the fast path), and exhaustively over the edges:
+and doubles (hypothesis), short decimals (the fast path, also exhaustively over two decades
+against the exact algorithm), and exhaustively over the edges:
 every power of two and its neighbours, the first and last subnormals, the largest finite
 values and the overflow boundary, the float32s around every power of ten (where the digit
 count of the text changes; Go's 'f' format never switches to an exponent), and where the
@@ -51,26 +52,43 @@ def _both_signs(bit_patterns: set[int]) -> list[float]:
 @given(st.integers(0, 2**32 - 1))
 def test_every_bit_pattern_as_before(bits: int) -> None:
     f = _float(bits)
-    assert _float32_text(f) == former_float32_text(f)
+    assert float32_text(f) == _float32_text(f) == former_float32_text(f)
 
 
 @settings(max_examples=2000, deadline=None)
 @given(st.floats(allow_nan=False))
 def test_any_double_as_before(v: float) -> None:
     """Doubles round to float32 first (and overflow to infinity) exactly as before."""
-    assert _float32_text(v) == former_float32_text(v)
+    assert float32_text(v) == _float32_text(v) == former_float32_text(v)
 
 
 @settings(max_examples=3000, deadline=None)
 @given(
-    st.integers(1, 999_999),
+    st.integers(1, 99_999_999),
     st.integers(-50, 40),
     st.booleans(),
 )
 def test_short_decimals_as_before(digits: int, exponent: int, negative: bool) -> None:
-    """Values typed as short decimals (the fast path's inputs)."""
+    """Values typed as decimals of up to 8 digits: the fast path's inputs (up to 6) and those
+    just beyond it."""
     v = float(f"{'-' if negative else ''}{digits}e{exponent}")
-    assert _float32_text(v) == former_float32_text(v)
+    assert float32_text(v) == _float32_text(v) == former_float32_text(v)
+
+
+@pytest.mark.parametrize(
+    ("first", "count", "decimals"),
+    [(100_000, 900_000, 2), (0, 100_000, 5)],
+    ids=["1000.00-9999.99", "0.00000-0.99999"],
+)
+def test_every_short_decimal_of_a_decade(first: int, count: int, decimals: int) -> None:
+    """The fast path, exhaustively where it is used most (the demo's FLOAT values are
+    ``dddd.dd``; vector elements are below 1), against the exact algorithm."""
+    scale = 10**decimals
+    values = [n / scale for n in range(first, first + count)]
+    wrong = [v for v in values if float32_text(v) != _float32_text(v)]
+    assert not wrong, wrong[:5]
+    wrong = [v for v in values[::997] if float32_text(-v) != _float32_text(-v)]
+    assert not wrong, wrong[:5]
 
 
 def test_powers_of_two_and_their_neighbours() -> None:
