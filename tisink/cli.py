@@ -282,7 +282,8 @@ def verify(
         typer.Option(help="Protocol of the stream (default: the URI's, else simple)."),
     ] = None,
     timeout: Annotated[
-        float, typer.Option(help="Seconds to wait for the end of the stream.")
+        float,
+        typer.Option(help="Seconds without a new record before the rest is given up."),
     ] = 30.0,
     topic: Annotated[
         list[str] | None, typer.Option(help="Extra topic to read (repeatable).")

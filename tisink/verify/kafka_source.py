@@ -3,8 +3,9 @@
 A partition is done when librdkafka reports its end (``enable.partition.eof``) at or past the
 high watermark seen at start. The watermark from ListOffsets is only a lower bound: Tansu, the
 embedded broker, advances it once per record batch, so it cannot say by itself where the
-partition ends; the fetch-time end-of-partition event can. Partitions not done within the
-timeout are returned as unfinished, never waited for forever.
+partition ends; the fetch-time end-of-partition event can. Partitions still owed when no
+record has arrived for the timeout are returned as unfinished, never waited for forever; a
+long stream that keeps arriving is read to its end, however long that takes.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ class KafkaRecordReader:
         self, settings: Mapping[str, Any], timeout_s: float, *, request_timeout_s: float = 10.0
     ) -> None:
         self.timeout_s = timeout_s
-        """How long reading may take before the partitions not done are given up."""
+        """How long reading may go without a record before the partitions not done are given
+        up (a million-message stream takes minutes to read; a stalled one should not)."""
         self.request_timeout_s = request_timeout_s
         """Bound of one metadata or offsets request (the sink URI's ``read-timeout``)."""
         self._where = settings.get("bootstrap.servers", "?")
@@ -129,7 +131,10 @@ class KafkaRecordReader:
         pending = set(ends)
         deadline = time.monotonic() + self.timeout_s
         while pending and time.monotonic() < deadline:
-            for message in self._consumer.consume(_BATCH, _POLL_S):
+            messages = self._consumer.consume(_BATCH, _POLL_S)
+            if messages:
+                deadline = time.monotonic() + self.timeout_s
+            for message in messages:
                 key = (message.topic(), message.partition())
                 error = message.error()
                 if error is None:
@@ -152,7 +157,8 @@ class KafkaRecordReader:
                     log.warning("Kafka %s: %s", self._where, error.str())
         return [
             f"{topic}[{partition}]: {_read_so_far(positions[(topic, partition)])}, "
-            f"end at start >= offset {ends[(topic, partition)]}; not reached in {self.timeout_s}s"
+            f"end at start >= offset {ends[(topic, partition)]}; nothing more came in "
+            f"{self.timeout_s}s"
             for topic, partition in sorted(pending)
         ]
 

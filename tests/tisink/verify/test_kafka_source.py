@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from confluent_kafka import Producer
 
 from tests.kafka_support.readback import create_topic, unique_topic
 from tisink.broker import free_port
 from tisink.eventsink.kafka.config import KafkaConfig
-from tisink.verify import VerifyError, verify
+from tisink.verify import VerifyError, kafka_source, verify
 from tisink.verify.kafka_source import KafkaRecordReader, consumer_settings
 
 
@@ -50,10 +52,35 @@ def test_partitions_not_read_in_time_are_reported_unfinished(kafka_bootstrap: st
         unfinished = reader.read([topic], lambda t, p, o, *_rest: seen.append((t, p, o)))
     assert seen == []
     # partition 0 was empty at start, so only partition 1 is owed
-    assert unfinished == [f"{topic}[1]: nothing read, end at start >= offset 1; not reached in 0s"]
+    assert unfinished == [
+        f"{topic}[1]: nothing read, end at start >= offset 1; nothing more came in 0s"
+    ]
     with KafkaRecordReader({"bootstrap.servers": kafka_bootstrap}, timeout_s=15) as reader:
         assert reader.read([topic], lambda t, p, o, *_rest: seen.append((t, p, o))) == []
     assert seen == [(topic, 1, 0)]
+
+
+def test_a_stream_that_keeps_coming_is_read_past_the_timeout(
+    kafka_bootstrap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timeout counts from the last record: reading one record per poll, each taking
+    0.05 s, 40 records take 2 s against a 0.5 s timeout and are all read."""
+    topic = unique_topic("verify-long")
+    create_topic(kafka_bootstrap, topic, 1)
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    for n in range(40):
+        producer.produce(topic, value=b"%d" % n, partition=0)
+    assert producer.flush(15) == 0
+    monkeypatch.setattr(kafka_source, "_BATCH", 1)
+    seen: list[int] = []
+
+    def slow(_topic: str, _partition: int, offset: int, *_rest: object) -> None:
+        time.sleep(0.05)
+        seen.append(offset)
+
+    with KafkaRecordReader({"bootstrap.servers": kafka_bootstrap}, timeout_s=0.5) as reader:
+        assert reader.read([topic], slow) == []
+    assert seen == list(range(40))
 
 
 def test_an_unreachable_broker_is_an_error() -> None:

@@ -46,7 +46,7 @@ def test_failed_report_names_each_violation() -> None:
 
 def test_unfinished_partitions_fail_the_report() -> None:
     report = check([watermark(TS)])
-    report.unfinished = ["cdc[1]: read up to offset 3, end at start >= 9; not reached in 1s"]
+    report.unfinished = ["cdc[1]: read up to offset 3, end at start >= 9; nothing more came in 1s"]
     assert not report.ok
     assert "unfinished: cdc[1]: read up to offset 3" in render(report)
 
