@@ -85,24 +85,30 @@ class JSONMarshaller:
             dml = renderer.dml
             if dml is not None and row.physical_table_id:
                 try:
-                    return dml(row, build_ts)
+                    return dml(row, renderer.heads(row.physical_table_id, row.commit_ts, build_ts))
                 except RENDER_ERRORS:
                     pass  # the general path below names the failing column, or repairs strings
         return self._marshal_row(renderer, row, build_ts, handle_key_only, claim_check_location)
 
     def marshal_rows(self, rows: Sequence[RowChangedEvent], build_ts: int) -> list[bytes]:
-        """Plain rows go straight to their table's generated ``dml``; any other row, or one it
-        refuses, takes ``marshal_row`` (which names the failing column)."""
+        """Plain rows go straight to their table's generated ``dml``, with message heads made
+        once per tableID and commitTs (a transaction); any other row, or one ``dml`` refuses,
+        takes ``marshal_row`` (which names the failing column)."""
         out: list[bytes] = []
         append = out.append
-        table = dml = None
+        table = dml = renderer = heads = None
+        table_id = commit_ts = 0
         for row in rows:
             if row.table is not table:
                 table = row.table
-                dml = self.renderer(table).dml
+                renderer = self.renderer(table)
+                dml, table_id = renderer.dml, 0
             if dml is not None and row.checksum is None and row.physical_table_id:
+                if row.physical_table_id != table_id or row.commit_ts != commit_ts:
+                    table_id, commit_ts = row.physical_table_id, row.commit_ts
+                    heads = renderer.heads(table_id, commit_ts, build_ts)  # type: ignore[union-attr]
                 try:
-                    append(dml(row, build_ts))
+                    append(dml(row, heads))
                     continue
                 except RENDER_ERRORS:
                     pass

@@ -36,6 +36,10 @@ from tisink.model.events import Image, RowChangedEvent
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
 
+Heads = tuple[bytes, bytes, bytes]
+"""The fixed start of an INSERT, UPDATE and DELETE message of one transaction: everything up to
+its first map (``"data":``, or ``"old":`` for a DELETE)."""
+
 RENDER_ERRORS = (
     KeyError,
     TypeError,  # orjson.JSONEncodeError included
@@ -151,48 +155,26 @@ def _compile_render(
 
 
 def _compile_dml(
-    columns: tuple[tuple[ColumnInfo, Converter], ...],
-    tz: datetime.tzinfo,
-    zone_name: str,
-    prefix: bytes,
-    schema_version: bytes,
-) -> Callable[[RowChangedEvent, int], bytes]:
-    """One function writing a whole plain DML message of this table version.
-
-    The per-op byte templates are fixed here (``%`` in names doubled); a row fills in tableID,
-    commitTs, buildTs and the dumped maps, in the field order of spec 1.
-    """
-
-    def template(op: bytes, maps: bytes) -> bytes:
-        return (
-            prefix.replace(b"%", b"%%")
-            + b',"tableID":%d,"type":"'
-            + op
-            + b'","commitTs":%d,"buildTs":%d'
-            + schema_version
-            + maps
-            + b"}"
-        )
-
+    columns: tuple[tuple[ColumnInfo, Converter], ...], tz: datetime.tzinfo, zone_name: str
+) -> Callable[[RowChangedEvent, Heads], bytes]:
+    """One function writing a whole plain DML message of this table version from the heads of
+    its transaction (``JSONRowRenderer.heads``): the maps are dumped, the rest is joined."""
     namespace = _namespace(columns, tz, zone_name)
-    namespace["insert"] = template(b"INSERT", b',"data":%b')
-    namespace["update"] = template(b"UPDATE", b',"data":%b,"old":%b')
-    namespace["delete"] = template(b"DELETE", b',"old":%b')
+    namespace["_join"] = b"".join
     exprs = [_value_expr(i, c, tz is datetime.UTC) for i, (c, _) in enumerate(columns)]
-    ids = "row.physical_table_id, row.commit_ts, build_ts"
     body = [
         "    after = row.after",
         "    before = row.before",
         "    if before is None:",
         *("    " + line for line in _dumped("after", "data", exprs)),
-        f"        return insert % ({ids}, data)",
+        "        return _join((heads[0], data, b'}'))",
         *_dumped("before", "old", exprs),
         "    if after is None:",
-        f"        return delete % ({ids}, old)",
+        "        return _join((heads[2], old, b'}'))",
         *_dumped("after", "data", exprs),
-        f"    return update % ({ids}, data, old)",
+        "    return _join((heads[1], data, b',\"old\":', old, b'}'))",
     ]
-    return _define("row, build_ts", body, namespace)
+    return _define("row, heads", body, namespace)
 
 
 class JSONRowRenderer:
@@ -225,14 +207,25 @@ class JSONRowRenderer:
         self._key_columns = tuple(pair for pair in self._columns if pair[0].name in handle_key)
         self._render = _compile_render(self._columns, tz, zone_name)
         self._render_keys = _compile_render(self._key_columns, tz, zone_name)
-        self.dml: Callable[[RowChangedEvent, int], bytes] | None = (
-            _compile_dml(self._columns, tz, zone_name, self.prefix, self.schema_version)
-            if self._columns
-            else None
+        self.dml: Callable[[RowChangedEvent, Heads], bytes] | None = (
+            _compile_dml(self._columns, tz, zone_name) if self._columns else None
         )
-        """The plain DML message of a row with a non-zero ``physical_table_id``; None when the
-        table has no stored column (its maps are empty and omitted). Raises one of
-        ``RENDER_ERRORS`` on a bad image or a string orjson refuses."""
+        """The plain DML message of a row with a non-zero ``physical_table_id``, given the
+        ``heads`` of its tableID and commitTs; None when the table has no stored column (its
+        maps are empty and omitted). Raises one of ``RENDER_ERRORS`` on a bad image or a
+        string orjson refuses."""
+
+    def heads(self, physical_table_id: int, commit_ts: int, build_ts: int) -> Heads:
+        """The message starts ``dml`` joins its maps to, made once per transaction: formatting
+        the numbers costs more than dumping a row's maps' worth of joins."""
+        ids = b'%d,"type":"' % physical_table_id
+        times = b'","commitTs":%d,"buildTs":%d%b' % (commit_ts, build_ts, self.schema_version)
+        start = self.prefix + b',"tableID":' + ids
+        return (
+            start + b"INSERT" + times + b',"data":',
+            start + b"UPDATE" + times + b',"data":',
+            start + b"DELETE" + times + b',"old":',
+        )
 
     def render(self, image: Image, handle_key_only: bool = False) -> dict[str, Any]:
         """The map for one image; only the handle-key columns when ``handle_key_only``."""
