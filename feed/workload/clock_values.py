@@ -1,16 +1,15 @@
-"""Seeded DATE, DATETIME/TIMESTAMP and TIME values (the feed's text forms).
+"""Seeded DATE, DATETIME/TIMESTAMP and TIME draws, as source text (see ``values``).
 
 They draw what ``rng.randint(low, high)`` (seconds since 1970, or hours), ``randrange(60)``
-and ``randrange(10**fsp)`` would, and write the text from tables: the date of a day is
-worked out once (``time.gmtime``) and kept, the clock comes from per-minute texts.
+and ``randrange(10**fsp)`` would, and write the text from tables: the date of every day of
+the spans (made once, on first use), the clock from per-minute texts.
 """
 
 from __future__ import annotations
 
-import random
-import time
+import datetime
 
-from tisink.feed.workload.draws import ValueGen, below_of
+from tisink.feed.workload.draws import ColumnCode, below_code
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -19,84 +18,65 @@ DATE_SPAN = (0, 2_145_916_799)
 TIMESTAMP_SPAN = (1, 2_147_483_647)
 """TiDB's TIMESTAMP range in UTC."""
 _TWO_DIGITS = tuple(f"{n:02d}" for n in range(100))
-_CLOCK = tuple(f"{h:02d}:{m:02d}:" for h in range(24) for m in range(60))
-"""``HH:MM:`` of each minute of a day."""
+_CLOCK = tuple(f" {h:02d}:{m:02d}:" for h in range(24) for m in range(60))
+"""`` HH:MM:`` of each minute of a day, after the date."""
 _HOURS = tuple(f"{'-' if h < 0 else ''}{abs(h):02d}:" for h in range(-838, 839))
 """``[-]HH:`` of each hour of a TIME, from -838."""
-_DAY_TEXT: dict[int, str] = {}
-"""``YYYY-MM-DD`` of each day since 1970 met so far (at most about 25,000 of them)."""
+_MINUTES = tuple(f"{m:02d}:" for m in range(60))
+_DAYS: list[str] = []
+"""``YYYY-MM-DD`` of each day since 1970 up to the end of the TIMESTAMP span."""
 
 
-def _day_text(day: int) -> str:
-    t = time.gmtime(day * 86400)
-    text = _DAY_TEXT[day] = f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
-    return text
+def _day_texts() -> list[str]:
+    if not _DAYS:
+        first = datetime.date(1970, 1, 1).toordinal()
+        last = TIMESTAMP_SPAN[1] // 86400
+        _DAYS.extend(datetime.date.fromordinal(first + day).isoformat() for day in range(last + 1))
+    return _DAYS
 
 
-def datetime_generator(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+def _offset(when: str, low: int) -> str:
+    """The second ``low + when`` as an expression."""
+    return f"({when} + {low})" if low else when
+
+
+def _fraction(v: str, fsp: int) -> list[str]:
+    """Appends ``.`` and ``rng.randrange(10**fsp)`` zero-padded to ``fsp`` digits, if any."""
+    if not fsp:
+        return []
+    fractions = 10**fsp
+    return [*below_code(f"{v}_f", fractions), f'{v} += "." + str({v}_f + {fractions})[1:]']
+
+
+def datetime_code(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     """A DATETIME or TIMESTAMP: a second of its span, then the fraction (``decimal`` digits)."""
     low, high = TIMESTAMP_SPAN if col.family is TypeFamily.TIMESTAMP else DATE_SPAN
-    seconds = high - low + 1
-    second_bits = seconds.bit_length()
-    fsp = col.decimal
-    fractions = 10**fsp
-    fraction_bits = fractions.bit_length()
-    days, clock, two_digits = _DAY_TEXT, _CLOCK, _TWO_DIGITS
-
-    def gen(rng: random.Random) -> str:
-        bits = rng.getrandbits
-        when = bits(second_bits)  # rng.randint(low, high), then rng.randrange(fractions)
-        while when >= seconds:
-            when = bits(second_bits)
-        day, second = divmod(low + when, 86400)
-        text = (days.get(day) or _day_text(day)) + " " + clock[second // 60]
-        text += two_digits[second % 60]
-        if not fsp:
-            return text
-        fraction = bits(fraction_bits)
-        while fraction >= fractions:
-            fraction = bits(fraction_bits)
-        return text + "." + str(fraction + fractions)[1:]  # zero-padded to fsp digits
-
-    return gen
+    when, day, second = f"{v}_w", f"{v}_d", f"{v}_s"
+    lines = [
+        *below_code(when, high - low + 1),
+        f"{day}, {second} = divmod({_offset(when, low)}, 86400)",
+        f"{v} = DAYS[{day}] + CLOCK[{second} // 60] + TWO_DIGITS[{second} % 60]",
+        *_fraction(v, col.decimal),
+    ]
+    return ColumnCode(lines, {"DAYS": _day_texts(), "CLOCK": _CLOCK, "TWO_DIGITS": _TWO_DIGITS})
 
 
-def date_generator(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+def date_code(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     """A DATE: the day of a second of the date span."""
     low, high = DATE_SPAN
-    when = below_of(high - low + 1)
-
-    def gen(rng: random.Random) -> str:
-        day = (low + when(rng)) // 86400
-        return _DAY_TEXT.get(day) or _day_text(day)
-
-    return gen
+    when = f"{v}_w"
+    lines = [*below_code(when, high - low + 1), f"{v} = DAYS[{_offset(when, low)} // 86400]"]
+    return ColumnCode(lines, {"DAYS": _day_texts()})
 
 
-def time_generator(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+def time_code(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     """A TIME in -838:59:59 .. 838:59:59: hour, minute, second, then the fraction."""
-    fsp = col.decimal
-    fractions = 10**fsp
-    fraction_bits = fractions.bit_length()
-    hours, two_digits = _HOURS, _TWO_DIGITS
-
-    def gen(rng: random.Random) -> str:
-        bits = rng.getrandbits
-        hour = bits(11)  # rng.randint(-838, 838): 1677 values
-        while hour >= 1677:
-            hour = bits(11)
-        minute = bits(6)  # rng.randrange(60) twice, then rng.randrange(fractions)
-        while minute >= 60:
-            minute = bits(6)
-        second = bits(6)
-        while second >= 60:
-            second = bits(6)
-        text = hours[hour] + two_digits[minute] + ":" + two_digits[second]
-        if not fsp:
-            return text
-        fraction = bits(fraction_bits)
-        while fraction >= fractions:
-            fraction = bits(fraction_bits)
-        return text + "." + str(fraction + fractions)[1:]
-
-    return gen
+    hour, minute, second = f"{v}_h", f"{v}_m", f"{v}_s"
+    lines = [
+        *below_code(hour, 1677),  # rng.randint(-838, 838)
+        *below_code(minute, 60),  # rng.randrange(60) twice
+        *below_code(second, 60),
+        f"{v} = HOURS[{hour}] + MINUTES[{minute}] + TWO_DIGITS[{second}]",
+        *_fraction(v, col.decimal),
+    ]
+    return ColumnCode(lines, {"HOURS": _HOURS, "MINUTES": _MINUTES, "TWO_DIGITS": _TWO_DIGITS})

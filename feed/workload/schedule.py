@@ -14,7 +14,9 @@ import hashlib
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from tisink.feed.workload.draws import below
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import DDLSpec, Scenario
 from tisink.feed.workload.timeline import SchemaTimeline
@@ -32,8 +34,9 @@ def derive_seed(seed: int, *parts: str) -> int:
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedTxn:
+class PlannedTxn(NamedTuple):
+    """``size`` rows of ``table`` (a tuple: the schedule makes one per transaction)."""
+
     table: int
     size: int
     commit_ts: int
@@ -98,7 +101,7 @@ def plan(
             raise ScenarioError("no live table left to write rows to", file=scenario.source)
         table = picker.pick(rng)
         low, high = scenario.tables[table].txn_size
-        size = min(rng.randint(low, high), total - emitted)
+        size = min(low + below(rng, high - low + 1), total - emitted)  # rng.randint(low, high)
         commit_ts, start_ts = clock.next(size)
         yield PlannedTxn(table, size, commit_ts, start_ts)
         emitted += size

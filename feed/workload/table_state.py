@@ -17,22 +17,18 @@ import orjson
 
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.values import Check, compile_check
-from tisink.feed.workload.draws import below
-from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_insert
+from tisink.feed.workload.draws import ValueGen, below, sample
+from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_draws
 from tisink.feed.workload.scenario import TableSpec
 from tisink.feed.workload.schedule import PlannedDDL, PlannedTxn, derive_seed
-from tisink.feed.workload.values import (
-    ValueGen,
-    compile_generator,
-    key_generator,
-    oversized_value,
-)
+from tisink.feed.workload.values import column_code, key_generator, oversized_value
 from tisink.model.events import DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo
 
 Image = dict[str, Any]
 MAX_UPDATED_COLUMNS = 3
-_IMAGE_FIELD = {"after": len(b',"after":'), "before": len(b',"before":')}
+_AFTER = len(b',"after":')
+_BEFORE = len(b',"before":')
 
 
 class TableState:
@@ -52,10 +48,11 @@ class TableState:
         self._images: list[bytes] = []
         """The JSON of each live row's image."""
         self._seq = 0
-        self._inserts = 0
+        """The sequence number of the last insert: it makes the keys, and counts inserts."""
         self._new_image: NewImage | None = None
         self._mutable: list[str] = []
-        self._by_name: dict[str, tuple[bool, float, ValueGen]] = {}
+        self._values: dict[str, ValueGen] = {}
+        self._changes: dict[str, ValueGen] = {}
         self._columns: dict[str, ColumnInfo] = {}
 
     # --- schema ---------------------------------------------------------------------------
@@ -84,19 +81,19 @@ class TableState:
         unique = {name for index in info.indexes if index.unique for name in index.columns}
         keys: list[KeyPlan] = []
         plan: list[ValuePlan] = []
-        self._mutable, self._by_name = [], {}
+        self._mutable = []
         self._columns = {c.name: c for c in info.stored_columns}
         name = info.qualified_name
         for col in info.stored_columns:
             if col.name in unique:
                 keys.append((col.name, key_generator(col, name)))
                 continue
-            gen = compile_generator(col, self._sizes.get(col.name))
+            code = column_code(col, self._sizes.get(col.name), f"v{len(plan)}")
             ratio = self._null_ratio.get(col.name, 0.1) if col.nullable else 0.0
-            plan.append((col.name, col.nullable, ratio, gen))
-            self._by_name[col.name] = (col.nullable, ratio, gen)
+            plan.append((col.name, col.nullable, ratio, code))
             self._mutable.append(col.name)
-        self._new_image = compile_insert(keys, plan, tuple(self._columns))
+        draws = compile_draws(self.spec.qualified_name, keys, plan, tuple(self._columns))
+        self._new_image, self._values, self._changes = draws
 
     def _fit_checks(self, pre: TableInfo) -> dict[str, Check]:
         """The value checks of the columns a MODIFY COLUMN changed, compiled once per DDL."""
@@ -118,7 +115,7 @@ class TableState:
             if col.name not in old:
                 out[col.name] = col.default
             elif col.name in fits and not _fits(col, fits[col.name], image[col.name]):
-                out[col.name] = self._by_name[col.name][2](self.rng)
+                out[col.name] = self._values[col.name](self.rng)
             else:
                 out[col.name] = image[col.name]
         return out
@@ -129,8 +126,11 @@ class TableState:
         """The ``txn.size`` row changes of one transaction; a row is touched at most once."""
         info = self.info
         assert info is not None, "the schedule gave rows to a table that does not exist"
+        assert self._new_image is not None
         insert_p, update_p, _ = self.spec.mix
-        rng = self.rng
+        update_p += insert_p
+        rng, new_image, big = self.rng, self._new_image, self.spec.oversized
+        seqs, images = self._seqs, self._images
         start_ts, commit_ts = txn.start_ts, txn.commit_ts
         # the feed line of a row: this envelope with its op (6 letters each), and each
         # image as a field
@@ -142,26 +142,33 @@ class TableState:
         out = []
         for _ in range(txn.size):
             draw = rng.random()
-            index = self._pick() if self._seqs and draw >= insert_p else -1
-            if index < 0 or self._seqs[index] in touched:
-                after = self._insert()
-                touched.add(self._seq)
+            index = self._pick() if seqs and draw >= insert_p else -1
+            if index < 0 or seqs[index] in touched:
+                self._seq = seq = self._seq + 1
+                after = new_image(rng, seq)
+                if big is not None and seq % big.every == 0 and big.column in after:
+                    col = self._columns[big.column]
+                    after[big.column] = oversized_value(col, big.nbytes, rng)
+                stored = _stored(after)
+                seqs.append(seq)
+                images.append(stored)
+                touched.add(seq)
                 row = RowChangedEvent(start_ts, commit_ts, info, None, after)
-                size = envelope + _IMAGE_FIELD["after"] + len(self._images[-1])
+                row.approximate_size = envelope + _AFTER + len(stored)
             else:
-                touched.add(self._seqs[index])
-                stored = self._images[index]
+                touched.add(seqs[index])
+                stored = images[index]
                 before = orjson.loads(stored)
-                size = envelope + _IMAGE_FIELD["before"] + len(stored)
-                if draw < insert_p + update_p and self._mutable:
+                size = envelope + _BEFORE + len(stored)
+                if draw < update_p and self._mutable:
                     after = self._update(before)
-                    stored = self._images[index] = _stored(after)
+                    stored = images[index] = _stored(after)
                     row = RowChangedEvent(start_ts, commit_ts, info, before, after)
-                    size += _IMAGE_FIELD["after"] + len(stored)
+                    row.approximate_size = size + _AFTER + len(stored)
                 else:
                     self._remove(index)
                     row = RowChangedEvent(start_ts, commit_ts, info, before, None)
-            row.approximate_size = size
+                    row.approximate_size = size
             out.append(FeedRow(row))
         return out
 
@@ -178,26 +185,13 @@ class TableState:
             rank = ((math.pow(count + 1, 1 - s) - 1) * u + 1) ** (1 / (1 - s))
         return min(int(rank) - 1, count - 1)
 
-    def _insert(self) -> Image:
-        self._seq += 1
-        self._inserts += 1
-        assert self._new_image is not None
-        image = self._new_image(self.rng, self._seq)
-        big = self.spec.oversized
-        if big is not None and self._inserts % big.every == 0 and big.column in image:
-            col = self._columns[big.column]
-            image[big.column] = oversized_value(col, big.nbytes, self.rng)
-        self._seqs.append(self._seq)
-        self._images.append(_stored(image))
-        return image
-
     def _update(self, before: Image) -> Image:
         rng = self.rng
-        after = dict(before)
-        count = 1 + below(rng, min(MAX_UPDATED_COLUMNS, len(self._mutable)))  # randint(1, n)
-        for name in rng.sample(self._mutable, count):
-            nullable, ratio, gen = self._by_name[name]
-            after[name] = None if nullable and rng.random() < ratio else gen(rng)
+        after = before.copy()
+        mutable, changes = self._mutable, self._changes
+        count = 1 + below(rng, min(MAX_UPDATED_COLUMNS, len(mutable)))  # randint(1, n)
+        for name in sample(rng, mutable, count):
+            after[name] = changes[name](rng)
         return after
 
     def _remove(self, index: int) -> None:

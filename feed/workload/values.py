@@ -1,13 +1,15 @@
-"""Seeded value generators per column, in the feed's value form (spec/feed-format.md "Values").
+"""Seeded value draws per column, as source text (spec/feed-format.md "Values").
 
-``compile_generator`` builds one closure per column and schema version; a closure draws from
-the table's ``random.Random`` only, so the values depend on the seed and the table, never on
-which process generates them. Text includes characters that JSON encoders must escape
-(``<>&``, quotes, U+2028) and multi-byte UTF-8, so a consumer's decoder is exercised too.
+``column_code`` gives the statements that draw one (non-NULL) value of a column from the
+table's ``random.Random``; ``inserts`` runs those of every column of a table version in one
+generated function, so a row costs no call per column and every bound is a literal. Values
+depend on the seed and the table only, never on which process generates them. Text includes
+characters that JSON encoders must escape (``<>&``, quotes, U+2028) and multi-byte UTF-8, so
+a consumer's decoder is exercised too.
 
-The closures draw exactly what ``randrange``/``randint``/``choice``/``uniform``/``randbytes``
-would (``draws``), only without their argument checks, so the feed of a seed stays byte for
-byte what it was. Dates and times are in ``clock_values``.
+The statements draw exactly what ``randrange``/``randint``/``choice``/``uniform``/
+``randbytes``/``sample`` would (``draws``), only without their argument checks, so the feed
+of a seed stays byte for byte what it was. Dates and times are in ``clock_values``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from tisink.feed.workload.clock_values import date_generator, datetime_generator, time_generator
-from tisink.feed.workload.draws import ValueGen, below_of
+from tisink.feed.workload.clock_values import date_code, datetime_code, time_code
+from tisink.feed.workload.draws import ColumnCode, below_code, sample
 from tisink.feed.workload.errors import ScenarioError
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
@@ -34,65 +36,68 @@ DEFAULT_MAX_SIZE = 32
 _FLOAT_SPAN = 1e4
 _DOUBLE_SPAN = 1e9
 _JSON_WORDS = ("alpha", "beta", "gamma", "delta", "<tag>", "a&b", "中文", "")
+UNROLLED_VECTOR = 16
+"""Vectors up to this many dimensions draw as a list display, longer ones in a loop."""
+
+SHARED: dict[str, Any] = {
+    "ALPHABET": ALPHABET,
+    "POOL": _POOL,
+    "JSON_WORDS": _JSON_WORDS,
+    "encode": binascii.b2a_base64,
+    "sample": sample,
+}
+"""Names the statements of every column may use besides ``rng``, ``bits`` and ``draw``."""
 
 
-def compile_generator(col: ColumnInfo, size: tuple[int, int] | None = None) -> ValueGen:
-    """The generator of ``col``'s (non-NULL) values; ``size`` bounds text/binary lengths."""
-    family = col.family
-    builder = _BUILDERS[family]
-    return builder(col, size)
+Builder = Callable[[ColumnInfo, tuple[int, int] | None, str], ColumnCode]
 
 
-def _integer(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+def column_code(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+    """The draw of a (non-NULL) ``col`` value into ``v``; ``size`` bounds text/binary
+    lengths."""
+    return _BUILDERS[col.family](col, size, v)
+
+
+def _integer(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     low, high, unsigned_max = INTEGER_RANGES[col.mysql_type]
     if col.unsigned:
         low, high = 0, unsigned_max
     bits = (high - low).bit_length()  # every integer type spans a power of two
-    return lambda rng: low + rng.getrandbits(bits)
+    return ColumnCode([f"{v} = {low} + bits({bits})" if low else f"{v} = bits({bits})"], {})
 
 
-def _year(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    draw = below_of(255)
-    return lambda rng: 1901 + draw(rng)
+def _year(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+    return ColumnCode([*below_code(v, 255), f"{v} += 1901"], {})
 
 
-def _bit(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    bits = col.length or 1
-    return lambda rng: rng.getrandbits(bits)
+def _bit(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+    return ColumnCode([f"{v} = bits({col.length or 1})"], {})
 
 
-def _floating(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+def _floating(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     span = _FLOAT_SPAN if col.mysql_type == "float" else _DOUBLE_SPAN
     low = 0.0 if col.unsigned else -span
     width = span - low  # rng.uniform(low, span)
     digits = 2 if col.mysql_type == "float" else 4
-    return lambda rng: round(low + width * rng.random(), digits)
+    shifted = f"{low!r} + {width!r} * draw()" if low else f"{width!r} * draw()"  # >= +0.0
+    return ColumnCode([f"{v} = round({shifted}, {digits})"], {})
 
 
-def _decimal(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+def _decimal(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     scale = col.decimal
-    wholes = 10 ** min(col.length - scale, 12)
-    whole_bits = wholes.bit_length()
-    fractions = 10**scale
-    fraction_bits = fractions.bit_length()
-    signed = not col.unsigned
-
-    def gen(rng: random.Random) -> str:
-        bits = rng.getrandbits
-        whole = bits(whole_bits)  # rng.randrange(wholes), then rng.randrange(fractions)
-        while whole >= wholes:
-            whole = bits(whole_bits)
-        if scale:
-            fraction = bits(fraction_bits)
-            while fraction >= fractions:
-                fraction = bits(fraction_bits)
-            text = f"{whole}.{str(fraction + fractions)[1:]}"
-        else:
-            text = str(whole)
-        negative = signed and rng.random() < 0.25 and text.strip("0.") != ""
-        return "-" + text if negative else text
-
-    return gen
+    whole, fraction = f"{v}_w", f"{v}_f"
+    lines = below_code(whole, 10 ** min(col.length - scale, 12))  # rng.randrange(wholes)
+    if scale:
+        fractions = 10**scale
+        lines += below_code(fraction, fractions)  # then rng.randrange(fractions)
+        lines.append(f'{v} = f"{{{whole}}}.{{str({fraction} + {fractions})[1:]}}"')
+        nonzero = f"({whole} or {fraction})"
+    else:
+        lines.append(f"{v} = str({whole})")
+        nonzero = whole
+    if not col.unsigned:  # negative a quarter of the time, but never "-0.00"
+        lines += [f"if draw() < 0.25 and {nonzero}:", f'    {v} = "-" + {v}']
+    return ColumnCode(lines, {})
 
 
 def _bounds(col: ColumnInfo, size: tuple[int, int] | None, unit_bytes: int) -> tuple[int, int]:
@@ -105,82 +110,85 @@ def _bounds(col: ColumnInfo, size: tuple[int, int] | None, unit_bytes: int) -> t
     return low, high
 
 
-def _text(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
+def _text(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     low, high = _bounds(col, size, 4)
-
     limit = len(_POOL) - high
-    if limit <= 0:
-        return lambda rng: "".join(rng.choices(ALPHABET, k=rng.randint(low, high)))
+    if limit <= 0:  # longer than the pool: character by character
+        return ColumnCode(
+            [f'{v} = "".join(rng.choices(ALPHABET, k=rng.randint({low}, {high})))'], {}
+        )
+    start = f"{v}_s"
+    return ColumnCode(
+        [
+            f"{start} = int(draw() * {limit})",
+            f"{v} = POOL[{start} : {start}{_plus(low)} + int(draw() * {high - low + 1})]",
+        ],
+        {},
+    )
 
-    def gen(rng: random.Random) -> str:
-        start = int(rng.random() * limit)
-        return _POOL[start : start + low + int(rng.random() * (high - low + 1))]
 
-    return gen
+def _plus(term: int) -> str:
+    return f" + {term}" if term else ""
 
 
 def _b64(data: bytes) -> str:
     return binascii.b2a_base64(data)[:-1].decode()  # [:-1]: cheaper than newline=False
 
 
-def _binary(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    encode = binascii.b2a_base64
+def _binary(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     if col.mysql_type == "binary":
         width = col.length or 1  # BINARY(n) is padded to n bytes
-        bits = width * 8
-        return lambda rng: encode(rng.getrandbits(bits).to_bytes(width, "little"))[:-1].decode()
+        return ColumnCode(
+            [f'{v} = encode(bits({width * 8}).to_bytes({width}, "little"))[:-1].decode()'], {}
+        )
     low, high = _bounds(col, size, 1)
-    lengths = high - low + 1
-    length_bits = lengths.bit_length()
-
-    def gen(rng: random.Random) -> str:
-        bits = rng.getrandbits
-        n = bits(length_bits)  # rng.randint(low, high), then rng.randbytes(n)
-        while n >= lengths:
-            n = bits(length_bits)
-        n += low
-        return encode(bits(n * 8).to_bytes(n, "little"))[:-1].decode()
-
-    return gen
+    n = f"{v}_n"  # rng.randint(low, high), then rng.randbytes(n)
+    lines = below_code(n, high - low + 1)
+    lines += [f"{n} += {low}"] if low else []
+    lines += [f'{v} = encode(bits({n} * 8).to_bytes({n}, "little"))[:-1].decode()']
+    return ColumnCode(lines, {})
 
 
-def _enum(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    members = col.elements
-    pick = below_of(len(members))  # rng.choice(members)
-    return lambda rng: members[pick(rng)]
+def _enum(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+    index = f"{v}_i"  # rng.choice(members)
+    lines = [*below_code(index, len(col.elements)), f"{v} = {v}_members[{index}]"]
+    return ColumnCode(lines, {f"{v}_members": tuple(col.elements)})
 
 
-def _set(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    members = col.elements
-    return lambda rng: [m for m in members if rng.random() < 0.5]
+def _set(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+    lines = [f"{v} = []"]
+    for i in range(len(col.elements)):  # each member with probability 1/2, in order
+        lines += ["if draw() < 0.5:", f"    {v}.append({v}_members[{i}])"]
+    return ColumnCode(lines, {f"{v}_members": tuple(col.elements)})
 
 
-_JSON_ID = below_of(1 << 40)
-_JSON_WORD = below_of(len(_JSON_WORDS))
-_JSON_TAGS = below_of(4)
-_JSON_N = below_of(199)
+def _json(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+    doc, n = f"{v}_doc", f"{v}_n"
+    lines = [
+        *below_code(f"{v}_id", 1 << 40),
+        *below_code(n, len(_JSON_WORDS)),
+        f'{doc} = {{"id": {v}_id, "name": JSON_WORDS[{n}]}}',
+        "if draw() < 0.5:",
+        *("    " + line for line in below_code(n, 4)),
+        f'    {doc}["tags"] = sample(rng, JSON_WORDS, {n})',
+        "if draw() < 0.3:",
+        f"    {v}_ok = draw() < 0.5",
+        *("    " + line for line in below_code(n, 199)),
+        f'    {doc}["nested"] = {{"ok": {v}_ok, "none": None, "n": {n} - 99}}',
+        f'{v} = {doc} if draw() < 0.9 else [{doc}["id"], {doc}["name"]]',
+    ]
+    return ColumnCode(lines, {})
 
 
-def _json(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    def gen(rng: random.Random) -> Any:
-        doc: dict[str, Any] = {"id": _JSON_ID(rng), "name": _JSON_WORDS[_JSON_WORD(rng)]}
-        if rng.random() < 0.5:
-            doc["tags"] = rng.sample(_JSON_WORDS, _JSON_TAGS(rng))
-        if rng.random() < 0.3:
-            ok = rng.random() < 0.5
-            doc["nested"] = {"ok": ok, "none": None, "n": _JSON_N(rng) - 99}
-        return doc if rng.random() < 0.9 else [doc["id"], doc["name"]]
-
-    return gen
+def _vector(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+    dims = col.length or 3
+    value = "round(-1.0 + 2.0 * draw(), 3)"  # rng.uniform(-1.0, 1.0)
+    if dims <= UNROLLED_VECTOR:
+        return ColumnCode([f"{v} = [{', '.join([value] * dims)}]"], {})
+    return ColumnCode([f"{v} = []", f"for _ in range({dims}):", f"    {v}.append({value})"], {})
 
 
-def _vector(col: ColumnInfo, size: tuple[int, int] | None) -> ValueGen:
-    dims = range(col.length or 3)
-    # rng.uniform(-1.0, 1.0) is -1.0 + 2.0 * rng.random()
-    return lambda rng: [round(-1.0 + 2.0 * rng.random(), 3) for _ in dims]
-
-
-_BUILDERS: dict[TypeFamily, Callable[[ColumnInfo, tuple[int, int] | None], ValueGen]] = {
+_BUILDERS: dict[TypeFamily, Builder] = {
     TypeFamily.INT: _integer,
     TypeFamily.BIGINT: _integer,
     TypeFamily.YEAR: _year,
@@ -190,10 +198,10 @@ _BUILDERS: dict[TypeFamily, Callable[[ColumnInfo, tuple[int, int] | None], Value
     TypeFamily.DECIMAL: _decimal,
     TypeFamily.STRING: _text,
     TypeFamily.BINARY: _binary,
-    TypeFamily.DATE: date_generator,
-    TypeFamily.DATETIME: datetime_generator,
-    TypeFamily.TIMESTAMP: datetime_generator,
-    TypeFamily.TIME: time_generator,
+    TypeFamily.DATE: date_code,
+    TypeFamily.DATETIME: datetime_code,
+    TypeFamily.TIMESTAMP: datetime_code,
+    TypeFamily.TIME: time_code,
     TypeFamily.ENUM: _enum,
     TypeFamily.SET: _set,
     TypeFamily.JSON: _json,
