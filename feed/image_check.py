@@ -1,8 +1,9 @@
 """The fast yes/no check of a row image, generated once per table version.
 
 ``compile_image_check`` writes one straight-line function per schema: for each stored column
-it reads the value and tests it with the column's own constants (range, length, a regex made
-for that column), no per-value dispatch and no closure call. It answers only "valid"; the
+it reads the value and tests it with the column's own constants (range, length, the digit
+shapes of ``feed.shapes`` or a regex made for that column), no per-value dispatch and no
+closure call. It answers only "valid"; the
 reader asks the detailed checks of ``feed.values`` (through ``ImageValidator.problem``) for
 the reason when it says no. So it may be stricter than they are, never looser: a True here
 means ``problem`` finds nothing (``tests/feed/test_image_check.py`` checks that).
@@ -11,27 +12,21 @@ means ``problem`` finds nothing (``tests/feed/test_image_check.py`` checks that)
 from __future__ import annotations
 
 import binascii
+import datetime as dt
 import re
 from collections.abc import Callable
 from typing import Any
 
+from tisink.feed import shapes
 from tisink.feed.values import FLOAT32_MAX
 from tisink.model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
 
 ImageCheck = Callable[[Any], bool]
 
-_MONTH_DAY = (
-    r"(?:(?:0[0-9]|1[0-2])-(?:[01][0-9]|2[0-8])"
-    r"|(?:0[013-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
-)
-"""A month and a day it has (month 00 is TiDB's zero-in-date); February 29 is left to the
-detailed check, which knows leap years."""
-_DATE = r"[0-9]{4}-" + _MONTH_DAY
-_TIMESTAMP_DATE = r"(?:197[1-9]|19[89][0-9]|20[0-2][0-9]|203[0-7])-" + _MONTH_DAY
-"""Dates whose every instant is within TIMESTAMP's range; 1970 and 2038 are left to the
-detailed check."""
-_CLOCK = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+_TIMESTAMP_YEARS = ("1971", "2038")
+"""From the first year whose every instant is within TIMESTAMP's range to the first year past
+the last one; 1970 and 2038 are left to the detailed check."""
 _TIME_HOURS = r"-?(?:[0-7][0-9]{1,2}|8[0-2][0-9]|83[0-7]|[89][0-9])"
 """Hours below 838; the 838th hour's limit (838:59:59) is left to the detailed check."""
 _NUMBER_TYPES = frozenset((int, float))
@@ -63,6 +58,9 @@ class _Writer:
             "_map": map,
             "_a2b": binascii.a2b_base64,
             "_number": _NUMBER_TYPES.__contains__,
+            "_zeros": shapes.ZEROS,
+            "_date": dt.date.fromisoformat,
+            "_datetime": dt.datetime.fromisoformat,
         }
 
     def constant(self, name: str, value: Any) -> str:
@@ -87,18 +85,25 @@ class _Writer:
             floor = "0" if col.unsigned else f"-{limit}"
             return f"(_type(v) is float or _type(v) is int) and {floor} <= v <= {limit}"
         if family is TypeFamily.DECIMAL:
-            return f"_type(v) is str and {self._regex(i, _decimal_pattern(col))}"
+            whole = (col.length or DEFAULT_LENGTH[("decimal", False)]) - col.decimal
+            if whole <= 0:  # shapes cannot tell "0" from "1": a regex for these rare columns
+                return f"_type(v) is str and {self._regex(i, _decimal_pattern(col))}"
+            return self._shaped(i, shapes.decimal_shapes(whole, col.decimal, col.unsigned))
         if family is TypeFamily.STRING:
             return "_type(v) is str" + self._string_limit(col)
         if family is TypeFamily.BINARY:
             size = f"<= {col.length}" if col.length else ">= 0"  # decoding is the test
             return f"_type(v) is str and _len(_a2b(v, strict_mode=True)) {size}"
         if family is TypeFamily.DATE:
-            return f"_type(v) is str and {self._regex(i, _DATE)}"
+            # the shape pins the format; fromisoformat checks month and day (leap years too)
+            return f"{self._shaped(i, frozenset((shapes.DATE,)))} and _date(v) is not None"
         if family in (TypeFamily.DATETIME, TypeFamily.TIMESTAMP):
-            date = _TIMESTAMP_DATE if family is TypeFamily.TIMESTAMP else _DATE
-            pattern = f"{date} {_CLOCK}{_fraction(col.decimal)}"
-            return f"_type(v) is str and {self._regex(i, pattern)}"
+            # hour 24 spelled out: a later Python may read 24:00:00 as the next midnight
+            test = self._shaped(i, shapes.datetime_shapes(col.decimal))
+            test += ' and v[11:13] < "24" and _datetime(v) is not None'
+            if family is TypeFamily.TIMESTAMP:  # whole years within TIMESTAMP's range
+                test += f' and "{_TIMESTAMP_YEARS[0]}" <= v < "{_TIMESTAMP_YEARS[1]}"'
+            return test
         if family is TypeFamily.TIME:
             pattern = f"{_TIME_HOURS}:[0-5][0-9]:[0-5][0-9]{_fraction(col.decimal)}"
             return f"_type(v) is str and {self._regex(i, pattern)}"
@@ -115,6 +120,10 @@ class _Writer:
             return "_type(v) is list and _all(_map(_number, _map(_type, v)))"
         raise AssertionError(f"unhandled type family {family}")  # every family is listed above
 
+    def _shaped(self, i: int, allowed: frozenset[bytes]) -> str:
+        shape = "v.encode().translate(_zeros)"
+        return f"_type(v) is str and {shape} in {self.constant(f'shapes{i}', allowed)}"
+
     def _regex(self, i: int, pattern: str) -> str:
         return f"{self.constant(f're{i}', re.compile(pattern).fullmatch)}(v) is not None"
 
@@ -129,36 +138,50 @@ class _Writer:
         return f" and (_len(v) <= {limit // 4} or _len(v.encode()) <= {limit})"
 
 
-def compile_image_check(table: TableInfo) -> ImageCheck:
-    """A function telling whether an image holds exactly ``table``'s stored columns, each
-    value fitting its column (NULL only where nullable)."""
+def image_statements(table: TableInfo, fail: str) -> tuple[list[str], dict[str, Any]]:
+    """The statements (unindented) that run ``fail`` (a ``return``) unless ``image`` is a dict
+    holding exactly ``table``'s stored columns, each value fitting its column (NULL only where
+    nullable), and the constants they name. An odd value may make them raise instead: callers
+    run them inside ``try``. The row builders inline them, for an image each."""
     writer = _Writer()
     columns = table.stored_columns
-    body = [
-        f"    if _type(image) is not dict or _len(image) != {len(columns)}:",
-        "        return False",
-        "    try:",
-    ]
+    body = [f"if _type(image) is not dict or _len(image) != {len(columns)}:", f"    {fail}"]
     for i, col in enumerate(columns):
         test = writer.value_test(i, col)
         read = f"image[{writer.constant(f'name{i}', col.name)}]"
         if test == "True":  # any value: only its presence counts, and NULL's
             if col.nullable:
-                body.append(f"        {read}")
+                body.append(read)
             else:
-                body += [f"        if {read} is None:", "            return False"]
+                body += [f"if {read} is None:", f"    {fail}"]
             continue
         if col.nullable:
             test = f"v is None or ({test})"
-        body += [f"        v = {read}", f"        if not ({test}):", "            return False"]
+        body += [f"v = {read}", f"if not ({test}):", f"    {fail}"]
+    return body, writer.constants
+
+
+def compile_image_check(table: TableInfo) -> ImageCheck:
+    """A function telling whether an image holds exactly ``table``'s stored columns, each
+    value fitting its column (NULL only where nullable)."""
+    statements, constants = image_statements(table, "return False")
+    body = ["    try:", *(f"        {line}" for line in statements)]
     body += [
         "    except Exception:  # a missing column, a value of an odd type",
         "        return False",
+        "    return True",
     ]
-    body.append("    return True")
-    names = ", ".join(f"{name}={name}" for name in writer.constants)
-    source = "\n".join([f"def valid(image, *, {names}):", *body])
-    namespace = dict(writer.constants)
-    exec(compile(source, f"<image check of {table.qualified_name}>", "exec"), namespace)
-    check: ImageCheck = namespace["valid"]
+    source = "\n".join(["def valid(image):", *body])
+    check: ImageCheck = define(source, "valid", constants, f"image check of {table.qualified_name}")
     return check
+
+
+def define(source: str, name: str, constants: dict[str, Any], what: str) -> Any:
+    """The function ``name`` that ``source`` defines, with ``constants`` as its globals.
+
+    Globals, not keyword-only parameters with defaults: Python reads a global through a
+    per-instruction cache almost as fast as a local, while every call of a function fills in
+    each defaulted keyword-only parameter with a dict lookup (some 10 ns a column)."""
+    namespace = dict(constants)
+    exec(compile(source, f"<{what}>", "exec"), namespace)
+    return namespace[name]

@@ -79,15 +79,33 @@ class FeedParser:
         self._resolved = -1
 
     def parse_lines(self, lines: Iterable[bytes], name: str) -> Iterator[FeedRecord]:
-        """Parse the lines of one file called ``name`` (for messages); blank lines are skipped."""
-        parse, source = self.parse_line, tuple.__new__
+        """Parse the lines of one file called ``name`` (for messages); blank lines are skipped.
+
+        A common row takes its table's builder right here; every other line (blank, DDL,
+        resolved, a row the builder does not take) goes through ``parse_line``."""
+        builders, loads, parse, source = (
+            self.schemas.builders,
+            orjson.loads,
+            self.parse_line,
+            tuple.__new__,
+        )
         for number, raw in enumerate(lines, 1):
-            if raw.isspace() or not raw:
-                continue
             try:
-                yield parse(raw, source(Source, (name, number)))
-            except FeedError as err:
-                raise err.at(name, number) from err.__cause__
+                obj = loads(raw)
+                build = builders.get(obj.get("tableID"))
+                event = build and build(
+                    obj, self._last_ts, self._resolved, len(raw.rstrip(b"\r\n"))
+                )
+            except Exception:  # not JSON, not an object, an unhashable tableID: parse_line tells
+                event = None
+            if event is not None:
+                self._last_ts = event.commit_ts
+                yield FeedRow(event, source(Source, (name, number)))
+            elif raw and not raw.isspace():
+                try:
+                    yield parse(raw, source(Source, (name, number)))
+                except FeedError as err:
+                    raise err.at(name, number) from err.__cause__
 
     def parse_line(self, raw: bytes, source: Source) -> FeedRecord:
         try:
@@ -123,32 +141,16 @@ class FeedParser:
         self._last_ts = commit_ts
 
     def _row(self, obj: dict[str, Any], size: int, source: Source) -> FeedRow:
-        """The common row in one pass of cheap tests; anything they do not pass takes
-        ``_checked_row``, which finds what is wrong in the documented order (or accepts it)."""
-        commit_ts, start_ts = obj.get("commitTs"), obj.get("startTs")
-        before, after = obj.get("before"), obj.get("after")
+        """The common row through its table's builder; anything the builder does not take
+        goes to ``_checked_row``, which finds what is wrong in the documented order (or
+        accepts it)."""
         table_id = obj.get("tableID")
-        validator = self.schemas.live.get(table_id) if type(table_id) is int else None
-        if (
-            not _ROW_KEYS.issuperset(obj)
-            or validator is None
-            or type(commit_ts) is not int
-            or type(start_ts) is not int
-            or not 0 <= start_ts <= commit_ts <= _MAX_TS
-            or commit_ts <= self._resolved
-            or commit_ts < self._last_ts
-            or _OPS.get(obj.get("op")) != (before is not None, after is not None)
-            or "schema" in obj
-            or "table" in obj
-            or (after is not None and not validator.valid(after))
-            or (before is not None and not validator.valid(before))
-        ):
+        build = self.schemas.builders.get(table_id) if type(table_id) is int else None
+        event = None if build is None else build(obj, self._last_ts, self._resolved, size)
+        if event is None:
             return self._checked_row(obj, size, source)
-        self._last_ts = commit_ts
-        row = RowChangedEvent(
-            start_ts, commit_ts, validator.table, before, after, approximate_size=size
-        )
-        return FeedRow(row, source)
+        self._last_ts = event.commit_ts
+        return FeedRow(event, source)
 
     def _checked_row(self, obj: dict[str, Any], size: int, source: Source) -> FeedRow:
         _only(obj, _ROW_KEYS)

@@ -10,6 +10,7 @@ table back, such as RECOVER TABLE).
 from __future__ import annotations
 
 from tisink.feed.errors import FeedError
+from tisink.feed.row_builder import RowBuilder, compile_row_builder
 from tisink.feed.validator import ImageValidator
 from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import TableInfo
@@ -21,6 +22,8 @@ class SchemaTracker:
     def __init__(self) -> None:
         self.live: dict[int, ImageValidator] = {}
         """The validator of each live tableID (read it; DDLs change it through ``apply``)."""
+        self.builders: dict[int, RowBuilder] = {}
+        """The row builder of each live tableID (the reader's fast path), kept with ``live``."""
         self._gone: dict[int, tuple[str, str]] = {}  # tableID -> (table name, what happened)
 
     def validator(self, table_id: int) -> ImageValidator:
@@ -78,6 +81,7 @@ class SchemaTracker:
 
     def _register(self, table: TableInfo) -> None:
         self.live[table.table_id] = ImageValidator(table)
+        self.builders[table.table_id] = compile_row_builder(table)
         self._gone.pop(table.table_id, None)
 
     def _refuse_gone(self, table: TableInfo) -> None:
@@ -90,4 +94,5 @@ class SchemaTracker:
         start after the table's CREATE, and the DDL itself carries the whole schema."""
         self._refuse_gone(table)
         self.live.pop(table.table_id, None)
+        self.builders.pop(table.table_id, None)
         self._gone[table.table_id] = (table.qualified_name, why)
