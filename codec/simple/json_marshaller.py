@@ -66,6 +66,10 @@ class JSONMarshaller:
         if renderer is None or (renderer.table is not table and renderer.table != table):
             renderer = JSONRowRenderer(table, self._tz, self._zone_name)
             self._renderers[key] = renderer
+        else:
+            # an equal TableInfo object of another origin (another feed, a decoded schema):
+            # from now on the identity checks of the row paths find it
+            renderer.table = table
         self._last = renderer
         return renderer
 

@@ -183,8 +183,9 @@ class JSONRowRenderer:
     __slots__ = (
         "_columns",
         "_key_columns",
-        "_render",
-        "_render_keys",
+        "_renders",
+        "_tz",
+        "_zone_name",
         "dml",
         "prefix",
         "schema_version",
@@ -205,8 +206,10 @@ class JSONRowRenderer:
         self._columns = tuple((c, converter_for(c, tz, zone_name)) for c in stored)
         handle_key = set(table.handle_key)
         self._key_columns = tuple(pair for pair in self._columns if pair[0].name in handle_key)
-        self._render = _compile_render(self._columns, tz, zone_name)
-        self._render_keys = _compile_render(self._key_columns, tz, zone_name)
+        self._tz, self._zone_name = tz, zone_name
+        self._renders: dict[bool, Callable[[Image], dict[str, Any]]] = {}
+        """The map builders (all columns, or the handle key's by ``True``), compiled when
+        first used: plain rows take ``dml`` alone, and each compile costs about a hundred rows."""
         self.dml: Callable[[RowChangedEvent, Heads], bytes] | None = (
             _compile_dml(self._columns, tz, zone_name) if self._columns else None
         )
@@ -229,8 +232,14 @@ class JSONRowRenderer:
 
     def render(self, image: Image, handle_key_only: bool = False) -> dict[str, Any]:
         """The map for one image; only the handle-key columns when ``handle_key_only``."""
+        render = self._renders.get(handle_key_only)
+        if render is None:
+            columns = self._key_columns if handle_key_only else self._columns
+            render = self._renders[handle_key_only] = _compile_render(
+                columns, self._tz, self._zone_name
+            )
         try:
-            return (self._render_keys if handle_key_only else self._render)(image)
+            return render(image)
         except RENDER_ERRORS as err:
             raise self._error(image, handle_key_only) from err
 
