@@ -8,6 +8,7 @@ reason otherwise; NULL is handled by the caller (it depends only on ``nullable``
 from __future__ import annotations
 
 import binascii
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -32,8 +33,12 @@ _TIMESTAMP_ZERO = "0000-00-00 00:00:00"
 
 
 def show(value: Any) -> str:
-    """A value as it looked in the feed (JSON), shortened for an error message."""
-    text = orjson.dumps(value).decode()
+    """A value as it looked in the feed (JSON), shortened for an error message. The stdlib
+    writes what orjson refuses (an integer beyond 64 bits, re-read as written)."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -124,6 +124,8 @@ BAD = [
     ("decimal_garbage", 3, "shop.t", "dec", '"1e5" is not a decimal'),
     ("varchar_too_long", 3, "shop.t", "vc", "5 characters do not fit varchar(4)"),
     ("string_as_int", 3, "shop.t", "vc", "5 is not a string"),
+    # beyond 64 bits: orjson cannot write it back, the message still shows it as written
+    ("string_as_huge_int", 3, "shop.t", "vc", "123456789012345678901234567890 is not a string"),
     ("tinytext_bytes", 3, "shop.t", "tt", "400 bytes do not fit tinytext"),
     ("base64_unpadded", 3, "shop.t", "vb", "not padded standard base64"),
     ("varbinary_too_long", 3, "shop.t", "vb", "5 bytes do not fit varbinary(4)"),
