@@ -19,6 +19,7 @@ from typing import Any
 from tisink.bench.charts import bench_chart
 from tisink.bench.encoding import encoding_group
 from tisink.bench.engines import engine_group
+from tisink.bench.feed import feed_group
 from tisink.bench.kafka import kafka_group
 from tisink.bench.output import markdown, write_json
 from tisink.bench.results import BenchResult, loop_turn_ns
@@ -69,6 +70,8 @@ def run_suite(
     )
     announce("encoding demo rows")
     results += encoding_group(f"encode: demo rows ({rows})", demo_txns(rows), settings.repeat)
+    announce("generating and reading the demo feed")
+    results += feed_group(f"feed: demo rows ({rows})", rows, settings.repeat)
     announce("Kafka sink against raw aiokafka sends")
     results += kafka_group(
         settings.bootstrap, ten_column_txns(settings.kafka_rows), settings.repeat
