@@ -87,6 +87,9 @@ class KafkaRecordReader:
                     "enable.auto.commit": False,
                     "enable.partition.eof": True,
                     "auto.offset.reset": "earliest",
+                    # librdkafka prefetches up to 64 MB a queue by default: reading a million
+                    # messages back then held 330 MB; 8 MB keeps up with the checks as well
+                    "queued.max.messages.kbytes": 8192,
                     # librdkafka repeats each connection failure every few ms; the failure
                     # that matters reaches the user as a VerifyError, the rest goes to debug
                     "logger": _DebugLogger(log),
