@@ -120,6 +120,34 @@ def test_dml_matches_the_converters(
     )
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.none() | _images,
+            _images,
+            st.sampled_from([7, 8]),  # commitTs: runs of one transaction, and changes
+            st.sampled_from([41, 42]),  # physical tableID: partitions of one table
+            st.booleans(),  # a DELETE (the image as before) or an INSERT/UPDATE
+        ),
+        max_size=12,
+    )
+)
+def test_a_run_of_rows_gets_the_heads_of_each_row(
+    rows: list[tuple[dict[str, Any] | None, dict[str, Any], int, int, bool]],
+) -> None:
+    """``marshal_rows`` makes message heads once per tableID and commitTs: a run whose rows
+    change either must still give every row its own, as one row at a time does."""
+    events = [
+        RowChangedEvent(1, ts, TABLE, image, None, physical_table_id=table_id)
+        if delete
+        else RowChangedEvent(1, ts, TABLE, before, image, physical_table_id=table_id)
+        for before, image, ts, table_id, delete in rows
+    ]
+    got = JSONMarshaller("UTC").marshal_rows(events, 1_700_000_000_000)
+    assert got == [_expected(TABLE, row, "UTC", 1_700_000_000_000) for row in events]
+
+
 def test_lone_surrogate_takes_the_repairing_path() -> None:
     image = {"id": 1, "yr": None, "dec": "-1.5", "d": 1e-7, "f": None, "s": "a\ud800"}
     row = RowChangedEvent(1, 2, TABLE, after=image | {"ts": None, "en": "b<"} | _NO_BINARY)
