@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 from bench_kafka_sink import raw_aiokafka
 
+from tisink.bench.rows import transactions
 from tisink.codec import new_encoder
 from tisink.codec.clock import FixedClock
 from tisink.ddlsink.blackhole import BlackholeDDLSink
@@ -113,18 +114,6 @@ def _route_all(router: EventRouter, txns: list[list[RowChangedEvent]]) -> None:
 def _drain(items: Iterable[Any]) -> None:
     for _ in items:
         pass
-
-
-def _transactions(rows: Sequence[RowChangedEvent]) -> list[list[RowChangedEvent]]:
-    """Consecutive rows of one table and commitTs: what the table sink hands the MQ sink."""
-    txns: list[list[RowChangedEvent]] = []
-    for row in rows:
-        last = txns[-1][-1] if txns else None
-        if last is not None and last.commit_ts == row.commit_ts and last.table is row.table:
-            txns[-1].append(row)
-        else:
-            txns.append([row])
-    return txns
 
 
 async def _play_blackhole(records: Iterable[FeedRecord]) -> int:
@@ -229,7 +218,7 @@ def _rows_stages(seed: int, rows: int, repeat: int) -> list[StageResult]:
     runs: dict[str, list[float]] = {"json": [], "avro": [], "route": []}
     for attempt in range(repeat):
         records = generate_records(WORKLOAD, seed + attempt, rows)
-        txns = _transactions([r.row for r in records if type(r) is FeedRow])
+        txns = transactions([r.row for r in records if type(r) is FeedRow])
         gc.collect()
         gc.freeze()  # the fixture outlives the timing; a streaming source's rows die young
         runs["json"].append(_cpu_once(_drain, map(json_encoder.encode_rows, txns)))
@@ -249,7 +238,7 @@ def _fixture_stages(
     """The stages that replay one generated feed, the ``orjson.dumps`` baseline of its JSON
     messages, and those messages by partition (for the broker stages)."""
     lines = [record_line(record) for record in records]
-    txns = _transactions([r.row for r in records if type(r) is FeedRow])
+    txns = transactions([r.row for r in records if type(r) is FeedRow])
     json_encoder, _, router = _encoders()
     parts: list[list[bytes]] = [[] for _ in range(PARTITIONS)]
     for txn in txns:
