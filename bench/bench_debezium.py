@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_simple_encode import calibrate, ten_column_rows
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
 from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.core.clock import FixedClock
 from tisink.model import RowChangedEvent
 
 TARGETS = {False: 150_000, True: 60_000}

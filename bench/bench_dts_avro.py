@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_simple_encode import calibrate, ten_column_rows
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.avro.encoder import DTSAvroEncoder
 from tisink.codec.dts.avro.formats import new_dts_avro_encoder
+from tisink.core.clock import FixedClock
 from tisink.model.events import RowChangedEvent
 from tisink.model.tso import compose_ts
 

@@ -26,7 +26,7 @@ from bench_kafka_sink import broker_address, raw_aiokafka, report
 from bench_simple_encode import ten_column_rows
 
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
+from tisink.core.clock import FixedClock
 from tisink.eventsink.router import EventRouter
 from tisink.model import ResolvedTs, RowChangedEvent
 from tisink.sink import ChangefeedConfig, SinkFactory

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from tisink.codec import new_encoder
 from tisink.codec.bootstrap import BootstrapCadence
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.message import Record
+from tisink.core.clock import FixedClock
 from tisink.eventsink.file import FileProducer
 from tisink.eventsink.mq.dml_sink import MQDMLSink
 from tisink.eventsink.router import EventRouter

@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tisink.codec.bootstrap import BootstrapCadence
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
+from tisink.core.clock import FixedClock
 from tisink.eventsink.router import DispatchRule, EventRouter
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table

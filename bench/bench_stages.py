@@ -36,7 +36,7 @@ from bench_kafka_sink import raw_aiokafka
 
 from tisink.bench.rows import transactions
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
+from tisink.core.clock import FixedClock
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_simple_encode import calibrate, ten_column_rows
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.tencent.encoder import TencentProtobufEncoder
+from tisink.core.clock import FixedClock
 from tisink.model import RowChangedEvent
 from tisink.model.tso import compose_ts
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tisink.codec.clock import WallClock
+from tisink.core.clock import WallClock
 
 if TYPE_CHECKING:
-    from tisink.codec.clock import Clock
     from tisink.codec.config import EncoderConfig
     from tisink.codec.encoder import RowEventEncoder
+    from tisink.core.clock import Clock
 
 __all__ = ["new_encoder"]
 

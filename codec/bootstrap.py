@@ -14,8 +14,8 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tisink.codec.clock import Clock
 from tisink.codec.errors import CodecError
+from tisink.core.clock import Clock
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import cramjam
 
-from tisink.codec.errors import CodecError, ConfigError
+from tisink.codec.errors import CodecError
+from tisink.core.errors import ConfigError
 
 _COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "none": lambda data: data,

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tisink.codec.bootstrap import BootstrapSettings
-from tisink.codec.errors import ConfigError
 from tisink.codec.heartbeat import HeartbeatSettings
-from tisink.codec.options import Option, one_of, to_bool, to_positive_int, to_str, to_time_zone
 from tisink.codec.protocol import ProtocolSpec
 from tisink.codec.registry import get_protocol
+from tisink.core.errors import ConfigError
+from tisink.core.options import Option, one_of, to_bool, to_positive_int, to_str, to_time_zone
 
 LARGE_MESSAGE_OPTIONS = ("none", "handle-key-only", "claim-check")
 PAYLOAD_COMPRESSIONS = ("none", "snappy", "lz4")

@@ -1,6 +1,6 @@
 """Errors raised while encoding."""
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 
 class CodecError(TisinkError):
@@ -9,10 +9,6 @@ class CodecError(TisinkError):
 
 class MessageTooLargeError(CodecError):
     """An encoded message exceeds ``max-message-bytes`` and no fallback applies."""
-
-
-class ConfigError(CodecError):
-    """An encoder setting is unknown or out of range."""
 
 
 class MessageDecodeError(CodecError):

@@ -11,13 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tisink.codec.options import Option
+from tisink.core.options import Option
 
 if TYPE_CHECKING:
-    from tisink.codec.clock import Clock
     from tisink.codec.config import EncoderConfig
     from tisink.codec.decoded import DecodedMessage
     from tisink.codec.encoder import RowEventEncoder
+    from tisink.core.clock import Clock
 
 
 class Decoder(Protocol):

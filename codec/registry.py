@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from tisink.codec.errors import ConfigError
 from tisink.codec.protocol import ProtocolSpec
+from tisink.core.errors import ConfigError
 
 _MODULES: tuple[str, ...] = (
     "tisink.codec.simple.protocol",

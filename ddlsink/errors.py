@@ -1,6 +1,6 @@
 """Errors of DDL sinks."""
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 
 class DDLSinkError(TisinkError):

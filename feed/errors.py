@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 if TYPE_CHECKING:
     from tisink.feed.stats import PlayStats

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from tisink.codec.clock import Clock
+from tisink.core.clock import Clock
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.feed.errors import PlayError

@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from tisink.codec.clock import Clock, WallClock
+from tisink.core.clock import Clock, WallClock
+from tisink.core.errors import TisinkError
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.errors import SinkDeadError
@@ -24,7 +25,6 @@ from tisink.feed.errors import FeedError, PlayError
 from tisink.feed.pacing import Pacer
 from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.feed.stats import PlayStats
-from tisink.model.errors import TisinkError
 from tisink.model.events import DDLEvent, DDLType, ResolvedTs, RowChangedEvent
 from tisink.model.table import TableInfo
 

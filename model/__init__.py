@@ -1,6 +1,7 @@
 """The vocabulary of tisink: tables, columns, MySQL types, change events and TSOs."""
 
-from tisink.model.errors import ModelError, SchemaError, TisinkError
+from tisink.core.errors import TisinkError
+from tisink.model.errors import ModelError, SchemaError
 from tisink.model.events import (
     DDLEvent,
     DDLType,

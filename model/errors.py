@@ -1,8 +1,6 @@
-"""The root exception of tisink, and the model layer's own errors."""
+"""The model layer's own errors (the root, TisinkError, lives in ``core``)."""
 
-
-class TisinkError(Exception):
-    """Root of every error tisink raises on purpose; catch this at the edges."""
+from tisink.core.errors import TisinkError
 
 
 class ModelError(TisinkError):

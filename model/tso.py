@@ -1,6 +1,7 @@
 """TiDB TSO helpers: a commit timestamp is ``physical_ms << 18 | logical``."""
 
-LOGICAL_BITS = 18
+from tisink.core.clock import TSO_LOGICAL_BITS as LOGICAL_BITS
+
 LOGICAL_MASK = (1 << LOGICAL_BITS) - 1
 
 

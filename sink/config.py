@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from tisink.codec.config import COMMON_OPTIONS, EncoderConfig
-from tisink.codec.errors import ConfigError
-from tisink.codec.options import build_options, convert_options
 from tisink.codec.registry import get_protocol
+from tisink.core.errors import ConfigError
+from tisink.core.options import build_options, convert_options
 from tisink.eventsink.kafka.config import KAFKA_OPTIONS, KafkaConfig
 from tisink.eventsink.router import DispatchRule
 from tisink.sink.config_keys import CHANGEFEED_OPTIONS, key_index

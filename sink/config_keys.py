@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from tisink.codec.config import COMMON_OPTIONS
-from tisink.codec.options import Option, to_bool, to_lower, to_non_negative_int
 from tisink.codec.registry import protocols
+from tisink.core.options import Option, to_bool, to_lower, to_non_negative_int
 from tisink.eventsink.kafka.config import KAFKA_OPTIONS
 
 SINK = (("sink",),)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tisink.core.errors import TisinkError
 from tisink.eventsink.router import DispatchRule
-from tisink.model.errors import TisinkError
 from tisink.sink.errors import ChangefeedConfigError
 
 _RULE_KEYS = ("matcher", "partition", "dispatcher", "topic", "index", "columns")

@@ -1,6 +1,6 @@
 """Errors of the sink layer: sink URIs, changefeed configuration, sink schemes."""
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 
 class SinkError(TisinkError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from tisink.codec.clock import Clock, WallClock
+from tisink.core.clock import Clock, WallClock
 from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.base import EventSink

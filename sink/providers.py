@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from tisink.codec import new_encoder
 from tisink.codec.bootstrap import BootstrapCadence
-from tisink.codec.clock import Clock
 from tisink.codec.config import EncoderConfig
+from tisink.core.clock import Clock
 from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.ddlsink.log import LogDDLSink

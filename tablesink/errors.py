@@ -1,6 +1,6 @@
 """Errors of table sinks: bad event order from the source, use after close, a dead event sink."""
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 
 class TableSinkError(TisinkError):

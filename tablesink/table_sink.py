@@ -16,8 +16,8 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, Generic
 
+from tisink.core.errors import TisinkError
 from tisink.eventsink.base import CallbackableEvent, EventSink, StateRef, TableSinkState
-from tisink.model.errors import TisinkError
 from tisink.model.events import ResolvedTs, RowChangedEvent
 from tisink.tablesink.ack_latency import AckLatency
 from tisink.tablesink.appender import Appender, E, RowAppender, TxnAppender

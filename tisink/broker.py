@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 log = logging.getLogger(__name__)
 

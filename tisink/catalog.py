@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tisink.codec.config import COMMON_OPTIONS, EncoderConfig
-from tisink.codec.errors import ConfigError
-from tisink.codec.options import Option, option_defaults
 from tisink.codec.protocol import ProtocolSpec
 from tisink.codec.registry import get_protocol, protocols
+from tisink.core.errors import ConfigError
+from tisink.core.options import Option, option_defaults
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from tisink.core.errors import TisinkError
 from tisink.logs import configure_logging
-from tisink.model.errors import TisinkError
 
 app = typer.Typer(
     name="tisink",

@@ -1,6 +1,6 @@
 """Errors of the command-line floor: a play refused before it starts."""
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 
 class PlayRefused(TisinkError):

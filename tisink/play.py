@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from tisink.broker import start_broker
-from tisink.codec.clock import Clock, FeedClock, WallClock
 from tisink.codec.registry import get_protocol
+from tisink.core.clock import Clock, FeedClock, WallClock
 from tisink.errors import PlayRefused
 from tisink.eventsink.file import list_file_topics
 from tisink.eventsink.mq.producer import AcknowledgedEnds

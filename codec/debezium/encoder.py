@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tisink.codec.clock import Clock, WallClock
 from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.ddl import ddl_names, encode_ddl
@@ -17,14 +16,14 @@ from tisink.codec.debezium.protocol import DebeziumOptions
 from tisink.codec.debezium.rows import RowRenderer
 from tisink.codec.debezium.source import source_block
 from tisink.codec.debezium.watermark import encode_watermark
-from tisink.codec.errors import ConfigError, MessageTooLargeError
+from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message, MessageType
 from tisink.codec.values import zone_for
+from tisink.core.clock import Clock, WallClock
+from tisink.core.errors import ConfigError
+from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
-
-MAX_RECORD_OVERHEAD = 36
-"""Kafka's per-record overhead TiCDC adds to key + value."""
 
 
 class DebeziumEncoder:
@@ -75,7 +74,7 @@ class DebeziumEncoder:
         now_ms = self._clock.now_ms()
         records: list[tuple[bytes | None, bytes]] = []
         size = 0
-        limit = self._max_bytes - MAX_RECORD_OVERHEAD
+        limit = self._max_bytes - RECORD_OVERHEAD
         last_table: TableInfo | None = None
         encode = None
         for row in rows:
@@ -142,7 +141,7 @@ class DebeziumEncoder:
         key, value = encoded
         if self._compressing:
             key, value = self._compress(key), self._compress(value)
-        if len(key) + len(value) > self._max_bytes - MAX_RECORD_OVERHEAD:
+        if len(key) + len(value) > self._max_bytes - RECORD_OVERHEAD:
             raise MessageTooLargeError(
                 f"{kind.value} {what}: message of {len(key) + len(value)} bytes exceeds "
                 f"max-message-bytes {self._max_bytes}"

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tisink.codec.options import Option, to_bool, to_str
 from tisink.codec.protocol import ProtocolSpec
+from tisink.core.options import Option, to_bool, to_str
 
 if TYPE_CHECKING:
-    from tisink.codec.clock import Clock
     from tisink.codec.config import EncoderConfig
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.protocol import Decoder
+    from tisink.core.clock import Clock
 
 
 @dataclass(frozen=True)

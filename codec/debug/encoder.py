@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import orjson
 
-from tisink.codec.clock import Clock, WallClock
 from tisink.codec.message import EncodedRows, Message, MessageType
+from tisink.core.clock import Clock, WallClock
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 

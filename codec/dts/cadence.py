@@ -8,8 +8,8 @@ by the injected clock, so a run under the feed clock is reproducible.
 
 from __future__ import annotations
 
-from tisink.codec.clock import Clock
-from tisink.codec.errors import ConfigError
+from tisink.core.clock import Clock
+from tisink.core.errors import ConfigError
 
 
 class CheckpointCadence:

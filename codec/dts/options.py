@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tisink.codec.heartbeat import HeartbeatSettings
-from tisink.codec.options import Option, to_non_negative_int
+from tisink.core.options import Option, to_non_negative_int
 
 DEFAULT_CHECKPOINT_INTERVAL_IN_SEC = 10
 """DTS writes a CHECKPOINT every 10 s (spec/dts-formats.md 2.4)."""

@@ -17,20 +17,20 @@ from itertools import repeat
 
 import orjson
 
-from tisink.codec.clock import Clock, WallClock
 from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig
-from tisink.codec.errors import ConfigError, MessageTooLargeError
+from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message, MessageType
 from tisink.codec.simple.json_marshaller import JSONMarshaller
 from tisink.codec.simple.marshaller import Marshaller
+from tisink.core.clock import Clock, WallClock
+from tisink.core.errors import ConfigError
+from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
-MAX_RECORD_OVERHEAD = 36
-"""Kafka's per-record overhead TiCDC adds to key + value (``5*5 + 10 + 1``)."""
 
 CLAIM_CHECK_SCHEMES = ("file://",)
 """Claim-check storages this codec can name; the sink writes the files."""
@@ -68,7 +68,7 @@ class SimpleEncoder:
         self._clock = clock or WallClock()
         self._marshaller = marshaller_for(config)
         self._compress = compressor(config.large_message_handle_compression)
-        self._limit = config.max_message_bytes - MAX_RECORD_OVERHEAD
+        self._limit = config.max_message_bytes - RECORD_OVERHEAD
         # The per-row path reads these once here, not through config and marshaller each row.
         self._keep_checksum = config.enable_row_checksum
         self._now_ms = self._clock.now_ms

@@ -7,14 +7,14 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from tisink.codec.bootstrap import BootstrapSettings
-from tisink.codec.options import Option, to_bool, to_non_negative_int
 from tisink.codec.protocol import ProtocolSpec
+from tisink.core.options import Option, to_bool, to_non_negative_int
 
 if TYPE_CHECKING:
-    from tisink.codec.clock import Clock
     from tisink.codec.config import EncoderConfig
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.protocol import Decoder
+    from tisink.core.clock import Clock
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tisink.codec.errors import CodecError, ConfigError
+from tisink.codec.errors import CodecError
+from tisink.core.errors import ConfigError
 
 _UTC_NAMES = ("UTC", "Etc/UTC")
 _LOCAL_NAMES = ("", "system", "local", "Local")

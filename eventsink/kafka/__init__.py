@@ -4,6 +4,7 @@ The sink layer's MQ assembly (``sink.providers``) puts a producer behind the MQ 
 sinks, as it does for the file producer.
 """
 
+from tisink.core.framing import RECORD_OVERHEAD
 from tisink.eventsink.kafka.config import DEFAULT_PARTITION_NUM, KafkaConfig
 from tisink.eventsink.kafka.errors import (
     KafkaConfigError,
@@ -11,7 +12,7 @@ from tisink.eventsink.kafka.errors import (
     KafkaSinkError,
     KafkaUnreachableError,
 )
-from tisink.eventsink.kafka.producer import RECORD_OVERHEAD, KafkaProducer, new_kafka_producer
+from tisink.eventsink.kafka.producer import KafkaProducer, new_kafka_producer
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 
 __all__ = [

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tisink.codec.config import DEFAULT_MAX_MESSAGE_BYTES
-from tisink.codec.errors import ConfigError
-from tisink.codec.options import (
+from tisink.core.errors import ConfigError
+from tisink.core.options import (
     Option,
     build_options,
     to_bool,

@@ -21,6 +21,7 @@ from aiokafka.errors import KafkaError, KafkaTimeoutError, UnknownTopicOrPartiti
 from aiokafka.producer.message_accumulator import BatchBuilder
 
 from tisink.codec.message import Record
+from tisink.core.framing import RECORD_OVERHEAD
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.errors import (
     KafkaConfigError,
@@ -33,8 +34,6 @@ from tisink.eventsink.kafka.topic_manager import KafkaTopicManager, dial
 
 log = logging.getLogger(__name__)
 
-#: sarama's MaxRecordOverhead (5 varints of 5 bytes, one of 10, one attribute byte)
-RECORD_OVERHEAD = 36
 _FIRST_BACKOFF_S = 0.1
 _key, _value = itemgetter(0), itemgetter(1)
 _MAX_BACKOFF_S = 2.0

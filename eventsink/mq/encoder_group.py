@@ -21,9 +21,9 @@ import sys
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 
-from tisink.codec.clock import Clock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.encoder import RowEventEncoder
+from tisink.core.clock import Clock
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.encoder_worker import TableTokens, dump_request
 from tisink.eventsink.mq.txn_encoding import InlineEncoder, Result, Txn, TxnEncoder

@@ -23,8 +23,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
+from tisink.core.clock import FixedClock
 from tisink.eventsink.mq.txn_encoding import FailedTxn, Result, Txn, encode_txns
 from tisink.eventsink.router import EventRouter
 from tisink.model.events import RowChangedEvent

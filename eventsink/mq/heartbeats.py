@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tisink.codec.clock import Clock
+from tisink.core.clock import Clock
 
 
 class IdlePartitions:

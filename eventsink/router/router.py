@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.codec.errors import ConfigError
 from tisink.codec.values import zone_for
+from tisink.core.errors import ConfigError
 from tisink.eventsink.router.errors import DispatchError, RouterError
 from tisink.eventsink.router.filter import TableFilter
 from tisink.eventsink.router.partition import (

@@ -151,22 +151,18 @@ def tisink_zip() -> Path:
 
 
 def _package_files() -> Iterator[tuple[str, Path]]:
-    """(name in the zip, file) of the imported tisink package: its own folder, and in a source
-    checkout the layer packages beside it (tisink/__init__.py adds that folder to its path)."""
+    """(name in the zip, file) of the imported tisink package; in a source checkout its layer
+    folders are symlinks (``tisink/codec -> ../codec``), which the walk follows."""
     package = sys.modules["tisink"]  # imported: this module is part of it
-    own, *others = (Path(p) for p in package.__path__)
-    yield from _tree(own, "tisink")
-    for folder in others:
-        for child in sorted(folder.iterdir()):
-            if child.name != "tisink" and (child / "__init__.py").is_file():
-                yield from _tree(child, f"tisink/{child.name}")
+    yield from _tree(Path(package.__path__[0]), "tisink")
 
 
 def _tree(folder: Path, prefix: str) -> Iterator[tuple[str, Path]]:
-    for source in folder.rglob("*"):
-        relative = source.relative_to(folder)
-        if source.is_file() and "__pycache__" not in relative.parts:
-            yield f"{prefix}/{relative.as_posix()}", source
+    for top, dirs, names in os.walk(folder, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in names:
+            source = Path(top, name)
+            yield f"{prefix}/{source.relative_to(folder).as_posix()}", source
 
 
 def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:

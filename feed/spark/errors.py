@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError, PlayError
 from tisink.feed.stats import PlayStats
-from tisink.model.errors import TisinkError
 
 
 class SparkPlanError(TisinkError):

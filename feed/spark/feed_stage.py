@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
+from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedDDL, FeedResolved, FeedRow, Source
@@ -23,7 +24,6 @@ from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.routing import RowRouter
 from tisink.feed.spark.stop_marker import shield_from_terminal
 from tisink.feed.spark.survey import place_of
-from tisink.model.errors import TisinkError
 
 Item = tuple[tuple[int, int, int], Any]
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.codec.clock import Clock, FeedClock, WallClock
+from tisink.core.clock import Clock, FeedClock, WallClock
 from tisink.eventsink.mq.producer import acknowledged_ends, merge_ends
 from tisink.eventsink.mq.stats import acked_seconds, merge_seconds
 from tisink.feed.errors import FeedError, PlayError

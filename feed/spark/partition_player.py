@@ -22,7 +22,8 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from tisink.codec.clock import Clock
+from tisink.core.clock import Clock
+from tisink.core.errors import TisinkError
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.errors import SinkDeadError
@@ -40,7 +41,6 @@ from tisink.feed.spark.plan import PartitionRecord, RowsStart
 from tisink.feed.spark.routing import in_split_order
 from tisink.feed.spark.sink_clock import interval_end_ts, run_sink_timers
 from tisink.feed.stats import PlayStats
-from tisink.model.errors import TisinkError
 from tisink.model.events import DDLType, ResolvedTs, RowChangedEvent
 from tisink.model.table import TableInfo
 

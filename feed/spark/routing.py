@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from tisink.codec.clock import Clock, FeedClock
+from tisink.core.clock import Clock, FeedClock
 from tisink.feed.spark.errors import SparkPlanError
 from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, PlayPlan, record_seq
 from tisink.model.events import RowChangedEvent

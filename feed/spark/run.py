@@ -24,7 +24,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tisink.codec.clock import WallClock
+from tisink.core.clock import WallClock
+from tisink.core.errors import TisinkError
 from tisink.eventsink.mq.producer import merge_ends
 from tisink.eventsink.mq.stats import merge_seconds
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
@@ -36,7 +37,6 @@ from tisink.feed.spark.session import AUTO_ARCHIVE, spark_session
 from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
-from tisink.model.errors import TisinkError
 from tisink.sink import SinkFactory
 from tisink.sink.partition_owner import mq_target, topic_partition_counts
 from tisink.sink.providers import new_router

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedDDL, Source
@@ -21,7 +22,6 @@ from tisink.feed.spark.workload_stage import FIRST_PLACE, workload_stage_partiti
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import Scenario
 from tisink.feed.workload.schedule import PlannedDDL, plan
-from tisink.model.errors import TisinkError
 from tisink.model.events import DDLEvent
 
 

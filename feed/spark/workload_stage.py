@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from tisink.core.errors import TisinkError
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.routing import RowRouter
 from tisink.feed.spark.stop_marker import shield_from_terminal
 from tisink.feed.workload import Scenario, generate_table_records
-from tisink.model.errors import TisinkError
 
 Item = tuple[tuple[int, int, int], Any]
 FIRST_PLACE = 1

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tisink.codec.compression import compress, compressor, decompress
-from tisink.codec.errors import CodecError, ConfigError
+from tisink.codec.errors import CodecError
+from tisink.core.errors import ConfigError
 
 
 @settings(max_examples=100, deadline=None)

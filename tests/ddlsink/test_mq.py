@@ -9,12 +9,12 @@ import orjson
 import pytest
 
 from tests.records import as_message
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debug import DebugEncoder
 from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import Message, MessageType, Record
 from tisink.codec.simple.encoder import SimpleEncoder
+from tisink.core.clock import FixedClock
 from tisink.ddlsink.errors import DDLSinkError
 from tisink.ddlsink.mq import MQDDLSink
 from tisink.eventsink.router import DispatchRule, EventRouter

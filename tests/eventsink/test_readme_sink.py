@@ -8,7 +8,7 @@ import re
 import types
 from pathlib import Path
 
-from tisink.codec.clock import WallClock
+from tisink.core.clock import WallClock
 from tisink.feed import play_inline
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_records

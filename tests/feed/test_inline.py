@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from tisink.codec.clock import FeedClock
+from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
 from tisink.feed import play_with_factory
 from tisink.feed.reader import read_feed

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.feed.fakes import LateSink, RecordingDDLSink, SpyTableSink
-from tisink.codec.clock import FeedClock
+from tisink.core.clock import FeedClock
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.feed import FeedDDL, FeedError, FeedResolved, FeedRow, PlayError, play_inline, read_feed

@@ -9,7 +9,7 @@ import logging
 import orjson
 import pytest
 
-from tisink.codec.clock import FixedClock
+from tisink.core.clock import FixedClock
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.file import list_file_topics, read_file_topic
 from tisink.eventsink.log import LogSink

@@ -8,7 +8,7 @@ import asyncio
 import orjson
 
 from tests.kafka_support.readback import read_partition, unique_topic
-from tisink.codec.clock import FixedClock
+from tisink.core.clock import FixedClock
 from tisink.eventsink.base import CallbackableEvent, StateRef
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.model.table import ColumnInfo, IndexInfo, make_table

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from tisink.bench.raw import BaselineUnavailable, raw_baseline
 from tisink.bench.results import BenchResult, cpu_rate
 from tisink.bench.rows import BASE_MS, Txn
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.protocol import ProtocolSpec
 from tisink.codec.registry import protocols
+from tisink.core.clock import FixedClock
 
 
 def protocol_formats() -> Iterator[tuple[ProtocolSpec, str]]:

@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaProducer
 from tisink.bench.results import BenchResult
 from tisink.bench.rows import BASE_MS, Txn
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
+from tisink.core.clock import FixedClock
 from tisink.eventsink.kafka import KafkaConfig, KafkaTopicManager
 from tisink.eventsink.router import EventRouter
 from tisink.model import ResolvedTs

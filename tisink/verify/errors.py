@@ -1,7 +1,7 @@
 """Errors of ``tisink verify``: the stream could not be read at all (a broken stream is not an
 error but a report with violations)."""
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 
 
 class VerifyError(TisinkError):

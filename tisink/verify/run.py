@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tisink.model.errors import TisinkError
+from tisink.core.errors import TisinkError
 from tisink.sink import ChangefeedConfig, parse_sink_uri
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.sink.uri import SinkURI

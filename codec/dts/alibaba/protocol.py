@@ -13,10 +13,10 @@ from tisink.codec.dts.options import OPTIONS, DTSOptions
 from tisink.codec.protocol import ProtocolSpec
 
 if TYPE_CHECKING:
-    from tisink.codec.clock import Clock
     from tisink.codec.config import EncoderConfig
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.protocol import Decoder
+    from tisink.core.clock import Clock
 
 
 def _new_encoder(config: EncoderConfig, clock: Clock) -> RowEventEncoder:

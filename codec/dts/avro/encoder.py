@@ -14,19 +14,18 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from tisink.codec.clock import Clock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.binlog import SyntheticBinlog
 from tisink.codec.dts.cadence import CheckpointCadence
-from tisink.codec.errors import ConfigError, MessageTooLargeError
+from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message, MessageType, Record
+from tisink.core.clock import Clock
+from tisink.core.errors import ConfigError
+from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
-
-MAX_RECORD_OVERHEAD = 36
-"""Kafka's per-record overhead counted against ``max-message-bytes``, as TiCDC counts it."""
 
 
 def _check_config(config: EncoderConfig) -> None:
@@ -96,7 +95,7 @@ class DTSAvroEncoder:
         self._writer = writer
         self._binlog = SyntheticBinlog()
         self._cadence = CheckpointCadence(config.options.checkpoint_interval_in_sec, clock)
-        self._limit = config.max_message_bytes - MAX_RECORD_OVERHEAD
+        self._limit = config.max_message_bytes - RECORD_OVERHEAD
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """BEGIN, rows, COMMIT per transaction in ``rows`` (normally exactly one)."""

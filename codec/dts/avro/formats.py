@@ -6,7 +6,6 @@ bytes (tests prove it), much slower; the tests and the benchmark use it as the r
 
 from __future__ import annotations
 
-from tisink.codec.clock import Clock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.avro.alibaba_datum import AlibabaDatums
 from tisink.codec.dts.avro.alibaba_record import AlibabaRecordWriter
@@ -15,6 +14,7 @@ from tisink.codec.dts.avro.generic import GenericRecordWriter
 from tisink.codec.dts.avro.schemas import FORMATS
 from tisink.codec.dts.avro.tencent_datum import TencentDatums
 from tisink.codec.dts.avro.tencent_record import TencentRecordWriter
+from tisink.core.clock import Clock
 
 
 def record_writer(fmt: str, *, generic: bool = False) -> RecordWriter:

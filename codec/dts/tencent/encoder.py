@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from tisink.codec.clock import Clock, WallClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.binlog import SyntheticBinlog
 from tisink.codec.dts.cadence import CheckpointCadence
@@ -22,17 +21,18 @@ from tisink.codec.dts.options import DTSOptions
 from tisink.codec.dts.tencent import control, entries, shares
 from tisink.codec.dts.tencent.columns import TableCodec
 from tisink.codec.dts.tencent.frames import TransactionFrames
-from tisink.codec.errors import ConfigError, MessageTooLargeError
+from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message
 from tisink.codec.message import MessageType as Kind
 from tisink.codec.values import zone_for
+from tisink.core.clock import Clock, WallClock
+from tisink.core.errors import ConfigError
+from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
-MAX_RECORD_OVERHEAD = 36
-"""Kafka's per-record overhead TiCDC adds to key + value."""
 HEADER_RESERVE = 32
 """Room for the ``ps`` Kafka header the sink adds (name, up to 20 digits, varint lengths)."""
 MIN_ENTRIES_BYTES = 16
@@ -55,7 +55,7 @@ class TencentProtobufEncoder:
             options = DTSOptions()
         self._clock = clock or WallClock()
         self._tz = zone_for(config.time_zone)[1]
-        self.value_limit = config.max_message_bytes - MAX_RECORD_OVERHEAD - HEADER_RESERVE
+        self.value_limit = config.max_message_bytes - RECORD_OVERHEAD - HEADER_RESERVE
         self.entries_limit = self.value_limit - entries.ENVELOPE_OVERHEAD
         if self.entries_limit < MIN_ENTRIES_BYTES:
             least = config.max_message_bytes - self.entries_limit + MIN_ENTRIES_BYTES

@@ -11,14 +11,14 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from tisink.codec.dts.options import OPTIONS, DTSOptions
-from tisink.codec.errors import ConfigError
 from tisink.codec.protocol import ProtocolSpec
+from tisink.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from tisink.codec.clock import Clock
     from tisink.codec.config import EncoderConfig
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.protocol import Decoder
+    from tisink.core.clock import Clock
 
 PARTITION_SEQUENCE_HEADER = "ps"
 """Kafka header the demos check: per-partition message counter from 1."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tisink.codec.clock import Clock
+from tisink.core.clock import Clock
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkURIError
 from tisink.sink.uri import SinkURI

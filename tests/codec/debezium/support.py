@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
 from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.core.clock import FixedClock
 from tisink.model import ColumnInfo, IndexInfo, TableInfo, make_table
 
 NOW_MS = 1_701_326_309_000

@@ -9,15 +9,16 @@ from typing import Any
 import pytest
 
 from tests.codec.debezium.support import NOW_MS, encoder, tiny_table
-from tisink.codec.clock import FixedClock
 from tisink.codec.compression import decompress
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
 from tisink.codec.debezium.protocol import DebeziumOptions
-from tisink.codec.errors import CodecError, ConfigError, MessageTooLargeError
+from tisink.codec.errors import CodecError, MessageTooLargeError
 from tisink.codec.message import MessageType
-from tisink.codec.options import build_options
 from tisink.codec.registry import get_protocol
+from tisink.core.clock import FixedClock
+from tisink.core.errors import ConfigError
+from tisink.core.options import build_options
 from tisink.model import ColumnInfo, DDLEvent, DDLType, IndexInfo, RowChangedEvent, make_table
 from tisink.sink import ChangefeedConfig, parse_sink_uri
 

@@ -19,11 +19,11 @@ from typing import Any
 import jpype
 import pytest
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
 from tisink.codec.debezium.protocol import DebeziumOptions
 from tisink.codec.message import Message
+from tisink.core.clock import FixedClock
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_records
 

@@ -9,11 +9,11 @@ import orjson
 import pytest
 
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.decoded import DDL, DML, WATERMARK, handle_key
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.simple.decoder import SimpleDecoder
+from tisink.core.clock import FixedClock
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import TableInfo
 

@@ -14,14 +14,16 @@ import fastavro
 import pytest
 
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
 from tisink.codec.compression import decompress
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debug.encoder import DebugEncoder
-from tisink.codec.errors import CodecError, ConfigError, MessageTooLargeError
+from tisink.codec.errors import CodecError, MessageTooLargeError
 from tisink.codec.message import MessageType
-from tisink.codec.simple.encoder import MAX_RECORD_OVERHEAD, SimpleEncoder
+from tisink.codec.simple.encoder import SimpleEncoder
 from tisink.codec.simple.json_marshaller import JSONMarshaller
+from tisink.core.clock import FixedClock
+from tisink.core.errors import ConfigError
+from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model import (
     ColumnInfo,
     DDLEvent,
@@ -117,9 +119,9 @@ def test_every_message_is_compressed(table: TableInfo, kind: str) -> None:
 
 def test_size_limit_counts_the_record_overhead(table: TableInfo) -> None:
     size = len(_encoder().encode_row(_row(table)).value)
-    assert _encoder(max_message_bytes=size + MAX_RECORD_OVERHEAD).encode_row(_row(table))
+    assert _encoder(max_message_bytes=size + RECORD_OVERHEAD).encode_row(_row(table))
     with pytest.raises(MessageTooLargeError, match=r"shop\.orders"):
-        _encoder(max_message_bytes=size + MAX_RECORD_OVERHEAD - 1).encode_row(_row(table))
+        _encoder(max_message_bytes=size + RECORD_OVERHEAD - 1).encode_row(_row(table))
 
 
 def test_ddl_and_bootstrap_have_no_fallback(table: TableInfo) -> None:

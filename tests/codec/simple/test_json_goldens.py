@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.gojson import go_dumps
 from tisink.codec.simple.encoder import SimpleEncoder
 from tisink.codec.simple.json_marshaller import JSONMarshaller
 from tisink.codec.simple.json_schema import table_schema
+from tisink.core.clock import FixedClock
 from tisink.model import (
     ColumnInfo,
     DDLEvent,

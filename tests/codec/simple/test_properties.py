@@ -21,9 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.simple.encoder import SimpleEncoder
+from tisink.core.clock import FixedClock
 from tisink.model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, TypeFamily, make_table
 from tisink.model.mysqltypes import INTEGER_RANGES
 

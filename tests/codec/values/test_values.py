@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tisink.codec.errors import CodecError, ConfigError
+from tisink.codec.errors import CodecError
 from tisink.codec.values import (
     binary_bytes,
     bit_default_number,
@@ -26,6 +26,7 @@ from tisink.codec.values import (
     vector_text,
     zone_for,
 )
+from tisink.core.errors import ConfigError
 from tisink.model import ColumnInfo
 
 # --- float32: an exact, independent model of Go's FormatFloat(x, 'f', -1, 32) ----------------

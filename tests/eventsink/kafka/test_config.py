@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tisink.codec.config import DEFAULT_MAX_MESSAGE_BYTES
+from tisink.core.errors import TisinkError
 from tisink.eventsink.kafka import DEFAULT_PARTITION_NUM, KafkaConfig, KafkaConfigError
-from tisink.model.errors import TisinkError
 from tisink.sink import ChangefeedConfig, parse_sink_uri
 
 

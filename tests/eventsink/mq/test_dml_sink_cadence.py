@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from tisink.codec.bootstrap import BootstrapCadence, BootstrapSettings
-from tisink.codec.clock import FixedClock
 from tisink.codec.debug import DebugEncoder
 from tisink.codec.message import MessageType
+from tisink.core.clock import FixedClock
 from tisink.eventsink.base import CallbackableEvent, StateRef
 from tisink.eventsink.mq import dml_sink
 from tisink.eventsink.mq.dml_sink import MQDMLSink

@@ -7,13 +7,13 @@ import asyncio
 
 import pytest
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debug import DebugEncoder
 from tisink.codec.dts.tencent import reader
 from tisink.codec.dts.tencent.encoder import TencentProtobufEncoder
 from tisink.codec.dts.tencent.enums import MessageType as TencentType
 from tisink.codec.message import Message, MessageType, Record
+from tisink.core.clock import FixedClock
 from tisink.eventsink.base import CallbackableEvent, StateRef
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq import dml_sink

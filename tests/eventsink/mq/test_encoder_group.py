@@ -15,8 +15,8 @@ import pytest
 
 from tests.eventsink.mq.test_dml_sink import TOPIC, Acks, make_txn, settle
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
+from tisink.core.clock import FixedClock
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.dml_sink import MQDMLSink
 from tisink.eventsink.mq.encoder_group import EncoderGroup, new_txn_encoder, usable_concurrency

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tisink.codec.clock import FixedClock
+from tisink.core.clock import FixedClock
 from tisink.eventsink.mq.heartbeats import IdlePartitions
 
 

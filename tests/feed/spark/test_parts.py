@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import pytest
 
 from tests.feed.fakes import LateSink, RecordingDDLSink
-from tisink.codec.clock import FeedClock
 from tisink.codec.message import Record
+from tisink.core.clock import FeedClock
 from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.spark.partition_player import PartitionPlayer
 from tisink.feed.spark.plan import START_SUB, PlayPlan, record_seq

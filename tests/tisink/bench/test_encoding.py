@@ -6,9 +6,9 @@ from __future__ import annotations
 from tisink.bench.encoding import encoding_group, protocol_formats
 from tisink.bench.raw import raw_baseline
 from tisink.bench.rows import TXN_ROWS, demo_txns, ten_column_txns
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.registry import protocols
+from tisink.core.clock import FixedClock
 
 
 def test_every_protocol_and_format_is_measured_with_its_baseline() -> None:

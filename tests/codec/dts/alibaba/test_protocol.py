@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from tests.codec.dts.avro.strategies import transactions
 from tests.codec.dts.avro.support import decode
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.options import DTSOptions
-from tisink.codec.errors import ConfigError
-from tisink.codec.options import build_options
 from tisink.codec.registry import get_protocol
+from tisink.core.clock import FixedClock
+from tisink.core.errors import ConfigError
+from tisink.core.options import build_options
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.tso import compose_ts
 

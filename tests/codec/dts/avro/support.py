@@ -15,11 +15,11 @@ from typing import Any
 
 import fastavro
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.avro.encoder import DTSAvroEncoder
 from tisink.codec.dts.avro.formats import new_dts_avro_encoder
 from tisink.codec.dts.options import DTSOptions
+from tisink.core.clock import FixedClock
 
 FORMATS = ("alibaba", "tencent")
 PROTOCOLS = {"alibaba": ("alibaba-dts", "avro"), "tencent": ("tencent-dts", "avro")}

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tests.codec.dts.avro.support import decode, encoder
-from tisink.codec.clock import FixedClock
 from tisink.codec.dts import binlog
-from tisink.codec.errors import ConfigError, MessageTooLargeError
+from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import MessageType
+from tisink.core.clock import FixedClock
+from tisink.core.errors import ConfigError
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tisink.model.tso import compose_ts

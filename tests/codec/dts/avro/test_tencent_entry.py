@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from tests.codec.dts.avro.support import decode
 from tisink.codec import new_encoder
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.avro.schemas import schema_bytes
 from tisink.codec.dts.options import DTSOptions
 from tisink.codec.registry import get_protocol
+from tisink.core.clock import FixedClock
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, make_table
 from tisink.model.tso import compose_ts

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from tisink.codec.clock import FixedClock
 from tisink.codec.config import EncoderConfig
 from tisink.codec.dts.tencent.encoder import TencentProtobufEncoder
+from tisink.core.clock import FixedClock
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tisink.model.tso import compose_ts
 

@@ -8,10 +8,10 @@ from types import ModuleType
 import pytest
 
 from tests.codec.dts.tencent.support import COMMIT_MS, example_row, new_encoder, ts_at
-from tisink.codec.clock import FixedClock
 from tisink.codec.dts import binlog
 from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import MessageType as Kind
+from tisink.core.clock import FixedClock
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo, make_table
 

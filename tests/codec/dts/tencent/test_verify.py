@@ -10,8 +10,8 @@ from pathlib import Path
 import orjson
 
 from tests.codec.dts.tencent.support import COMMIT_MS, example_row, new_encoder, ts_at
-from tisink.codec.clock import FixedClock
 from tisink.codec.dts.tencent.decoder import TencentProtobufDecoder
+from tisink.core.clock import FixedClock
 from tisink.eventsink.file import FileProducer, partition_file
 from tisink.eventsink.mq.senders import PartitionSequences, SequencedProducer
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent

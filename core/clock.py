@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
-from tisink.model.tso import physical_ms
+TSO_LOGICAL_BITS = 18
+"""A TiDB TSO is ``physical_ms << 18 | logical``."""
 
 
 class Clock(Protocol):
@@ -43,7 +44,7 @@ class FeedClock:
         self.ms = 0
 
     def observe_ts(self, ts: int) -> None:
-        ms = physical_ms(ts)
+        ms = ts >> TSO_LOGICAL_BITS
         if ms > self.ms:
             self.ms = ms
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tisink.codec.errors import ConfigError
+from tisink.core.errors import ConfigError
 
 Converter = Callable[[Any], Any]
 T = TypeVar("T")
