@@ -7,7 +7,7 @@ so the same feed yields the same bytes every time (DESIGN.md, "Time").
 from __future__ import annotations
 
 import time
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 TSO_LOGICAL_BITS = 18
 """A TiDB TSO is ``physical_ms << 18 | logical``."""
@@ -17,6 +17,16 @@ class Clock(Protocol):
     def now_ms(self) -> int:
         """Unix time in milliseconds."""
         ...
+
+
+@runtime_checkable
+class ObservingClock(Protocol):
+    """A clock that follows the commit ts a player reaches (the feed clock): the player tells
+    it each point where time may move."""
+
+    def now_ms(self) -> int: ...
+
+    def observe_ts(self, ts: int) -> None: ...
 
 
 class WallClock:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
@@ -19,3 +19,10 @@ class DDLSink(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class BootstrapsAtStart(Protocol):
+    """A DDL sink that sends ``send-all-bootstrap-at-start`` BOOTSTRAPs (Simple Protocol's)."""
+
+    async def write_bootstrap_at_start(self, tables: Sequence[TableInfo]) -> None: ...
