@@ -10,10 +10,17 @@ import logging
 from collections.abc import Sequence
 
 from tisink.codec.encoder import RowEventEncoder
+from tisink.codec.message import Message
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
+
+
+def _size(message: Message | None) -> int:
+    """The encoded size; 0 when the protocol sends nothing for the event (Debezium and DTS
+    send no message for some DDLs, and only some protocols have a WATERMARK)."""
+    return message.length() if message is not None else 0
 
 
 class LogDDLSink:
@@ -41,7 +48,7 @@ class LogDDLSink:
             "query": ddl.query,
         }
         if self._encoder is not None:
-            fields["bytes"] = self._encoder.encode_ddl(ddl).length()
+            fields["bytes"] = _size(self._encoder.encode_ddl(ddl))
         self._log.log(self._level, "ddl %s", ddl.describe(), extra=fields)
         self.ddl_count += 1
 
@@ -51,7 +58,7 @@ class LogDDLSink:
             return
         fields: dict[str, object] = {"checkpoint_ts": ts, "tables": len(tables)}
         if self._encoder is not None:
-            fields["bytes"] = self._encoder.encode_checkpoint(ts).length()
+            fields["bytes"] = _size(self._encoder.encode_checkpoint(ts))
         self._log.log(self._level, "checkpoint %d", ts, extra=fields)
         self.checkpoint_ts = ts
         self.checkpoint_count += 1

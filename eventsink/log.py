@@ -25,9 +25,11 @@ as in any real sink.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from tisink.codec.encoder import RowEventEncoder
 from tisink.eventsink.batching import Batch, BatchingSink
+from tisink.model.events import RowChangedEvent
 
 log = logging.getLogger(__name__)
 
@@ -54,17 +56,29 @@ class LogSink(BatchingSink):
     async def write_batch(self, batch: Batch) -> None:
         enabled = self._log.isEnabledFor(self._level)
         table = batch.table.qualified_name
-        for row in batch.rows:
-            fields: dict[str, object] = {
-                "table": table,
-                "op": row.op.value,
-                "start_ts": row.start_ts,
-                "commit_ts": row.commit_ts,
-            }
-            if self._encoder is not None:
-                size = self._encoder.encode_row(row).length()
-                fields["bytes"] = size
-                self.bytes += size
-            if enabled:
-                self._log.log(self._level, "row %s %s", fields["op"], table, extra=fields)
-            self.rows += 1
+        for txn in batch.txns:
+            sizes = self._sizes(txn.rows)
+            for row, size in zip(txn.rows, sizes, strict=True):
+                fields: dict[str, object] = {
+                    "table": table,
+                    "op": row.op.value,
+                    "start_ts": row.start_ts,
+                    "commit_ts": row.commit_ts,
+                }
+                if self._encoder is not None:
+                    fields["bytes"] = size
+                    self.bytes += size
+                if enabled:
+                    self._log.log(self._level, "row %s %s", fields["op"], table, extra=fields)
+                self.rows += 1
+
+    def _sizes(self, rows: Sequence[RowChangedEvent]) -> list[int]:
+        """Encoded bytes per row, through the encoder interface every protocol implements
+        (``encode_rows``, one call per transaction as the MQ sink makes). A protocol that frames
+        a transaction (DTS: BEGIN, rows, COMMIT) gets its whole size on the first row."""
+        if self._encoder is None:
+            return [0] * len(rows)
+        encoded = self._encoder.encode_rows(rows)
+        if self._encoder.message_per_row:
+            return [len(r[0] or b"") + len(r[1]) for r in encoded.records]
+        return [encoded.size] + [0] * (len(rows) - 1)
