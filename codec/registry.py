@@ -20,6 +20,7 @@ _MODULES: tuple[str, ...] = (
     "tisink.codec.debezium.protocol",
     "tisink.codec.dts.tencent.protocol",
     "tisink.codec.dts.alibaba.protocol",
+    "tisink.codec.open.protocol",
 )
 
 
