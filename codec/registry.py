@@ -21,6 +21,7 @@ _MODULES: tuple[str, ...] = (
     "tisink.codec.dts.tencent.protocol",
     "tisink.codec.dts.alibaba.protocol",
     "tisink.codec.open.protocol",
+    "tisink.codec.canal.protocol",
 )
 
 

@@ -1,0 +1,175 @@
+"""One generated function per table version (and column set) writing a whole canal-json row
+message.
+
+``encode(row, mid, tail) -> bytes``: ``mid`` is the ``es``/``ts`` part fixed per commitTs and
+clock reading, ``tail`` what follows the last map (``_tidb`` or nothing). Each image is read
+column by column into locals, the common feed values are converted inline (integers through
+``int.__repr__``, strings passed as they are, ENUM names through a dict) and everything else
+goes through the column's converter, which gives the exact text or the error. Each map costs
+one dict display and one ``orjson.dumps``; the rest of the message is bytes fixed per table
+version, joined. Names, converters and templates reach the code as default arguments (fast
+locals), never through the source text.
+"""
+
+from __future__ import annotations
+
+import binascii
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tisink.codec.canal.jsontext import NEEDS_FIX, fix
+from tisink.codec.canal.values import Converter
+from tisink.codec.values import float32_text, float64_text
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo
+
+RowEncoder = Callable[[Any, bytes, bytes], bytes]
+
+_TEXT = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
+_INTEGRAL = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT)
+
+
+@dataclass(frozen=True)
+class Templates:
+    """The bytes of a row message fixed per table version and column set."""
+
+    heads: tuple[bytes, bytes, bytes]
+    """Up to and including ``"type":"INSERT"`` / ``"UPDATE"`` / ``"DELETE"``."""
+    sql_type: Callable[[int], bytes]
+    """The ``sqlType`` object for a promotion mask (bit i: promotable column i promoted);
+    cached by the caller, since rows call it per message."""
+    promotions: tuple[tuple[int, int], ...]
+    """``(column index, limit)`` of the unsigned integer columns whose sqlType a value above
+    ``limit`` widens."""
+    no_old: bytes
+    """``,"mysqlType":{...},"old":null,"data":[``"""
+    with_old: bytes
+    """``,"mysqlType":{...},"old":[``"""
+
+
+def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
+    """Source of the text of column ``i`` (its feed value in ``v{i}``); None for NULL."""
+    v, family = f"v{i}", column.family
+    slow = f"(None if {v} is None else c{i}({v}))"
+    if family in _INTEGRAL:
+        return f"_str({v}) if _type({v}) is int else {slow}"
+    if family in _TEXT or (family is TypeFamily.TIMESTAMP and utc):
+        return f"{v} if _type({v}) is str else {slow}"
+    if family is TypeFamily.TIMESTAMP:
+        return f"z{i}({v}) if _type({v}) is str else {slow}"
+    if family is TypeFamily.DECIMAL:
+        s = f"s{i}"
+        digits = f"({s} := {v}.strip('0123456789')) == '.' and {v}[0] != '.' and {v}[-1] != '.'"
+        return f"{v} if _type({v}) is str and ({digits} or not {s} and {v}) else {slow}"
+    if family is TypeFamily.DOUBLE:
+        return f"_f64({v}) if _type({v}) is float else {slow}"
+    if family is TypeFamily.FLOAT:
+        return f"_f32({v}) if _type({v}) is float else {slow}"
+    if family is TypeFamily.BINARY and column.mysql_type != "binary":
+        latin = f"_latin(_a2b({v}, strict_mode=True), 'latin-1')"
+        return f"{latin} if _type({v}) is str else {slow}"
+    if family is TypeFamily.ENUM:
+        return f"None if {v} is None else (e{i}.get({v}) or c{i}({v}))"
+    return slow
+
+
+def _read(image: str, exprs: list[str], prefix: str) -> list[str]:
+    lines = []
+    for i, expr in enumerate(exprs):
+        lines.append(f"    v{i} = {image}[k{i}]")
+        lines.append(f"    {prefix}{i} = {expr}")
+    return lines
+
+
+def _dump(target: str, display: str) -> list[str]:
+    test = " or ".join(f"{byte} in {target}" for byte in NEEDS_FIX)
+    return [
+        f"    {target} = _dumps({display})",
+        f"    if {test}:",
+        f"        {target} = _fix({target})",
+    ]
+
+
+def _mask(promotions: tuple[tuple[int, int], ...]) -> list[str]:
+    """``st``: the sqlType bytes for the values now in ``v{i}``."""
+    if not promotions:
+        return ["    st = st0"]
+    terms = " | ".join(
+        f"({1 << bit} if _type(v{i}) is int and v{i} > {limit} else 0)"
+        for bit, (i, limit) in enumerate(promotions)
+    )
+    return [f"    m = {terms}", "    st = stf(m)"]
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
+def compile_row_encoder(
+    columns: list[tuple[ColumnInfo, Converter]],
+    templates: Templates,
+    *,
+    utc: bool,
+    zone_text: Callable[[str], str],
+    only_updated: bool,
+    dumps: Callable[[Any], bytes],
+) -> RowEncoder:
+    """``encode(row, mid, tail)`` for rows of one table version over ``columns``."""
+    namespace: dict[str, Any] = {
+        "_type": type,
+        "_str": int.__repr__,
+        "_dumps": dumps,
+        "_fix": fix,
+        "_join": b"".join,
+        "_f32": float32_text,
+        "_f64": float64_text,
+        "_a2b": binascii.a2b_base64,
+        "_latin": bytes.decode,
+        "ins": templates.heads[0],
+        "upd": templates.heads[1],
+        "dele": templates.heads[2],
+        "no_old": templates.no_old,
+        "with_old": templates.with_old,
+        "sep": b'],"data":[',
+        "st0": templates.sql_type(0),
+        "stf": templates.sql_type,
+    }
+    exprs = []
+    for i, (column, convert) in enumerate(columns):
+        namespace[f"k{i}"], namespace[f"c{i}"] = column.name, convert
+        if column.family is TypeFamily.TIMESTAMP:
+            namespace[f"z{i}"] = zone_text
+        if column.family is TypeFamily.ENUM:
+            namespace[f"e{i}"] = {name: convert(name) for name in ("", *column.elements)}
+        exprs.append(_expression(i, column, utc))
+    count = len(exprs)
+    data = "{" + ", ".join(f"k{i}: a{i}" for i in range(count)) + "}"
+    old_all = "{" + ", ".join(f"k{i}: b{i}" for i in range(count)) + "}"
+    mask = _mask(templates.promotions)
+    if only_updated:
+        old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(count))]
+        old += _dump("old", "o")
+    else:
+        old = _dump("old", old_all)
+    body = [
+        "    after = row.after",
+        "    before = row.before",
+        "    if before is None:",
+        *_indent(_read("after", exprs, "a") + mask + _dump("data", data)),
+        "        return _join((ins, mid, st, no_old, data, tail))",
+        "    if after is None:",
+        *_indent(_read("before", exprs, "a") + mask + _dump("data", data)),
+        "        return _join((dele, mid, st, no_old, data, tail))",
+        *_read("before", exprs, "b"),
+        *_read("after", exprs, "a"),
+        *mask,
+        *old,
+        *_dump("data", data),
+        "    return _join((upd, mid, st, with_old, old, sep, data, tail))",
+    ]
+    defaults = ", ".join(f"{name}={name}" for name in namespace)
+    source = "\n".join([f"def generated(row, mid, tail, {defaults}):", *body])
+    exec(compile(source, "<canal-json-row-encoder>", "exec"), namespace)
+    encoder: RowEncoder = namespace["generated"]
+    return encoder

@@ -1,0 +1,209 @@
+"""The canal-json encoder (ticdc ``canal.JSONRowEventEncoder``): one message per row, DDL,
+TIDB_WATERMARK.
+
+Every message has a null key and is compressed with ``large-message-handle-compression``. A row
+message longer than ``max-message-bytes`` (its value plus TiCDC's 36-byte record overhead)
+takes the ``large-message-handle-option`` fallback: ``handle-key-only`` sends the handle key's
+columns with ``_tidb.onlyHandleKey``, ``claim-check`` stores the full message and sends the
+handle key's columns with ``_tidb.claimCheckLocation``; both need ``enable-tidb-extension``, as
+TiCDC checks. DDL and WATERMARK messages are not size-checked (TiCDC does not). ``ts`` is the
+clock's time, read once per call.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+
+import orjson
+
+from tisink.codec.canal.ddl import encode_ddl, encode_watermark
+from tisink.codec.canal.jsontext import dumps
+from tisink.codec.canal.protocol import NAME, CanalOptions
+from tisink.codec.canal.rows import RowRenderer
+from tisink.codec.compression import compressor
+from tisink.codec.config import EncoderConfig
+from tisink.codec.errors import MessageTooLargeError
+from tisink.codec.message import EncodedRows, Message, MessageType, Record
+from tisink.codec.values import zone_for
+from tisink.core.clock import Clock, WallClock
+from tisink.core.errors import ConfigError
+from tisink.core.framing import RECORD_OVERHEAD
+from tisink.model.events import DDLEvent, RowChangedEvent
+from tisink.model.table import TableInfo
+
+log = logging.getLogger(__name__)
+
+CLAIM_CHECK_SCHEMES = ("file://",)
+"""Claim-check storages this codec can name; the sink writes the files."""
+
+
+class CanalJSONEncoder:
+    """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=canal-json``.
+
+    Renderers are cached per (table id, schema version) and checked against the TableInfo, so
+    a RENAME (same version, new names) gets its own.
+    """
+
+    message_per_row = True
+
+    def __init__(
+        self,
+        config: EncoderConfig,
+        clock: Clock | None = None,
+        *,
+        uuid_factory: Callable[[], object] = uuid.uuid4,
+    ) -> None:
+        options = config.options
+        if not isinstance(options, CanalOptions):
+            raise ConfigError(f"protocol {NAME} takes CanalOptions, not {options!r}")
+        self._options = options
+        self._config = config
+        self._clock = clock or WallClock()
+        self._tz: datetime.tzinfo = zone_for(config.time_zone)[1]
+        self._compress = compressor(config.large_message_handle_compression)
+        self._compressing = config.large_message_handle_compression != "none"
+        self._limit = config.max_message_bytes - RECORD_OVERHEAD
+        self._large = config.large_message_handle_option
+        if self._large != "none" and not options.enable_tidb_extension:
+            raise ConfigError(
+                f"large-message-handle-option={self._large} with protocol {NAME} needs "
+                "enable-tidb-extension=true"
+            )
+        self._uuid_factory = uuid_factory
+        self._claim_check_prefix = ""
+        if self._large == "claim-check":
+            uri = config.claim_check_storage_uri
+            if not uri.startswith(CLAIM_CHECK_SCHEMES):
+                raise ConfigError(
+                    f"claim-check-storage-uri {uri!r} is not supported; "
+                    f"use one of {', '.join(CLAIM_CHECK_SCHEMES)}"
+                )
+            self._claim_check_prefix = uri.rstrip("/") + "/"
+        self._renderers: dict[tuple[int, int], RowRenderer] = {}
+        self._last: RowRenderer | None = None
+
+    def renderer(self, table: TableInfo) -> RowRenderer:
+        """The renderer of ``table``'s version, built on first use."""
+        last = self._last
+        if last is not None and last.table is table:
+            return last
+        key = (table.table_id, table.version)
+        renderer = self._renderers.get(key)
+        if renderer is None or (renderer.table is not table and renderer.table != table):
+            options = self._options
+            renderer = RowRenderer(
+                table,
+                self._tz,
+                content_compatible=options.content_compatible,
+                only_updated=options.only_updated,
+                delete_key_only=options.delete_only_output_handle_key_columns,
+            )
+            self._renderers[key] = renderer
+        self._last = renderer
+        return renderer
+
+    def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
+        """One record per row, in order; the ``es``/``ts`` bytes made once per commitTs."""
+        now_ms = self._clock.now_ms()
+        extension = self._options.enable_tidb_extension
+        records: list[Record] = []
+        encoded = EncodedRows(records, 0)
+        size, limit = 0, self._limit
+        last_table: TableInfo | None = None
+        last_ts = -1
+        encode = None
+        mid = tail = b""
+        for row in rows:
+            if row.table is not last_table:
+                last_table = row.table
+                encode = self.renderer(last_table).encode
+            commit_ts = row.commit_ts
+            if commit_ts != last_ts:
+                last_ts = commit_ts
+                mid = b',"es":%d,"ts":%d,"sql":"","sqlType":' % (commit_ts >> 18, now_ms)
+                tail = b'],"_tidb":{"commitTs":%d}}' % commit_ts if extension else b"]}"
+            assert encode is not None
+            value = encode(row, mid, tail)
+            if self._compressing:
+                value = self._compress(value)
+            if len(value) > limit:
+                value = self._large_row(row, mid, value, encoded)
+            records.append((None, value))
+            size += len(value)
+        encoded.size = size
+        return encoded
+
+    def _large_row(
+        self, row: RowChangedEvent, mid: bytes, value: bytes, encoded: EncodedRows
+    ) -> bytes:
+        """The fallback message of a row whose message does not fit (TiCDC's
+        ``AppendRowChangedEvent``); a claim-check payload is added to ``encoded``."""
+        option, max_bytes = self._large, self._config.max_message_bytes
+        length = len(value) + RECORD_OVERHEAD
+        if option == "none":
+            raise MessageTooLargeError(
+                f"{row.describe()}: message of {length} bytes exceeds max-message-bytes "
+                f"{max_bytes} (large-message-handle-option=none)"
+            )
+        commit = b'],"_tidb":{"commitTs":%d' % row.commit_ts
+        if option == "claim-check":
+            location = f"{self._claim_check_prefix}{self._uuid_factory()}.json"
+            encoded.claim_checks.append((location, self._claim_check_payload(value)))
+            tail = commit + b',"claimCheckLocation":' + dumps(location) + b"}}"
+        else:
+            tail = commit + b',"onlyHandleKey":true}}'
+        reduced = self.renderer(row.table).encode(row, mid, tail, key_only=True)
+        if self._compressing:
+            reduced = self._compress(reduced)
+        if len(reduced) > self._limit:
+            raise MessageTooLargeError(
+                f"{row.describe()}: even the {option} message of "
+                f"{len(reduced) + RECORD_OVERHEAD} bytes exceeds max-message-bytes {max_bytes}"
+            )
+        log.warning(
+            "%s: %d-byte message exceeds max-message-bytes %d, sent as %s (%d bytes)",
+            row.describe(),
+            length,
+            max_bytes,
+            option,
+            len(reduced) + RECORD_OVERHEAD,
+        )
+        return reduced
+
+    def _claim_check_payload(self, value: bytes) -> bytes:
+        """The stored file: the (compressed) full message raw, or TiCDC's ClaimCheckMessage
+        JSON (``key`` null, ``value`` its base64)."""
+        if self._config.claim_check_raw_value:
+            return value
+        return orjson.dumps({"key": None, "value": base64.b64encode(value).decode("ascii")})
+
+    def encode_row(self, row: RowChangedEvent) -> Message:
+        """One row as a Message (tests, tools): the same bytes ``encode_rows`` gives."""
+        encoded = self.encode_rows([row])
+        (record,) = encoded.records
+        claim = encoded.claim_checks[0] if encoded.claim_checks else None
+        return Message(
+            record[1], None, MessageType.DML, 1, row.table.qualified_name, claim_check=claim
+        )
+
+    def encode_ddl(self, ddl: DDLEvent) -> Message | None:
+        """A DDL message; None for a bootstrap (canal-json has none)."""
+        if ddl.is_bootstrap:
+            return None
+        value = encode_ddl(ddl, self._clock.now_ms(), self._options.enable_tidb_extension)
+        return Message(self._compress(value), None, MessageType.DDL, 0, ddl.qualified_name)
+
+    def encode_bootstrap(self, table: TableInfo) -> Message | None:
+        """Canal-json has no bootstrap: every row carries its types."""
+        return None
+
+    def encode_checkpoint(self, ts: int) -> Message | None:
+        """A TIDB_WATERMARK with ``enable-tidb-extension``; nothing otherwise."""
+        if not self._options.enable_tidb_extension:
+            return None
+        value = encode_watermark(ts, self._clock.now_ms())
+        return Message(self._compress(value), None, MessageType.WATERMARK)

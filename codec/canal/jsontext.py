@@ -1,0 +1,67 @@
+"""JSON bytes as TiCDC's canal-json encoder writes them, from orjson output.
+
+Rows go through easyjson's ``jwriter`` and DDL/WATERMARK messages through goccy/go-json's
+``Marshal``; both escape like Go's ``encoding/json`` before Go 1.22: HTML-safe (``<`` ``>``
+``&`` as ``\\u003c`` ``\\u003e`` ``\\u0026``, U+2028/U+2029 escaped), ``"`` ``\\`` ``\\n``
+``\\r`` ``\\t`` short, every other control character as ``\\u00xx``, ``\\b`` and ``\\f`` too.
+orjson writes ``\\b`` and ``\\f`` short and nothing HTML-safe, so ``fix`` rewrites those bytes
+after a cheap membership test; ``NEEDS_FIX`` lists the bytes that call for it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from tisink.codec.gojson import html_escape
+
+NEEDS_FIX = (60, 62, 38, 226, 92)
+"""``<``, ``>``, ``&``, the UTF-8 lead byte of U+2028/U+2029 and the backslash."""
+
+_SHORT_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*)\\([bf])")
+_LONG = {b"b": b"\\u0008", b"f": b"\\u000c"}
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _long_escape(match: re.Match[bytes]) -> bytes:
+    return match.group(1) + _LONG[match.group(2)]
+
+
+def fix(out: bytes) -> bytes:
+    """orjson bytes with Go's HTML-safe escapes and ``\\u0008``/``\\u000c`` for ``\\b``/``\\f``
+    (only where the backslash starts an escape, not where it ends an escaped backslash)."""
+    out = html_escape(out)
+    if b"\\b" in out or b"\\f" in out:
+        out = _SHORT_ESCAPE.sub(_long_escape, out)
+    return out
+
+
+def dumps(value: Any) -> bytes:
+    """Canal-json bytes of dicts (insertion order), lists, strings, ints, bools and None. A lone
+    surrogate, which no Go string holds, becomes U+FFFD."""
+    try:
+        out = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        out = orjson.dumps(repair(value))
+    return fix(out)
+
+
+def safe_dumps(value: Any) -> bytes:
+    """``orjson.dumps`` that repairs lone surrogates instead of failing (the slow path)."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(repair(value))
+
+
+def repair(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {repair(k): repair(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [repair(v) for v in value]
+    return value

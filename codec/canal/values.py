@@ -1,0 +1,153 @@
+"""Column values as canal-json text (ticdc ``formatColumnValue`` in ``canal/helper.go``).
+
+Every value is a JSON string: integers, YEAR and BIT (as the unsigned number) in decimal; FLOAT
+in float32's shortest digits, DOUBLE in float64's; DECIMAL, dates and times as TiDB prints
+them; TIMESTAMP in the changefeed's zone; ENUM as its 1-based index and SET as its bitmask, both
+in decimal; JSON as TiDB's ``BinaryJSON.String()``; VECTOR as ``[a,b,...]``. Binary columns
+(BINARY/VARBINARY/BLOB) are their bytes read as ISO-8859-1, one character per byte, as Canal
+does. ``converter_for`` gives the checking form of each rule; the generated renderers inline
+the common cases and call these for the rest.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from tisink.codec.errors import CodecError
+from tisink.codec.values import (
+    binary_bytes,
+    enum_index,
+    float32_text,
+    float64_text,
+    json_text,
+    set_bitmask,
+    timestamp_texts,
+    vector_text,
+)
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo
+
+Converter = Callable[[Any], str]
+
+VALUE_ERRORS = (
+    KeyError,
+    TypeError,
+    ValueError,
+    OverflowError,
+    AttributeError,
+    struct.error,
+    CodecError,
+)
+"""What a bad row image raises inside a converter or a generated renderer."""
+
+DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
+
+
+def _integer(v: Any) -> str:
+    """Decimal text; the range is the feed validator's business (TiDB never holds more)."""
+    if type(v) is not int:
+        raise TypeError(f"want an integer, got {type(v).__name__}")
+    return int.__repr__(v)
+
+
+def _year(v: Any) -> str:
+    if type(v) is not int:
+        raise TypeError(f"want an integer, got {type(v).__name__}")
+    return int.__repr__(v)
+
+
+def _bit(v: Any) -> str:
+    if type(v) is not int or not 0 <= v < 1 << 64:
+        raise ValueError(f"want an unsigned 64-bit integer, got {v!r}")
+    return int.__repr__(v)
+
+
+def _number(v: Any) -> float:
+    if type(v) is float:
+        return v
+    if type(v) is int:
+        return float(v)
+    raise TypeError(f"want a number, got {type(v).__name__}")
+
+
+def _text(v: Any) -> str:
+    if type(v) is not str:
+        raise TypeError(f"want a string, got {type(v).__name__}")
+    return v
+
+
+def _decimal(v: Any) -> str:
+    if type(v) is str and DECIMAL.fullmatch(v):
+        return v
+    raise ValueError(f"want a decimal string like '-12.50', got {v!r}")
+
+
+def _binary(column: ColumnInfo) -> Converter:
+    def convert(v: Any) -> str:
+        return binary_bytes(column, _text(v)).decode("latin-1")
+
+    return convert
+
+
+def _enum(column: ColumnInfo) -> Converter:
+    texts = {"": "0"}
+    texts.update((name, str(enum_index(column, name))) for name in column.elements)
+
+    def convert(v: Any) -> str:
+        text = texts.get(v) if type(v) is str else None
+        return text if text is not None else str(enum_index(column, _text(v)))
+
+    return convert
+
+
+def _set(column: ColumnInfo) -> Converter:
+    def convert(v: Any) -> str:
+        if not (type(v) is list or type(v) is str):
+            raise TypeError(f"want a list of members, got {type(v).__name__}")
+        return str(set_bitmask(column, v))
+
+    return convert
+
+
+def _vector(v: Any) -> str:
+    if type(v) is not list:
+        raise TypeError(f"want a list of numbers, got {type(v).__name__}")
+    return vector_text([_number(x) for x in v])
+
+
+def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:
+    """The function from a non-NULL feed value of ``column`` to its canal-json text."""
+    family = column.family
+    if family in (TypeFamily.INT, TypeFamily.BIGINT):
+        return _integer
+    if family is TypeFamily.YEAR:
+        return _year
+    if family is TypeFamily.BIT:
+        return _bit
+    if family is TypeFamily.FLOAT:
+        return lambda v: float32_text(_number(v))
+    if family is TypeFamily.DOUBLE:
+        return lambda v: float64_text(_number(v))
+    if family is TypeFamily.DECIMAL:
+        return _decimal
+    if family in TEXT_FAMILIES:
+        return _text
+    if family is TypeFamily.TIMESTAMP:
+        texts = timestamp_texts(tz)
+        return lambda v: texts(_text(v))
+    if family is TypeFamily.BINARY:
+        return _binary(column)
+    if family is TypeFamily.ENUM:
+        return _enum(column)
+    if family is TypeFamily.SET:
+        return _set(column)
+    if family is TypeFamily.JSON:
+        return json_text
+    if family is TypeFamily.VECTOR:
+        return _vector
+    raise CodecError(f"column {column.name!r}: no canal-json rendering for {column.mysql_type}")
