@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
-from tisink.feed.watermarks import watermark_points
-from tisink.model.events import DDLEvent, DDLType
+from tisink.feed.live_tables import tables_at
+from tisink.feed.records import FeedDDL
+from tisink.feed.watermarks import PlayRecord, RowsStart, WatermarkPoint, points_of_intervals
+from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
 
 AFTER_ALL = 1 << 126
@@ -25,14 +26,7 @@ Key = tuple[int, int]
 """(commitTs, seq): where an event sits in a partition's stream."""
 
 
-@dataclass(frozen=True, slots=True)
-class RowsStart:
-    """The place of the feed's first row: ``send-all-bootstrap-at-start`` fires here."""
-
-    ts: int
-
-
-PartitionRecord = FeedRow | FeedDDL | FeedResolved | RowsStart
+PartitionRecord = PlayRecord
 
 
 def record_seq(place: int, sub: int = RECORD_SUB) -> int:
@@ -68,10 +62,12 @@ class PlayPlan:
     """Rows per second for each owner."""
     stop_marker: str | None = None
     """A file whose appearance asks every owner to stop taking records (Ctrl-C)."""
+    intervals: tuple[int, ...] = ()
+    """The commit-time intervals (indices) that hold records: the watermark policy's grid."""
     points: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        grid = watermark_points(self.first_ts, self.last_ts, self.interval_ms)
+        grid = points_of_intervals(self.intervals, self.interval_ms)
         ends = [self.last_ts] if self.last_ts else []
         object.__setattr__(self, "points", tuple(sorted({*grid, *self.resolved, *ends})))
 
@@ -81,15 +77,7 @@ class PlayPlan:
 
     def live_tables(self, ts: int) -> list[TableInfo]:
         """The tables that exist once every DDL with commitTs <= ts is applied."""
-        live: dict[int, TableInfo] = {}
-        for ddl in self.ddls:
-            if ddl.commit_ts > ts:
-                break
-            if ddl.pre_table is not None and ddl.ddl_type in (DDLType.TRUNCATE, DDLType.ERASE):
-                live.pop(ddl.pre_table.table_id, None)
-            if ddl.table is not None and ddl.ddl_type is not DDLType.ERASE:
-                live[ddl.table.table_id] = ddl.table
-        return list(live.values())
+        return tables_at(self.ddls, ts)
 
     def owner_events(self, owner: int) -> list[tuple[Key, PartitionRecord]]:
         """The events an owner plays besides its rows, sorted by key: its topic's DDLs, every
@@ -100,7 +88,7 @@ class PlayPlan:
             for ddl, key, ddl_topic in zip(self.ddls, self.ddl_keys, self.ddl_topics, strict=True)
             if topic is None or ddl_topic == topic
         ]
-        events.extend(((ts, AFTER_ALL), FeedResolved(ts)) for ts in self.points)
+        events.extend(((ts, AFTER_ALL), WatermarkPoint(ts)) for ts in self.points)
         if self.first_row is not None:
             events.append((self.first_row, RowsStart(self.first_row[0])))
         events.sort(key=lambda item: item[0])

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
+from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedDDL, Source
 from tisink.feed.spark.errors import SparkPlayError
@@ -20,6 +21,7 @@ from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.spark.survey import FeedSurvey, survey_partition
 from tisink.feed.spark.workload_stage import FIRST_PLACE, workload_stage_partition
 from tisink.feed.stats import PlayStats
+from tisink.feed.watermarks import interval_of
 from tisink.feed.workload import Scenario
 from tisink.feed.workload.schedule import PlannedDDL, plan
 from tisink.model.events import DDLEvent
@@ -32,6 +34,8 @@ class PlayInput(Protocol):
     first_row: Key | None
     first_ts: int
     last_ts: int
+    intervals: tuple[int, ...]
+    """The watermark intervals (indices) holding records: the watermark policy's grid."""
 
     def stage_one(self, spark: Any, plan: Any) -> Any:
         """The first stage's RDD for the broadcast ``plan``."""
@@ -49,14 +53,17 @@ class FeedInput:
     """A feed file or folder (any path Spark reads). Reading it surveys it and checks its DDLs
     in feed order; ``check`` raises the feed's first problem if a DDL was bad."""
 
-    def __init__(self, spark: Any, path: str) -> None:
+    def __init__(
+        self, spark: Any, path: str, interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS
+    ) -> None:
         try:
             self._frame = spark.read.text(path).select(
                 "_metadata.file_name", "_metadata.file_block_start", "value"
             )
         except Exception as err:  # Spark's AnalysisException: a missing or unreadable path
             raise FeedError(f"feed {path}: {str(err).splitlines()[0]}") from err
-        self.survey = FeedSurvey.collect(self._frame.rdd.mapPartitions(survey_partition).collect())
+        survey = self._frame.rdd.mapPartitions(lambda rows: survey_partition(rows, interval_ms))
+        self.survey = FeedSurvey.collect(survey.collect())
         self.ddls: list[DDLEvent] = []
         self.ddl_keys: list[Key] = []
         self._ddl_lines: list[tuple[int, str]] = []
@@ -77,6 +84,7 @@ class FeedInput:
         self.first_row = None if first is None else (first[1], record_seq(first[0], START_SUB))
         self.first_ts = self.survey.first_ts
         self.last_ts = self.survey.last_ts
+        self.intervals = self.survey.intervals
 
     def _stage(self, broadcast: Any, *, validate_only: bool) -> Any:
         stop = self._ddl_problem.place if self._ddl_problem else None
@@ -111,13 +119,21 @@ class WorkloadInput:
     """A seeded workload: the driver walks its schedule (DDLs, commit ts), the first stage
     generates its tables, heaviest first, spread over ``slots`` tasks."""
 
-    def __init__(self, scenario: Scenario, seed: int, rows: int | None, slots: int) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        seed: int,
+        rows: int | None,
+        slots: int,
+        interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
+    ) -> None:
         self.scenario, self.seed, self.rows = scenario, seed, rows
         self.ddls: list[DDLEvent] = []
         self.ddl_keys: list[Key] = []
         self.resolved: list[int] = []
         self.first_row: Key | None = None
         self.first_ts = self.last_ts = 0
+        intervals: set[int] = set()
         for step in plan(scenario, seed, rows):
             if type(step) is PlannedDDL:
                 ts = step.event.commit_ts
@@ -129,6 +145,8 @@ class WorkloadInput:
                     self.first_row = (ts, record_seq(FIRST_PLACE, START_SUB))
             self.first_ts = self.first_ts or ts
             self.last_ts = ts
+            intervals.add(interval_of(ts, interval_ms))
+        self.intervals = tuple(sorted(intervals))
         tables = scenario.tables
         slots = max(1, min(len(tables), slots))
         # a table's share of the rows: its share of the transactions times their mean size

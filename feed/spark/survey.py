@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from tisink.feed.errors import FeedError
+from tisink.model.tso import LOGICAL_BITS
 
 BLOCK_BITS = 44
 INDEX_BITS = 28
@@ -44,15 +45,32 @@ def _ts_of(text: str) -> int | None:
     return ts if type(ts) is int else None
 
 
-def survey_partition(rows: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
+def _line_ts(text: str) -> int | None:
+    """A record's commitTs (or a resolved record's ts) read without parsing the line."""
+    at = text.find('"commitTs":')
+    start = at + 11 if at >= 0 else text.find('"ts":') + 5
+    if start < 5:
+        return None
+    end = start
+    while end < len(text) and text[end] in " 0123456789":
+        end += 1
+    try:
+        return int(text[start:end])
+    except ValueError:
+        return None
+
+
+def survey_partition(rows: Iterable[Any], interval_ms: int) -> Iterator[tuple[Any, ...]]:
     """Per split of one Spark partition of ``(file_name, file_block_start, value)`` rows:
     ``("n", file, block, lines)``, ``("d", file, block, index, text)`` per DDL,
     ``("s", file, block, index, ts)`` per resolved record, ``("r", file, block, index, ts)``
-    for its first row and ``("t", file, block, first_ts, last_ts)``."""
+    for its first row, ``("t", file, block, first_ts, last_ts)`` and ``("i", intervals)``:
+    the watermark intervals its records fall in (the watermark policy's grid)."""
     for (file, block), lines in groupby(rows, key=_split_key):
         count = 0
         first_row = False
         edge: list[str] = []
+        intervals: set[int] = set()
         for index, row in enumerate(lines):
             count = index + 1
             text = row[2]
@@ -61,6 +79,9 @@ def survey_partition(rows: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
             if not edge:
                 edge.append(text)
             last = text
+            line_ts = _line_ts(text)
+            if line_ts is not None:
+                intervals.add((line_ts >> LOGICAL_BITS) // interval_ms)
             kind = _kind(text)
             if kind == "ddl":
                 yield ("d", file, block, index, text)
@@ -72,6 +93,7 @@ def survey_partition(rows: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
                 first_row = True
                 yield ("r", file, block, index, ts)
         yield ("n", file, block, count)
+        yield ("i", tuple(intervals))
         if edge:
             first_ts, last_ts = _ts_of(edge[0]), _ts_of(last)
             if first_ts is not None and last_ts is not None:
@@ -103,6 +125,8 @@ class FeedSurvey:
     """(place, commitTs) of the feed's first row."""
     first_ts: int
     last_ts: int
+    intervals: tuple[int, ...]
+    """The watermark intervals (indices) that hold records."""
 
     @classmethod
     def collect(cls, items: Iterable[tuple[Any, ...]]) -> FeedSurvey:
@@ -128,6 +152,7 @@ class FeedSurvey:
             first_row=rows[0] if rows else None,
             first_ts=edges[0][1] if edges else 0,
             last_ts=max((last for *_, last in edges), default=0),
+            intervals=tuple(sorted({k for _, found in parts.get("i", []) for k in found})),
         )
 
     def line_of(self, place: int) -> tuple[str, int]:

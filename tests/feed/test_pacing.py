@@ -122,7 +122,6 @@ async def _play(records: list[FeedRecord], pacer: Pacer | None) -> tuple[LateSin
         events,
         ddl_sink,
         lambda tid: TableSink(tid, events),
-        watermark_interval_ms=0,
         pacer=pacer,
     )
     return events, calls

@@ -20,6 +20,7 @@ from tisink.eventsink.blackhole import BlackholeSink
 from tisink.feed import FeedDDL, FeedError, FeedResolved, FeedRow, PlayError, play_inline, read_feed
 from tisink.feed.records import FeedRecord
 from tisink.feed.samples import DEMO_FEED
+from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tisink.model.tso import physical_ms
@@ -74,7 +75,7 @@ async def _play(
         ddl_sink,
         lambda tid: SpyTableSink(tid, events, calls),
         resolve_every_rows=every_rows,
-        watermark_interval_ms=0,
+        watermark_interval_ms=1,
     )
     return ddl_sink
 
@@ -101,6 +102,10 @@ def test_play_keeps_order_barriers_and_watermarks(
             r for r in rows if r.table.table_id == tid
         ]
 
+    # the event sink gets every transaction in commit order, across tables too
+    stamps = [r.commit_ts for r in events.written]
+    assert stamps == sorted(stamps)
+
     # a DDL is written only after every earlier row of its table was acknowledged
     for ddl, acked in ddl_sink.ddls:
         tid = ddl.table.table_id
@@ -117,6 +122,9 @@ def test_play_keeps_order_barriers_and_watermarks(
         assert all(id(r) in acked for r in rows if r.commit_ts <= w)
     last = max(_ts_of(r) for r in records)
     assert marks[-1] == last
+    # every resolved record of the feed is a watermark at its own ts
+    explicit = [r.ts for r in records if isinstance(r, FeedResolved)]
+    assert all(ts in marks for ts in explicit)
 
     # a resolved ts R is issued to a table only once no later row of it has commitTs <= R
     resolved: dict[int, int] = {}
@@ -263,7 +271,8 @@ async def test_feed_clock_follows_commit_ts_and_back_pressure_is_awaited() -> No
         on_progress=lambda s: progress.append(s.checkpoint_ts),
     )
     last_commit = max(r.row.commit_ts for r in records if isinstance(r, FeedRow))
-    assert clock.now_ms() == physical_ms(last_commit)
+    # the clock moves at watermark points only: to the end of the last point's interval
+    assert clock.now_ms() == physical_ms(interval_end_ts(last_commit, 1000))
     assert events.capacity_waits > 0
     assert progress and progress == sorted(progress) and progress[-1] == stats.checkpoint_ts
 

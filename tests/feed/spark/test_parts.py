@@ -13,13 +13,19 @@ from tests.feed.fakes import LateSink, RecordingDDLSink
 from tisink.codec.message import Record
 from tisink.core.clock import FeedClock
 from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
-from tisink.feed.spark.partition_player import PartitionPlayer
+from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import START_SUB, PlayPlan, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
-from tisink.feed.spark.sink_clock import interval_end_ts
 from tisink.feed.spark.sources import pack_groups
 from tisink.feed.spark.survey import FeedSurvey, place_of
-from tisink.feed.watermarks import point_before, watermark_points, with_watermark_points
+from tisink.feed.watermarks import (
+    RowsStart,
+    WatermarkPoint,
+    interval_end_ts,
+    point_before,
+    points_of_intervals,
+    with_watermark_points,
+)
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tisink.model.tso import compose_ts, physical_ms
@@ -38,44 +44,44 @@ def _table(table_id: int = 1, name: str = "t") -> TableInfo:
     )
 
 
-def test_watermark_points_are_the_whole_intervals_a_feed_passes() -> None:
-    first, last = compose_ts(10_400, 3), compose_ts(13_000, 1)
-    assert watermark_points(first, last, 1000) == [
+def test_watermark_points_are_one_per_interval_holding_records() -> None:
+    # intervals 10, 11, 12 and, after an idle stretch, 3600: one point before each but the
+    # first, and a single point for the whole idle hour
+    assert points_of_intervals([12, 10, 11, 10, 3600], 1000) == [
         point_before(11_000),
         point_before(12_000),
-        point_before(13_000),
+        point_before(3_600_000),
     ]
     assert physical_ms(point_before(11_000)) == 10_999
-    assert watermark_points(first, compose_ts(10_900), 1000) == []
+    assert points_of_intervals([10], 1000) == []
     # the clock between the points reads the end of the interval that follows
+    first = compose_ts(10_400, 3)
     assert interval_end_ts(point_before(11_000), 1000) == compose_ts(12_000)
     assert interval_end_ts(first - 1, 1000) == compose_ts(11_000)
 
 
-def test_inline_records_get_a_point_before_the_first_record_past_it() -> None:
+def test_inline_records_get_the_same_points_as_the_plan() -> None:
     table = _table()
-    rows = [
-        FeedRow(RowChangedEvent(1, compose_ts(ms), table, None, {"id": ms}))
-        for ms in (
-            500,
-            900,
-            1200,
-            3500,
-        )
-    ]
-    seen: list[int] = []
-    out = list(with_watermark_points(rows, 1000, seen.append))
-    kinds = [(type(r).__name__, r.ts if isinstance(r, FeedResolved) else 0) for r in out]
+    stamps = [compose_ts(ms) for ms in (500, 900, 1200, 3500, 3_600_200)]
+    rows = [FeedRow(RowChangedEvent(1, ts, table, None, {"id": ts})) for ts in stamps]
+    out = list(with_watermark_points(rows, 1000))
+    kinds = [(type(r).__name__, getattr(r, "ts", 0)) for r in out]
     assert kinds == [
+        ("RowsStart", stamps[0]),
         ("FeedRow", 0),
         ("FeedRow", 0),
-        ("FeedResolved", point_before(1000)),
+        ("WatermarkPoint", point_before(1000)),
         ("FeedRow", 0),
-        ("FeedResolved", point_before(2000)),
-        ("FeedResolved", point_before(3000)),
+        ("WatermarkPoint", point_before(3000)),
         ("FeedRow", 0),
+        ("WatermarkPoint", point_before(3_600_000)),
+        ("FeedRow", 0),
+        ("WatermarkPoint", stamps[-1]),
     ]
-    assert seen == [point_before(1000), point_before(2000), point_before(3000)]
+    intervals = [physical_ms(ts) // 1000 for ts in stamps]
+    points = [r.ts for r in out if isinstance(r, WatermarkPoint)]
+    assert points == [*points_of_intervals(intervals, 1000), stamps[-1]]
+    assert isinstance(out[0], RowsStart)
 
 
 def test_places_order_lines_and_turn_back_into_file_lines() -> None:
@@ -87,6 +93,8 @@ def test_places_order_lines_and_turn_back_into_file_lines() -> None:
             ("t", "a.jsonl", 0, 50, 60),
             ("t", "b.jsonl", 0, 70, 90),
             ("r", "a.jsonl", 100, 2, 61),
+            ("i", (3, 1)),
+            ("i", (1, 2)),
         ]
     )
     assert survey.ranks == {"a.jsonl": 0, "b.jsonl": 1}
@@ -95,6 +103,7 @@ def test_places_order_lines_and_turn_back_into_file_lines() -> None:
     assert survey.line_of(place_of(1, 0, 0)) == ("b.jsonl", 1)
     assert survey.first_row == (place_of(0, 100, 2), 61)
     assert (survey.first_ts, survey.last_ts) == (50, 90)
+    assert survey.intervals == (1, 2, 3)
 
 
 def test_first_problem_is_the_earliest_of_chunk_and_cross_chunk_ones() -> None:
@@ -158,7 +167,7 @@ async def test_partition_player_waits_for_every_table_and_moves_the_clock_at_wat
     ddl_sink = RecordingDDLSink(sink)
     clock = FeedClock()
     clock.observe_ts(compose_ts(1000))
-    player = PartitionPlayer(
+    player = partition_player(
         sink,
         ddl_sink,
         lambda table_id: TableSink(table_id, sink),
@@ -178,7 +187,7 @@ async def test_partition_player_waits_for_every_table_and_moves_the_clock_at_wat
         row(first, 600),
         FeedDDL(alter.commit_ts, 0, alter),
         row(second, 800),
-        FeedResolved(point_before(1000)),
+        WatermarkPoint(point_before(1000)),
         row(first, 1500),
         FeedResolved(compose_ts(1500)),
     ]
@@ -231,3 +240,17 @@ def test_an_owner_gets_its_topics_ddls_every_point_and_the_start_of_rows() -> No
         ("FeedResolved", compose_ts(2500)),
     ]
     assert [t.table for t in plan.live_tables(compose_ts(920))] == ["a"]
+
+
+def test_the_survey_finds_the_intervals_of_every_record_without_parsing_rows() -> None:
+    from tisink.feed.spark.survey import survey_partition
+
+    lines = [
+        f'{{"type":"row","commitTs":{compose_ts(1500)},"op":"INSERT"}}',
+        f'{{"type":"resolved","ts":{compose_ts(4200)}}}',
+        "",
+        f'{{"type":"row","commitTs": {compose_ts(9_000_100)}}}',
+    ]
+    items = list(survey_partition([("f", 0, text) for text in lines], 1000))
+    ((found,),) = [item[1:] for item in items if item[0] == "i"]
+    assert sorted(found) == [1, 4, 9000]
