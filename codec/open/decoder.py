@@ -5,7 +5,7 @@ first) pairs with the value stream's next value. Row events give DML messages wh
 schema is announced by the row itself (its handle key: the columns marked ``"h":true``), DDL
 events DDL messages, resolved events WATERMARKs. Checked as a consumer would trip over them:
 both streams end together, the value maps agree with the event's kind, every column has a type
-code, flag bits and a value.
+code and a value.
 """
 
 from __future__ import annotations
@@ -41,9 +41,7 @@ def split(key: bytes, value: bytes) -> list[tuple[bytes, bytes]]:
         k, v = key_end, value_end
     if v != len(value):
         raise ValueError(f"value stream has {len(value) - v} bytes after the last event")
-    if not events:
-        raise ValueError("a batch without events")
-    return events
+    return events  # an empty batch (the version head alone) is valid: TiCDC's reader skips it
 
 
 def _columns(value: Mapping[str, Any], field: str) -> dict[str, Any] | None:
@@ -53,8 +51,9 @@ def _columns(value: Mapping[str, Any], field: str) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         raise ValueError(f"{field!r} is not an object")
     for name, column in raw.items():
-        if not isinstance(column, dict) or not {"t", "f", "v"} <= column.keys():
-            raise ValueError(f"column {name!r} of {field!r} lacks t, f or v")
+        # ``f`` is absent from recordings older than the flag bits; TiCDC reads it as 0
+        if not isinstance(column, dict) or not {"t", "v"} <= column.keys():
+            raise ValueError(f"column {name!r} of {field!r} lacks t or v")
     return raw
 
 
