@@ -17,8 +17,10 @@ from tisink.codec.encoder import RowEventEncoder
 from tisink.codec.errors import CodecError
 from tisink.codec.message import Message
 from tisink.ddlsink.errors import DDLSinkError
-from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
-from tisink.eventsink.mq.stats import AckedSeconds, MQStats
+from tisink.eventsink.capabilities import acknowledged_ends
+from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.stats import MQStats
+from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds, SinkStats
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
 
@@ -95,9 +97,9 @@ class MQDDLSink:
     def last_checkpoint_ts(self) -> int:
         return self._last_checkpoint_ts
 
-    def stats(self) -> dict[str, int]:
+    def stats(self) -> SinkStats:
         """Acknowledged DDL, BOOTSTRAP and WATERMARK copies and their bytes."""
-        return self._stats.as_dict()
+        return self._stats.snapshot()
 
     def acked_seconds(self) -> AckedSeconds:
         """Messages and bytes acknowledged per epoch second."""
@@ -109,7 +111,7 @@ class MQDDLSink:
 
     async def close(self) -> None:
         await self._producer.close()
-        log.info("MQ DDL sink closed: %s", self._stats.as_dict())
+        log.info("MQ DDL sink closed: %s", self._stats.snapshot().to_dict())
 
     async def _broadcast(self, topic: str, message: Message, *, what: str) -> None:
         try:

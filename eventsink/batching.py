@@ -37,6 +37,7 @@ from tisink.eventsink.batching_queue import Batch, Cut, TableQueues, TxnEvent
 from tisink.eventsink.batching_retry import RetryPolicy, retrying
 from tisink.eventsink.batching_workers import TableWorkers
 from tisink.eventsink.errors import EventSinkError, RetriableError, SinkDeadError
+from tisink.eventsink.stats import SinkStats
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
 
@@ -54,7 +55,7 @@ sink's ``max_inflight_bytes``)."""
 
 @dataclass(slots=True)
 class BatchingStats:
-    """What a BatchingSink did; ``stats()`` returns it as a dict."""
+    """What a BatchingSink did; ``stats()`` returns it as a SinkStats."""
 
     rows: int = 0
     txns: int = 0
@@ -152,7 +153,7 @@ class BatchingSink(ABC):
             await self._workers.join()
         finally:
             await self.on_close()
-            stats = self.stats()
+            stats = self.stats().to_dict()
             log.info("%s sink closed: %s", self.scheme, stats, extra=stats)
 
     # --- the DDLSink protocol --------------------------------------------------------------
@@ -185,10 +186,10 @@ class BatchingSink(ABC):
             await self._next_change()
         self._check_alive()
 
-    def stats(self) -> dict[str, int]:
+    def stats(self) -> SinkStats:
         """Rows, txns and batches handed to ``write_batch`` and written, retries, txns of closing
         tables acknowledged unwritten, DDLs and checkpoints."""
-        return asdict(self._stats)
+        return SinkStats(**asdict(self._stats))
 
     # --- internals -------------------------------------------------------------------------
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tisink.eventsink.stats import SinkStats
+
 
 @dataclass(slots=True)
 class PlayStats:
@@ -23,8 +25,8 @@ class PlayStats:
     checkpoint_ts: int = 0
     """The last checkpoint reached by every table."""
     elapsed_s: float = 0.0
-    sink_stats: list[dict[str, int]] = field(default_factory=list)
-    """What the event and DDL sinks reported (their ``stats()``) once closed, if they have it."""
+    sink_stats: list[SinkStats] = field(default_factory=list)
+    """What the event and DDL sinks reported (``ReportsStats.stats()``) once closed."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,27 +1,51 @@
 """SinkFactory: from a sink URI and a changefeed config to event, DDL and table sinks.
 
-The one entry point the player and the command line use, so every scheme (built-in or plugin)
-is built the same way: parse the URI, let its parameters override the config, ask the scheme's
-provider for the sinks.
+The one entry point the players, the Spark job, verify and the command line use, so every
+scheme (built-in or plugin) is built the same way: parse the URI, let its parameters override
+the config, ask the scheme's provider for the sinks. What else a scheme can do (an MQ target
+Spark tasks can own, a stream verify can read, the UPDATE split) is asked here too, through the
+provider's typed capabilities (``sink/capabilities.py``), never by naming a scheme.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from tisink.core.clock import Clock, WallClock
 from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.base import EventSink
-from tisink.eventsink.mq.producer import AcknowledgedEnds, acknowledged_ends, merge_ends
-from tisink.eventsink.mq.stats import AckedSeconds, acked_seconds, merge_seconds
+from tisink.eventsink.capabilities import (
+    acked_seconds,
+    acknowledged_ends,
+    merge_ends,
+    merge_seconds,
+)
+from tisink.eventsink.reading import RecordSource
+from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds
+from tisink.sink.capabilities import (
+    EventSinkProvider,
+    HasDefaultProtocol,
+    MQTarget,
+    MQTargetProvider,
+    OpenedProducer,
+    OwnsURIParams,
+    ReportsLeftovers,
+    SinkProvider,
+    UpdateSplitting,
+    VerifiableProvider,
+)
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
 from tisink.sink.registry import load_provider
 from tisink.sink.uri import SinkURI, parse_sink_uri
 from tisink.tablesink import AckLatency, TableSink
+from tisink.tablesink.split import SplitPolicy
 
 log = logging.getLogger(__name__)
+
+_EVENT_SINK_MEMBERS = ("write_events", "close", "wants_txn")
 
 
 class SinkFactory:
@@ -31,9 +55,9 @@ class SinkFactory:
         self, uri: str, config: ChangefeedConfig | None = None, *, clock: Clock | None = None
     ) -> None:
         self.uri: SinkURI = parse_sink_uri(uri)
-        self.provider = load_provider(self.uri.scheme)
+        self.provider: EventSinkProvider = load_provider(self.uri.scheme)
         # a plugin reads parameters of its own that tisink cannot know, so none is reported
-        own_params = getattr(self.provider, "uri_params", None)
+        own_params = self.provider.uri_params if isinstance(self.provider, OwnsURIParams) else None
         self.config: ChangefeedConfig = (config or ChangefeedConfig()).with_uri(
             self.uri, own_params
         )
@@ -50,12 +74,15 @@ class SinkFactory:
     def protocol(self) -> str | None:
         """The protocol the sinks encode with: the configured one, else the scheme's default
         (None: the scheme encodes nothing)."""
-        return self.config.protocol or getattr(self.provider, "default_protocol", None)
+        if self.config.protocol:
+            return self.config.protocol
+        provider = self.provider
+        return provider.default_protocol if isinstance(provider, HasDefaultProtocol) else None
 
-    async def create_event_sink(self) -> EventSink:
+    async def create_event_sink(self) -> EventSink[Any]:
         sink = await self.provider.create_event_sink(self.uri, self.config, self.clock)
-        for member in ("write_events", "close", "wants_txn"):
-            if not hasattr(sink, member):
+        for member in _EVENT_SINK_MEMBERS:
+            if not hasattr(sink, member):  # a plugin's sink checked against the Protocol
                 raise SinkError(
                     f"the {self.scheme!r} provider returned {type(sink).__name__}, "
                     f"which lacks EventSink.{member}"
@@ -65,11 +92,10 @@ class SinkFactory:
         return sink
 
     async def create_ddl_sink(self) -> DDLSink:
-        create = getattr(self.provider, "create_ddl_sink", None)
-        if create is None:
+        if not isinstance(self.provider, SinkProvider):
             log.info("scheme %r has no DDL sink; DDL and checkpoints are dropped", self.scheme)
             return BlackholeDDLSink()
-        sink: DDLSink = await create(self.uri, self.config, self.clock)
+        sink = await self.provider.create_ddl_sink(self.uri, self.config, self.clock)
         self._created.append(sink)
         return sink
 
@@ -83,13 +109,55 @@ class SinkFactory:
         (empty where the sinks do not count them)."""
         return merge_seconds(acked_seconds(sink) for sink in self._created)
 
+    # --- what the scheme can do beyond its sinks -------------------------------------------
+
+    def split_policy(self) -> SplitPolicy:
+        """Whether key-changing UPDATEs are split: the table sinks' and the Spark first
+        stage's one policy."""
+        provider = self.provider
+        splits = provider.splits_key_updates() if isinstance(provider, UpdateSplitting) else True
+        return SplitPolicy.of(
+            sink_splits=splits, output_raw_change_event=self.config.output_raw_change_event
+        )
+
+    def mq_target(self) -> MQTarget | None:
+        """The topics-and-partitions target of the URI; None when the scheme has none."""
+        provider = self.provider
+        if not isinstance(provider, MQTargetProvider):
+            return None
+        return provider.mq_target(self.uri, self.config)
+
+    async def open_producer(self, target: MQTarget) -> OpenedProducer:
+        """A new producer to ``target`` (``mq_target()``); the caller closes it."""
+        provider = self.provider
+        if not isinstance(provider, MQTargetProvider):
+            raise SinkError(f"scheme {self.scheme!r} has no topics or partitions")
+        return await provider.open_producer(self.uri, target)
+
+    @property
+    def verifiable(self) -> bool:
+        """True when the scheme's stream can be read back (``open_record_source``)."""
+        return isinstance(self.provider, VerifiableProvider)
+
+    def open_record_source(self, config: ChangefeedConfig, timeout_s: float) -> RecordSource:
+        """A reader of the stream at the URI, as ``config`` (verify's) describes it."""
+        provider = self.provider
+        if not isinstance(provider, VerifiableProvider):
+            raise SinkError(f"scheme {self.scheme!r} has no reader: its stream cannot be verified")
+        return provider.open_record_source(self.uri, config, timeout_s)
+
+    def leftover_topics(self) -> list[str]:
+        """Topics an earlier run left at the target (empty where the scheme cannot tell)."""
+        provider = self.provider
+        return provider.leftover_topics(self.uri) if isinstance(provider, ReportsLeftovers) else []
+
     def create_table_sink(
-        self, table_id: int, event_sink: EventSink, start_ts: int = 0
-    ) -> TableSink:
+        self, table_id: int, event_sink: EventSink[Any], start_ts: int = 0
+    ) -> TableSink[Any]:
         return TableSink(
             table_id,
             event_sink,
             start_ts=start_ts,
-            output_raw_change_event=self.config.output_raw_change_event,
+            split=self.split_policy(),
             latency=self.ack_latency,
         )

@@ -1,12 +1,12 @@
 """Sinks that write one partition of an MQ topic: the Spark engine's partition owners.
 
-The Spark job gives every (topic, partition) of a Kafka or file sink to one task, which must
-write that partition and nothing else. Its MQ DML and DDL sinks are the usual ones over a
-producer *view*: the owned topic seems to have a single partition, every other topic none. So
-the DDL sink's broadcasts (DDL, WATERMARK, BOOTSTRAP at start) and the DML sink's bootstrap
-copies and heartbeats land once, in the owned partition, and the sinks' counters count what
-was really written. The DTS ``ps`` header then numbers the partition's records 1, 2, 3... as
-one task writes all of them.
+Any scheme whose provider is an ``MQTargetProvider`` (Kafka, files, plugins) can be owned: the
+Spark job gives every (topic, partition) to one task, which must write that partition and
+nothing else. Its MQ DML and DDL sinks are the usual ones over a producer *view*: the owned
+topic seems to have a single partition, every other topic none. So the DDL sink's broadcasts
+(DDL, WATERMARK, BOOTSTRAP at start) and the DML sink's bootstrap copies and heartbeats land
+once, in the owned partition, and the sinks' counters count what was really written. The DTS
+``ps`` header then numbers the partition's records 1, 2, 3... as one task writes all of them.
 
 Rows reach an owner already routed (the Spark job's first stage runs the same router with the
 real partition counts), so the view's "partition 0" is always the owned one, and the owner's
@@ -17,29 +17,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from tisink.codec.message import Record
 from tisink.ddlsink.base import DDLSink
+from tisink.eventsink.capabilities import acknowledged_ends
 from tisink.eventsink.errors import EventSinkError
-from tisink.eventsink.file import FileProducer
 from tisink.eventsink.mq.dml_sink import MQDMLSink
-from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
-from tisink.eventsink.mq.senders import PartitionSequences
+from tisink.eventsink.mq.producer import NumbersRecords, Producer
+from tisink.eventsink.stats import AcknowledgedEnds
+from tisink.sink.capabilities import MQTarget
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
 from tisink.sink.factory import SinkFactory
-from tisink.sink.providers import (
-    DEFAULT_FILE_PARTITION_NUM,
-    DEFAULT_FILE_TOPIC,
-    FALLBACK_PROTOCOL,
-    KAFKA_PROTOCOL,
-    new_mq_ddl_sink,
-    new_mq_dml_sink,
-)
-
-MQ_SCHEMES = ("kafka", "file")
-"""The schemes whose sinks write topics and partitions."""
+from tisink.sink.mq_sinks import new_mq_ddl_sink, new_mq_dml_sink, new_sequences
 
 
 class OwnedPartition:
@@ -77,65 +67,40 @@ class OwnedPartition:
 
 
 class _OwnedNumberingPartition(OwnedPartition):
-    """The view of a producer that numbers records itself (the file producer's
-    ``send_sequenced``), so the sequence header keeps counting in the file."""
+    """The view of a producer that numbers records itself (``NumbersRecords``, the file
+    producer), so the sequence header keeps counting in the file."""
+
+    def __init__(
+        self, inner: Producer, numbering: NumbersRecords, topic: str, partition: int
+    ) -> None:
+        super().__init__(inner, topic, partition)
+        self._numbering = numbering
 
     async def send_sequenced(
         self, topic: str, partition: int, records: Sequence[Record], header: str
     ) -> None:
         self._check(topic, partition)
-        await self.inner.send_sequenced(self.topic, self.partition, records, header)  # type: ignore[attr-defined]
+        await self._numbering.send_sequenced(self.topic, self.partition, records, header)
 
 
 def owned_partition(inner: Producer, topic: str, partition: int) -> OwnedPartition:
-    if hasattr(inner, "send_sequenced"):
-        return _OwnedNumberingPartition(inner, topic, partition)
+    if isinstance(inner, NumbersRecords):
+        return _OwnedNumberingPartition(inner, inner, topic, partition)
     return OwnedPartition(inner, topic, partition)
 
 
-@dataclasses.dataclass(frozen=True)
-class MQTarget:
-    """What an MQ sink URI writes to: its producer settings, protocol and default topic."""
-
-    scheme: str
-    config: ChangefeedConfig
-    default_topic: str
-
-
-def mq_target(factory: SinkFactory) -> MQTarget | None:
-    """The MQ target of ``factory``'s URI, or None for schemes without partitions."""
-    scheme = factory.scheme
-    if scheme == "kafka":
-        config = factory.config.with_protocol_default(KAFKA_PROTOCOL)
-        return MQTarget(scheme, config, factory.uri.topic)
-    if scheme == "file":
-        config = factory.config.with_protocol_default(FALLBACK_PROTOCOL)
-        return MQTarget(scheme, config, factory.uri.topic or DEFAULT_FILE_TOPIC)
-    return None
-
-
-async def _open_producer(factory: SinkFactory, target: MQTarget) -> tuple[Producer, int | None]:
-    """The scheme's producer and its (possibly lowered) max-message-bytes."""
-    config = target.config
-    if target.scheme == "file":
-        partitions = config.kafka.partition_num or DEFAULT_FILE_PARTITION_NUM
-        return FileProducer(Path(factory.uri.path), partitions), None
-    from tisink.eventsink.kafka.producer import new_kafka_producer
-
-    kafka = config.kafka.for_target(
-        factory.uri.hosts, target.default_topic, config.encoder.max_message_bytes
-    )
-    producer = await new_kafka_producer(kafka)
-    return producer, producer.max_message_bytes
+def _target(factory: SinkFactory) -> MQTarget:
+    target = factory.mq_target()
+    if target is None:
+        raise SinkError(f"scheme {factory.scheme!r} has no topics or partitions")
+    return target
 
 
 async def topic_partition_counts(factory: SinkFactory, topics: Iterable[str]) -> dict[str, int]:
     """Partitions of the default topic and of ``topics``, creating missing topics as the
     sinks would (Kafka's ``auto-create-topic``, ``partition-num``)."""
-    target = mq_target(factory)
-    if target is None:
-        raise SinkError(f"scheme {factory.scheme!r} has no topics or partitions")
-    producer, _ = await _open_producer(factory, target)
+    target = _target(factory)
+    producer = (await factory.open_producer(target)).producer
     try:
         wanted = dict.fromkeys([target.default_topic, *topics])
         return {topic: await producer.partition_count(topic) for topic in wanted}
@@ -148,13 +113,10 @@ async def open_partition_sinks(
 ) -> tuple[MQDMLSink, DDLSink]:
     """An MQ DML sink and DDL sink writing only ``partition`` of ``topic``, sharing one
     producer (one connection, one ``ps`` count) as the file provider's sinks do."""
-    target = mq_target(factory)
-    if target is None:
-        raise SinkError(f"scheme {factory.scheme!r} has no topics or partitions")
-    inner, max_bytes = await _open_producer(factory, target)
+    target = _target(factory)
+    inner, max_bytes = await factory.open_producer(target)
     producer = owned_partition(inner, topic, partition)
-    header = target.config.encoder.spec.partition_sequence_header
-    sequences = PartitionSequences(header) if header is not None else None
+    sequences = new_sequences(target.config)
     dml = new_mq_dml_sink(
         producer,
         _topics_only(target.config),

@@ -6,13 +6,16 @@ A plugin distribution declares, in its ``pyproject.toml``::
     memory = "tisink_memory:MemorySinkProvider"
 
 The entry point's name is the URI scheme; its object (a class, which is instantiated once per
-SinkFactory, or any object/module) provides::
+SinkFactory, or any object/module) is a ``SinkProvider`` (``tisink.plugin``)::
 
     async def create_event_sink(uri: SinkURI, config: ChangefeedConfig, clock: Clock) -> EventSink
     async def create_ddl_sink(uri: SinkURI, config: ChangefeedConfig, clock: Clock) -> DDLSink
 
 ``create_ddl_sink`` is optional: without it DDL and checkpoints go to a blackhole DDL sink.
-A built-in scheme cannot be replaced by a plugin.
+A provider gets Spark partitioning and ``tisink verify`` by implementing the capabilities of
+``sink/capabilities.py`` (``MQTargetProvider``, ``VerifiableProvider``; ``MQSinkProvider``
+implements the sinks for a provider that brings a producer). This module and the providers are
+the only places that know schemes. A built-in scheme cannot be replaced by a plugin.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
 
+from tisink.sink.capabilities import EventSinkProvider
 from tisink.sink.errors import SinkError, UnknownSchemeError
 from tisink.sink.providers import (
     BlackholeProvider,
@@ -36,14 +39,14 @@ log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "tisink.sinks"
 BUILT_IN = "built-in"
 
-_BUILT_INS: dict[str, Callable[[], Any]] = {
+_BUILT_INS: dict[str, Callable[[], EventSinkProvider]] = {
     "blackhole": BlackholeProvider,
     "log": LogProvider,
     "file": FileProvider,
 }
 
 
-def _built_ins() -> dict[str, Callable[[], Any]]:
+def _built_ins() -> dict[str, Callable[[], EventSinkProvider]]:
     schemes = dict(_BUILT_INS)
     if kafka_available():
         schemes["kafka"] = KafkaProvider
@@ -80,7 +83,7 @@ def available_schemes() -> dict[str, str]:
     return dict(sorted(schemes.items()))
 
 
-def load_provider(scheme: str) -> Any:
+def load_provider(scheme: str) -> EventSinkProvider:
     """The provider object of ``scheme``; UnknownSchemeError lists the schemes that exist."""
     scheme = scheme.lower()
     built_in = _built_ins().get(scheme)
@@ -99,7 +102,7 @@ def load_provider(scheme: str) -> Any:
         ) from err
     if isinstance(provider, type):
         provider = provider()
-    if not callable(getattr(provider, "create_event_sink", None)):
+    if not isinstance(provider, EventSinkProvider):
         raise SinkError(
             f"sink plugin for scheme {scheme!r} ({entry.value} from {_distribution(entry)}) "
             "has no create_event_sink"

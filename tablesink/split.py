@@ -4,7 +4,8 @@ Consumers that key rows by their primary or unique key (the index-value dispatch
 consumers without old values) would lose the old key of an UPDATE that changes it, so TiCDC
 turns such an UPDATE into a DELETE of the old row and an INSERT of the new one, then re-sorts
 the transaction's rows so deletes come first (delete < update < insert). MySQL-compatible sinks
-never split (spec 1.3).
+never split (spec 1.3): their provider says so (``sink.capabilities.UpdateSplitting``), and the
+one ``SplitPolicy`` built from it serves the table sinks and the Spark first stage alike.
 
 Go sorts with ``sort.Sort``, which is stable for up to 12 rows and unspecified beyond; we sort
 stably, which is the same order wherever Go's is determined by the rule alone.
@@ -14,11 +15,31 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tisink.model.events import RowChangedEvent
 
-MYSQL_COMPATIBLE_SCHEMES = frozenset({"mysql", "mysql+ssl", "tidb", "tidb+ssl"})
-"""Schemes whose sinks take UPDATEs unsplit (TiCDC ``sink.IsMySQLCompatibleScheme``)."""
+
+@dataclass(frozen=True, slots=True)
+class SplitPolicy:
+    """Whether key-changing UPDATEs of a changefeed become DELETE + INSERT."""
+
+    enabled: bool = True
+
+    @classmethod
+    def of(cls, *, sink_splits: bool, output_raw_change_event: bool) -> SplitPolicy:
+        """TiCDC's rule: split unless the sink takes UPDATEs whole or raw events are asked for."""
+        return cls(sink_splits and not output_raw_change_event)
+
+    def halves(self, row: RowChangedEvent) -> tuple[RowChangedEvent, RowChangedEvent] | None:
+        """The DELETE and INSERT ``row`` becomes, or None when it stays whole."""
+        if self.enabled and changes_unique_key(row):
+            return split_update(row)
+        return None
+
+
+SPLIT_KEY_UPDATES = SplitPolicy()
+"""TiCDC's default for every sink but the MySQL-compatible ones."""
 
 
 def changes_unique_key(row: RowChangedEvent) -> bool:
@@ -51,7 +72,7 @@ def split_update(row: RowChangedEvent) -> tuple[RowChangedEvent, RowChangedEvent
     return delete, insert
 
 
-def _dml_order(row: RowChangedEvent) -> int:
+def dml_order(row: RowChangedEvent) -> int:
     """delete < update < insert, TiCDC's ``getDMLOrder``."""
     if row.after is None:
         return 0
@@ -74,7 +95,7 @@ def split_txn_rows(rows: list[RowChangedEvent]) -> list[RowChangedEvent]:
             out.extend(split_update(row))
         else:
             out.append(row)
-    out.sort(key=_dml_order)
+    out.sort(key=dml_order)
     return out
 
 

@@ -23,7 +23,7 @@ from tisink.tablesink.ack_latency import AckLatency
 from tisink.tablesink.appender import Appender, E, RowAppender, TxnAppender
 from tisink.tablesink.errors import TableSinkClosedError, TableSinkError
 from tisink.tablesink.progress import ProgressTracker
-from tisink.tablesink.split import MYSQL_COMPATIBLE_SCHEMES
+from tisink.tablesink.split import SPLIT_KEY_UPDATES, SplitPolicy
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,9 @@ class TableSink(Generic[E]):
     """Buffers one table's rows and hands them to ``event_sink`` on each resolved ts.
 
     The appender follows the event sink: transactions when ``event_sink.wants_txn``, rows
-    otherwise. UPDATEs changing a PK or NOT NULL unique key are split into DELETE + INSERT
-    unless ``output_raw_change_event`` or the sink is MySQL-compatible. The checkpoint starts
+    otherwise. UPDATEs changing a PK or NOT NULL unique key are split into DELETE + INSERT as
+    ``split`` says (the factory's policy for the sink), never with ``output_raw_change_event``.
+    The checkpoint starts
     at ``start_ts``. ``latency``, shared by a play's table sinks, records how long each flushed
     row waits for its callback. Not thread-safe: one caller drives a table sink (acks may come
     from anywhere).
@@ -55,6 +56,7 @@ class TableSink(Generic[E]):
         *,
         start_ts: int = 0,
         output_raw_change_event: bool = False,
+        split: SplitPolicy = SPLIT_KEY_UPDATES,
         latency: AckLatency | None = None,
     ) -> None:
         self.table_id = table_id
@@ -62,9 +64,7 @@ class TableSink(Generic[E]):
         self._event_sink = event_sink
         self._txns = bool(event_sink.wants_txn)
         self._appender: Appender[Any] = TxnAppender(start_ts) if self._txns else RowAppender()
-        self._split = not output_raw_change_event and (
-            event_sink.scheme not in MYSQL_COMPATIBLE_SCHEMES
-        )
+        self._split = split.enabled and not output_raw_change_event
         self._buffer: list[E] = []
         self._max_resolved = ResolvedTs.normal(start_ts)
         self._tracker = ProgressTracker(table_id, ResolvedTs.normal(start_ts))

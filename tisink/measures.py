@@ -14,7 +14,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.eventsink.mq.stats import AckedSeconds
+from tisink.eventsink.stats import AckedSeconds
 from tisink.summary import RunSummary
 from tisink.tablesink import LatencyReport
 
@@ -84,15 +84,3 @@ def apply_measures(summary: RunSummary, measured: Measured) -> None:
     summary.series = series(measured.latency, measured.seconds, measured.started_at)
     if measured.rate:
         summary.rate = steadiness(summary.series, measured.rate, measured.behind_s)
-
-
-def take_spark_measures(result: dict[str, Any], started_at: float, rate: float | None) -> Measured:
-    """The measurements in a Spark play's result dict (removed from it)."""
-    return Measured(
-        latency=result.pop("latency", None) or LatencyReport(),
-        seconds=result.pop("acked_seconds", None) or {},
-        started_at=started_at,
-        sending_s=float(result.pop("sending_s", 0.0)),
-        rate=rate,
-        behind_s=float(result.pop("behind_s", 0.0)),
-    )

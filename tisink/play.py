@@ -16,14 +16,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tisink.broker import start_broker
 from tisink.codec.registry import get_protocol
 from tisink.core.clock import Clock, FeedClock, WallClock
 from tisink.errors import PlayRefused
-from tisink.eventsink.file import list_file_topics
-from tisink.eventsink.mq.producer import AcknowledgedEnds
+from tisink.eventsink.stats import AcknowledgedEnds
 from tisink.feed.errors import FeedError, PlayError
 from tisink.feed.inline import play_with_factory
 from tisink.feed.pacing import Pacer
@@ -31,18 +30,19 @@ from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.reader import check_feed, read_feed
 from tisink.feed.records import FeedRecord, FeedRow
 from tisink.feed.stats import PlayStats
-from tisink.feed.watermarks import with_watermark_points
 from tisink.feed.workload import generate_records
 from tisink.interrupt import StopRequest
-from tisink.measures import Measured, apply_measures, take_spark_measures
+from tisink.measures import Measured, apply_measures
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.uri import parse_sink_uri
 from tisink.summary import RunSummary
 from tisink.verify import render_text, verify
 
+if TYPE_CHECKING:  # the Spark engine is imported only when it plays
+    from tisink.feed.spark.task_result import SparkRun
+
 log = logging.getLogger(__name__)
 
-VERIFIABLE_SCHEMES = ("kafka", "file")
 DEFAULT_TOPIC = "tidb-cdc"
 DEFAULT_WORKLOAD = "demo"
 
@@ -164,14 +164,18 @@ def check_play(options: PlayOptions) -> None:
             raise PlayRefused(str(err)) from err
     if options.sink_uri is None or options.append:
         return
-    uri = parse_sink_uri(options.sink_uri)
-    if uri.scheme == "file" and (topics := list_file_topics(Path(uri.path))):
+    factory = SinkFactory(options.sink_uri, _config(options))
+    if topics := factory.leftover_topics():
         raise PlayRefused(
-            f"file sink folder {uri.path} already holds topic(s) {', '.join(topics)} from an "
+            f"sink {factory.uri.redacted()} already holds topic(s) {', '.join(topics)} from an "
             "earlier run: a play would continue their offsets and verify would read both runs "
-            "as one stream; choose an empty folder, or pass --append to continue it (verify "
+            "as one stream; choose an empty target, or pass --append to continue it (verify "
             "is then skipped)"
         )
+
+
+def _config(options: PlayOptions) -> ChangefeedConfig | None:
+    return ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
 
 
 def _verify(
@@ -179,11 +183,10 @@ def _verify(
 ) -> None:
     """Read the stream back; ``acknowledged`` (the producers' ends, either engine) adds the
     check that the partitions still hold everything the broker acknowledged."""
-    config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
-    factory = SinkFactory(sink_uri, config)
-    if options.append and factory.scheme == "file":
+    if options.append:
         log.warning("verify skipped: --append continued an earlier run's stream")
         return
+    factory = SinkFactory(sink_uri, _config(options))
     if options.verify_after and _verifiable(factory):
         report = verify(
             sink_uri, config_path=options.config_path, acknowledged=acknowledged or None
@@ -204,10 +207,10 @@ def _sink_uri(sink_uri: str | None) -> Iterator[str]:
 
 
 def _verifiable(factory: SinkFactory) -> bool:
-    """A Kafka or file sink whose protocol has a decoder."""
+    """A scheme whose stream can be read back, with a protocol that has a decoder."""
     protocol = factory.protocol
     return (
-        factory.scheme in VERIFIABLE_SCHEMES
+        factory.verifiable
         and protocol is not None
         and get_protocol(protocol).new_decoder is not None
     )
@@ -225,12 +228,27 @@ def _play_spark(
     with tempfile.TemporaryDirectory(prefix="tisink-stop-") as folder:
         marker = Path(folder) / "stop"
         stop.on_stop(lambda: _touch(marker))
-        result = _run_spark(options, sink_uri, started_at, str(marker))
-    acknowledged.update(result.pop("acknowledged", {}))
-    measured = take_spark_measures(result, started_at, options.rate)
-    fields = RunSummary.__dataclass_fields__
-    summary = RunSummary(**{k: v for k, v in result.items() if k in fields and k != "verified"})
-    summary.engine = "spark"
+        run = _run_spark(options, sink_uri, started_at, str(marker))
+    acknowledged.update(run.acknowledged)
+    summary = RunSummary(
+        rows=run.rows,
+        ddl=run.ddl,
+        startup_s=run.startup_s,
+        rows_per_s=run.rows_per_s,
+        elapsed_s=run.elapsed_s,
+        checkpoint_ts=run.checkpoint_ts,
+        sink_uri=run.sink_uri,
+        engine="spark",
+    )
+    summary.add_sink_stats(run.sink_stats)
+    measured = Measured(
+        latency=run.latency,
+        seconds=run.acked_seconds,
+        started_at=started_at,
+        sending_s=run.sending_s,
+        rate=options.rate,
+        behind_s=run.behind_s,
+    )
     apply_measures(summary, measured)
     return summary
 
@@ -240,9 +258,7 @@ def _touch(marker: Path) -> None:
         marker.touch()
 
 
-def _run_spark(
-    options: PlayOptions, sink_uri: str, started_at: float, marker: str
-) -> dict[str, Any]:
+def _run_spark(options: PlayOptions, sink_uri: str, started_at: float, marker: str) -> SparkRun:
     from tisink.feed.spark import run_spark_play
 
     return run_spark_play(
@@ -270,24 +286,21 @@ def _play_inline(
     started_at: float,
     acknowledged: AcknowledgedEnds,
 ) -> RunSummary:
-    """The inline player, with a watermark point every interval of commit time: under the wall
-    clock, the player times its watermark checks by a commit-time clock of its own. Fills
-    ``acknowledged`` with what the destination acknowledged per partition."""
+    """The inline player (the watermark policy's points are added by ``play_with_factory``).
+    Fills ``acknowledged`` with what the destination acknowledged per partition."""
     config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
     clock: Clock = FeedClock() if options.feed_clock else WallClock()
     factory = SinkFactory(sink_uri, config, clock=clock)
-    cadence = clock if isinstance(clock, FeedClock) else FeedClock()
     if options.feed is not None:
         records: Iterable[FeedRecord] = read_feed(options.feed)
     else:
         workload = options.workload or DEFAULT_WORKLOAD
         records = generate_records(workload, options.seed, options.workload_rows)
     interval = options.watermark_interval_ms
-    records = with_watermark_points(records, interval, cadence.observe_ts)
     first_row = _FirstRow()
     records = first_row.watch(stop.stoppable(records))
     pacer = Pacer(options.rate) if options.rate else None
-    summary = asyncio.run(_play(records, factory, on_progress, cadence, interval, pacer))
+    summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))
     acknowledged.update(factory.acknowledged_offsets())
     ended = time.time()
     sent_at = first_row.at or ended
@@ -321,7 +334,7 @@ async def _play(
     records: Iterable[FeedRecord],
     factory: SinkFactory,
     on_progress: Callable[[PlayStats], None] | None,
-    cadence: FeedClock,
+    clock: Clock,
     interval_ms: int,
     pacer: Pacer | None,
 ) -> RunSummary:
@@ -329,7 +342,7 @@ async def _play(
         stats = await play_with_factory(
             records,
             factory,
-            clock=cadence,
+            clock=clock,
             on_progress=on_progress,
             pacer=pacer,
             watermark_interval_ms=interval_ms,

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from tisink.eventsink.stats import SinkStats
+
 
 @dataclass
 class RunSummary:
@@ -42,16 +44,14 @@ class RunSummary:
     """One entry per second since the command started: t, rows, messages, bytes, p99_ms; the
     rows add up to ``latency_ms["count"]``, the messages and bytes to the totals."""
 
-    def add_sink_stats(self, stats: dict[str, int] | None) -> None:
-        """Merge an MQ sink's ``stats()`` (``<type>_messages`` counters and ``bytes``)."""
-        if not stats:
-            return
+    def add_sink_stats(self, stats: SinkStats) -> None:
+        """Add what a sink (or a Spark play's sinks) delivered: messages by type, bytes."""
         merged = Counter(self.messages)
-        for key, count in stats.items():
-            if key.endswith("_messages") and count:
-                merged[key.removesuffix("_messages").upper()] += count
+        for kind, count in stats.messages.items():
+            if count:
+                merged[kind.value] += count
         self.messages = dict(sorted(merged.items()))
-        self.bytes += int(stats.get("bytes", 0))
+        self.bytes += stats.bytes
 
     def set_timing(self, *, startup_s: float, sending_s: float) -> None:
         """``startup_s`` until the first row was sent; ``sending_s`` from it to the last

@@ -1,4 +1,5 @@
-"""Records of Kafka topics read with confluent-kafka (librdkafka), from the earliest offset.
+"""Records of Kafka topics read with confluent-kafka (librdkafka), from the earliest offset:
+the Kafka sink's ``RecordSource`` for ``tisink verify``.
 
 A partition is done when librdkafka reports its end (``enable.partition.eof``) at or past the
 high watermark seen at start. The watermark from ListOffsets is only a lower bound: Tansu, the
@@ -13,19 +14,16 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
-from tisink.codec.message import Headers
 from tisink.eventsink.kafka.config import KafkaConfig
-from tisink.verify.errors import VerifyError
+from tisink.eventsink.reading import OnRecord, StreamReadError
 
 log = logging.getLogger(__name__)
 
-OnRecord = Callable[[str, int, int, bytes | None, bytes | None, Headers], None]
-"""Called with (topic, partition, offset, value, key, headers) per record."""
 _BATCH = 1000
 _POLL_S = 0.2
 
@@ -91,25 +89,34 @@ class KafkaRecordReader:
                     # messages back then held 330 MB; 8 MB keeps up with the checks as well
                     "queued.max.messages.kbytes": 8192,
                     # librdkafka repeats each connection failure every few ms; the failure
-                    # that matters reaches the user as a VerifyError, the rest goes to debug
+                    # that matters reaches the user as a StreamReadError, the rest goes to debug
                     "logger": _DebugLogger(log),
                 }
             )
         except KafkaException as err:
-            raise VerifyError(f"Kafka {self._where}: bad consumer settings: {err}") from err
+            raise StreamReadError(f"Kafka {self._where}: bad consumer settings: {err}") from err
+
+    continuous_offsets = False
+    """Kafka offsets may skip (transaction markers, compaction)."""
 
     def __enter__(self) -> KafkaRecordReader:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         self._consumer.close()
+
+    def topics(self) -> list[str]:
+        return list(self.partition_counts())
 
     def partition_counts(self) -> dict[str, int]:
         """Every topic of the cluster with its partition count (no auto-creation)."""
         try:
             metadata = self._consumer.list_topics(timeout=self.request_timeout_s)
         except KafkaException as err:
-            raise VerifyError(f"Kafka {self._where}: cannot read metadata: {err}") from err
+            raise StreamReadError(f"Kafka {self._where}: cannot read metadata: {err}") from err
         return {
             name: len(topic.partitions)
             for name, topic in metadata.topics.items()
@@ -154,7 +161,7 @@ class KafkaRecordReader:
                     if message.offset() >= ends.get(key, 0):
                         pending.discard(key)
                 elif error.fatal() or key[0] is not None:
-                    raise VerifyError(f"Kafka {key[0]}[{key[1]}]: {error.str()}")
+                    raise StreamReadError(f"Kafka {key[0]}[{key[1]}]: {error.str()}")
                 else:
                     # client-level trouble (a dropped connection...) that librdkafka retries
                     log.warning("Kafka %s: %s", self._where, error.str())
@@ -171,8 +178,16 @@ class KafkaRecordReader:
                 TopicPartition(topic, partition), timeout=self.request_timeout_s
             )
         except KafkaException as err:
-            raise VerifyError(f"Kafka {topic}[{partition}]: cannot read offsets: {err}") from err
+            where = f"Kafka {topic}[{partition}]"
+            raise StreamReadError(f"{where}: cannot read offsets: {err}") from err
 
 
 def _read_so_far(last_offset: int) -> str:
     return "nothing read" if last_offset < 0 else f"read up to offset {last_offset}"
+
+
+def open_kafka_source(config: KafkaConfig, timeout_s: float) -> KafkaRecordReader:
+    """A reader of the cluster of ``config`` (the sink URI's brokers, TLS and SASL)."""
+    return KafkaRecordReader(
+        consumer_settings(config), timeout_s, request_timeout_s=config.request_timeout_s
+    )

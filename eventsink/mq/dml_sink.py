@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, cast
 from tisink.codec.encoder import HeartbeatEncoder, RowEventEncoder
 from tisink.codec.message import MessageType
 from tisink.eventsink.base import CallbackableEvent, TableSinkState
+from tisink.eventsink.capabilities import acknowledged_ends
 from tisink.eventsink.errors import EventSinkError, SinkDeadError
 from tisink.eventsink.mq.claim_check import store_claim_check
 from tisink.eventsink.mq.heartbeats import IdlePartitions
 from tisink.eventsink.mq.partition_sender import Delivery, Segment
-from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
+from tisink.eventsink.mq.producer import Producer
 from tisink.eventsink.mq.senders import TopicSenders
-from tisink.eventsink.mq.stats import AckedSeconds, MQStats
+from tisink.eventsink.mq.stats import MQStats
 from tisink.eventsink.mq.txn_encoding import (
     EncodedTxn,
     FailedTxn,
@@ -44,6 +45,7 @@ from tisink.eventsink.mq.txn_encoding import (
     Result,
     TxnEncoder,
 )
+from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds, SinkStats
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 
 if TYPE_CHECKING:
@@ -158,7 +160,7 @@ class MQDMLSink:
                 sender.stop()
             await sender.close()
         await self._producer.close()
-        log.info("%s sink closed: %s", self.scheme, self._stats.as_dict())
+        log.info("%s sink closed: %s", self.scheme, self._stats.snapshot().to_dict())
 
     # --- back-pressure and observability -------------------------------------------------
 
@@ -187,9 +189,9 @@ class MQDMLSink:
     def inflight_bytes(self) -> int:
         return self._inflight_bytes
 
-    def stats(self) -> dict[str, int]:
+    def stats(self) -> SinkStats:
         """Counters of delivered messages (by type), bytes, txns; plus the bytes in flight."""
-        return {**self._stats.as_dict(), "inflight_bytes": self._inflight_bytes}
+        return self._stats.snapshot(self._inflight_bytes)
 
     def acked_seconds(self) -> AckedSeconds:
         """Messages and bytes acknowledged per epoch second."""

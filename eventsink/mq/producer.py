@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from tisink.codec.message import Record
 
@@ -27,22 +27,11 @@ class Producer(Protocol):
     async def close(self) -> None: ...
 
 
-AcknowledgedEnds = dict[tuple[str, int], int]
-"""(topic, partition) -> last offset the destination acknowledged + 1."""
+@runtime_checkable
+class NumbersRecords(Protocol):
+    """A producer that numbers a partition's records itself (the file producer, under its file
+    lock), so a per-partition sequence header is stamped where the order is decided."""
 
-
-def acknowledged_ends(producer: object) -> AcknowledgedEnds:
-    """What ``producer`` saw acknowledged, for producers that track it (``acknowledged_offsets``,
-    e.g. Kafka's); empty for the others."""
-    track = getattr(producer, "acknowledged_offsets", None)
-    return track() if callable(track) else {}
-
-
-def merge_ends(*parts: AcknowledgedEnds) -> AcknowledgedEnds:
-    """Ends of several producers writing the same partitions: the furthest of each."""
-    merged: AcknowledgedEnds = {}
-    for part in parts:
-        for key, end in part.items():
-            if end > merged.get(key, 0):
-                merged[key] = end
-    return merged
+    async def send_sequenced(
+        self, topic: str, partition: int, records: Sequence[Record], header: str
+    ) -> None: ...

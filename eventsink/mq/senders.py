@@ -7,9 +7,11 @@ import asyncio
 from collections.abc import Callable, Iterator, Sequence
 
 from tisink.codec.message import Record, with_sequence
+from tisink.eventsink.capabilities import acknowledged_ends
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.partition_sender import PartitionSender, Segment
-from tisink.eventsink.mq.producer import AcknowledgedEnds, Producer, acknowledged_ends
+from tisink.eventsink.mq.producer import NumbersRecords, Producer
+from tisink.eventsink.stats import AcknowledgedEnds
 
 
 class TopicSenders:
@@ -102,9 +104,9 @@ class SequencedProducer:
     async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
         if not records:
             return
-        native = getattr(self.inner, "send_sequenced", None)
-        if native is not None:
-            await native(topic, partition, records, self.sequences.header)
+        inner = self.inner
+        if isinstance(inner, NumbersRecords):
+            await inner.send_sequenced(topic, partition, records, self.sequences.header)
             return
         async with self.sequences.lock(topic, partition):
             await self.inner.send(topic, partition, self.sequences.stamp(topic, partition, records))

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tisink.codec.message import MessageType
-
-AckedSeconds = dict[int, tuple[int, int]]
-"""Epoch second -> (messages, bytes) the destination acknowledged in it."""
+from tisink.eventsink.stats import AckedSeconds, SinkStats
 
 
 @dataclass(slots=True)
@@ -53,31 +51,14 @@ class MQStats:
     def per_second(self) -> AckedSeconds:
         return {second: (m, b) for second, (m, b) in sorted(self.seconds.items())}
 
-    def as_dict(self) -> dict[str, int]:
-        out = {f"{kind.value.lower()}_messages": n for kind, n in self.messages.items()}
-        out.update(
-            messages=sum(self.messages.values()),
+    def snapshot(self, inflight_bytes: int = 0) -> SinkStats:
+        """The counters as the SinkStats every sink reports."""
+        return SinkStats(
+            messages={kind: n for kind, n in self.messages.items() if n},
             bytes=self.bytes,
             rows=self.rows,
             txns=self.txns,
             skipped_txns=self.skipped_txns,
             claim_checks=self.claim_checks,
+            inflight_bytes=inflight_bytes,
         )
-        return out
-
-
-def acked_seconds(sink: object) -> AckedSeconds:
-    """What ``sink`` saw acknowledged per second, for sinks that count it (``acked_seconds``,
-    the MQ sinks); empty for the others."""
-    track = getattr(sink, "acked_seconds", None)
-    return track() if callable(track) else {}
-
-
-def merge_seconds(parts: Iterable[AckedSeconds]) -> AckedSeconds:
-    """Several sinks' seconds added up."""
-    merged: dict[int, tuple[int, int]] = {}
-    for part in parts:
-        for second, (messages, size) in part.items():
-            m, b = merged.get(second, (0, 0))
-            merged[second] = (m + messages, b + size)
-    return dict(sorted(merged.items()))

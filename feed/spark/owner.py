@@ -3,9 +3,10 @@
 The task gets the partition's rows from the shuffle, sorted by (commitTs, feed order), behind
 the first stage's reports. If any report names a bad record, it writes nothing and says so.
 Otherwise it merges its rows with the plan's events for it (its topic's DDLs, the watermark
-points, the start of rows) and plays them with a ``PartitionPlayer`` into an MQ DML sink and
-DDL sink that write only its partition (``sink.partition_owner``). It returns one result dict
-instead of raising, so the driver sees the error, the partition and how far it got.
+points, the start of rows) and plays them with a ``partition player`` into an MQ DML sink and
+DDL sink that write only its partition (``sink.partition_owner``, for any scheme whose provider
+is an MQ target). It returns one ``TaskResult`` instead of raising, so the driver sees the
+error, the partition and how far it got.
 """
 
 from __future__ import annotations
@@ -20,17 +21,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from tisink.core.clock import Clock, FeedClock, WallClock
-from tisink.eventsink.mq.producer import acknowledged_ends, merge_ends
-from tisink.eventsink.mq.stats import acked_seconds, merge_seconds
-from tisink.feed.errors import FeedError, PlayError
+from tisink.ddlsink.base import DDLSink
+from tisink.eventsink.base import EventSink
+from tisink.eventsink.capabilities import (
+    acked_seconds,
+    acknowledged_ends,
+    merge_ends,
+    merge_seconds,
+    stats_of,
+)
+from tisink.feed.errors import PlayError
 from tisink.feed.pacing import Pacer
 from tisink.feed.records import FeedRow
-from tisink.feed.spark.partition_player import PartitionPlayer
+from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.reports import ChunkReport, first_problem
 from tisink.feed.spark.routing import RowValue, ShuffleKey, make_factory
-from tisink.feed.spark.sink_clock import interval_end_ts
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
+from tisink.feed.spark.task_result import TaskFailure, TaskResult
+from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import RowChangedEvent
 from tisink.sink.partition_owner import open_partition_sinks
 from tisink.tablesink import AckLatency
@@ -48,11 +57,11 @@ class _Progress:
 
 def play_partition(
     owner: int, items: Iterable[tuple[ShuffleKey, Any]], plan: PlayPlan
-) -> dict[str, Any]:
-    """Play what the shuffle gave ``owner``; the result dict the driver merges."""
+) -> TaskResult:
+    """Play what the shuffle gave ``owner``; the result the driver merges."""
     shield_from_terminal(plan.stop_marker)
     topic, partition = plan.owners[owner] if plan.owners else (None, None)
-    result: dict[str, Any] = {"task": owner, "topic": topic, "partition": partition, "ok": True}
+    result = TaskResult(owner, topic, partition)
     items = iter(items)
     reports: list[ChunkReport] = []
     for key, value in items:
@@ -60,9 +69,8 @@ def play_partition(
             items = itertools.chain([(key, value)], items)
             break
         reports.append(value)
-    problem = first_problem(reports)
-    if problem is not None:
-        result.update(ok=False, problem=problem, checkpoint_ts=0)
+    result.problem = first_problem(reports)
+    if result.problem is not None:
         return result
     split_txns = frozenset(t for report in reports for t in report.split_txns)
     progress = _Progress()
@@ -104,24 +112,24 @@ def _stream(
 
 
 async def _play(
-    result: dict[str, Any],
+    result: TaskResult,
     plan: PlayPlan,
     owner: int,
     records: Iterable[PartitionRecord],
     split_txns: frozenset[tuple[int, int]],
     progress: _Progress,
-) -> dict[str, Any]:
+) -> TaskResult:
     clock: Clock = WallClock()
     if plan.feed_clock:
         clock = FeedClock()
         clock.observe_ts(interval_end_ts(plan.first_ts - 1, plan.interval_ms))
-    sinks: list[Any] = []
-    checkpoint = 0
+    sinks: list[EventSink[Any] | DDLSink] = []
     pacer = Pacer(plan.rate) if plan.rate else None
     latency: AckLatency | None = None
     try:
         factory = make_factory(plan.sink_uri, plan.config_text, clock)
         latency = factory.ack_latency
+        event_sink: EventSink[Any]
         if plan.owners:
             topic, partition = plan.owners[owner]
             event_sink, ddl_sink = await open_partition_sinks(factory, topic, partition)
@@ -131,7 +139,7 @@ async def _play(
             sinks.append(event_sink)
             ddl_sink = await factory.create_ddl_sink()
             sinks.append(ddl_sink)
-        player = PartitionPlayer(
+        player = partition_player(
             event_sink,
             ddl_sink,
             lambda table_id: factory.create_table_sink(table_id, event_sink),
@@ -139,60 +147,33 @@ async def _play(
             clock=clock,
             interval_ms=plan.interval_ms,
             split_txns=split_txns,
-            run_timers=bool(plan.owners),
             pacer=pacer,
         )
         stats = await player.play(records)
-        checkpoint = stats.checkpoint_ts
-        result.update(ddl=stats.ddl, watermarks=stats.watermarks, tables=stats.tables)
+        result.checkpoint_ts = stats.checkpoint_ts
+        result.ddl, result.watermarks, result.tables = stats.ddl, stats.watermarks, stats.tables
     except PlayError as err:
-        checkpoint = err.last_checkpoint_ts
-        _describe(result, err.cause)
+        result.checkpoint_ts = err.last_checkpoint_ts
+        _fail(result, err.cause)
     except Exception as err:  # a task must report, never crash: the driver raises
-        _describe(result, err)
+        _fail(result, err)
     finally:
-        stats_of: list[dict[str, int]] = []
         for sink in sinks:
             try:
                 await sink.close()
             except Exception as err:
-                if result["ok"]:
-                    _describe(result, err)
-            report = getattr(sink, "stats", None)
-            stats_of.append(report() if callable(report) else {})
-    result.update(
-        rows=progress.rows,
-        bytes=progress.bytes,
-        checkpoint_ts=checkpoint,
-        first_send=progress.first_send,
-        last_ack=time.time(),
-        sink_stats=_sum(stats_of),
-        acknowledged=merge_ends(*(acknowledged_ends(sink) for sink in sinks)),
-        latency=latency.report() if latency is not None else None,
-        acked_seconds=merge_seconds(acked_seconds(sink) for sink in sinks),
-        last_send=progress.last_send,
-    )
+                if result.ok:
+                    _fail(result, err)
+    result.rows, result.bytes = progress.rows, progress.bytes
+    result.first_send, result.last_send = progress.first_send, progress.last_send
+    result.last_ack = time.time()
+    result.sink_stats = stats_of(sinks)
+    result.acknowledged = merge_ends(*(acknowledged_ends(sink) for sink in sinks))
+    result.acked_seconds = merge_seconds(acked_seconds(sink) for sink in sinks)
+    result.latency = latency.report() if latency is not None else None
     return result
 
 
-def _describe(result: dict[str, Any], err: BaseException) -> None:
-    log.error("spark task %s failed: %s", result["task"], err)
-    result.update(
-        ok=False,
-        error=str(err),
-        error_type=type(err).__name__,
-        traceback="".join(traceback.format_exception(err)),
-    )
-    if isinstance(err, FeedError):
-        result.update(
-            reason=err.reason, file=err.file, line=err.line, table=err.table, column=err.column
-        )
-
-
-def _sum(stats: Iterable[dict[str, int]]) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for item in stats:
-        for key, value in item.items():
-            if isinstance(value, int):
-                total[key] = total.get(key, 0) + value
-    return total
+def _fail(result: TaskResult, err: BaseException) -> None:
+    log.error("spark task %s failed: %s", result.task, err)
+    result.failure = TaskFailure.of(err, "".join(traceback.format_exception(err)))

@@ -2,9 +2,10 @@
 
 The router is the MQ sink's own (``EventRouter`` with the changefeed's dispatch rules) and the
 partition counts are the topics' real ones, so a row lands where the sink would have put it.
-A key-changing UPDATE that the table sink would split into DELETE + INSERT is split here and
-each half routed on its own, as TiCDC routes the halves (index-value hashes the old key for the
-DELETE and the new one for the INSERT).
+A key-changing UPDATE that the table sink would split into DELETE + INSERT is split here, by
+the same ``SplitPolicy`` (the sink factory's), and each half routed on its own, as TiCDC
+routes the halves (index-value hashes the old key for the DELETE and the new one for the
+INSERT).
 
 A routed row travels through the shuffle as ``((owner, commitTs, seq), value)``; the value
 names the row's table by a DDL index of the plan instead of carrying the schema (the owner
@@ -23,9 +24,8 @@ from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, PlayPlan, record_seq
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
-from tisink.sink.partition_owner import mq_target
-from tisink.sink.providers import new_router
-from tisink.tablesink.split import MYSQL_COMPATIBLE_SCHEMES, changes_unique_key, split_update
+from tisink.sink.mq_sinks import new_router
+from tisink.tablesink.split import SplitPolicy, dml_order
 
 ShuffleKey = tuple[int, int, int]
 """(owner, commitTs, seq); seq -1 marks a stage-one report (sorted first)."""
@@ -44,23 +44,16 @@ def make_factory(sink_uri: str, config_text: str | None, clock: Clock) -> SinkFa
     return factory
 
 
-def splits_updates(factory: SinkFactory) -> bool:
-    """Whether the table sinks turn key-changing UPDATEs into DELETE + INSERT."""
-    return not factory.config.output_raw_change_event and (
-        factory.scheme not in MYSQL_COMPATIBLE_SCHEMES
-    )
-
-
 class RowRouter:
     """Routes rows to owner indexes and encodes them for the shuffle. One per task."""
 
     def __init__(self, plan: PlayPlan) -> None:
         self._owners = {owner: index for index, owner in enumerate(plan.owners)}
         self._counts = plan.partition_counts
-        self._split = plan.split_updates
+        self._split = SplitPolicy(plan.split_updates)
         self._router = None
         if plan.owners:
-            target = mq_target(make_factory(plan.sink_uri, plan.config_text, FeedClock()))
+            target = make_factory(plan.sink_uri, plan.config_text, FeedClock()).mq_target()
             if target is None:
                 raise SparkPlanError(f"{plan.sink_uri}: owners given for a sink without topics")
             self._router = new_router(target.default_topic, target.config)
@@ -76,9 +69,10 @@ class RowRouter:
         ref = self._refs.get(id(row.table))
         if ref is None:
             raise SparkPlanError(f"{row.describe()}: its schema is not one of the feed's DDLs")
-        if self._split and changes_unique_key(row):
+        halves = self._split.halves(row)
+        if halves is not None:
             self.split_txns.add((row.table.table_id, row.commit_ts))
-            delete, insert = split_update(row)
+            delete, insert = halves
             yield self._item(delete, ref, record_seq(place, RECORD_SUB), True)
             yield self._item(insert, ref, record_seq(place, INSERT_SUB), False)
             return
@@ -97,13 +91,6 @@ class RowRouter:
         return (owner, row.commit_ts, seq), value
 
 
-def _op_order(row: RowChangedEvent) -> int:
-    """delete < update < insert (TiCDC's ``getDMLOrder``)."""
-    if row.after is None:
-        return 0
-    return 2 if row.before is None else 1
-
-
 def in_split_order(
     table_id: int, rows: list[RowChangedEvent], split_txns: frozenset[tuple[int, int]]
 ) -> list[RowChangedEvent]:
@@ -116,7 +103,7 @@ def in_split_order(
             continue
         run = rows[start:end]
         if (table_id, rows[start].commit_ts) in split_txns:
-            run.sort(key=_op_order)
+            run.sort(key=dml_order)
         out.extend(run)
         start = end
     return out

@@ -20,26 +20,26 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from tisink.core.clock import WallClock
 from tisink.core.errors import TisinkError
-from tisink.eventsink.mq.producer import merge_ends
-from tisink.eventsink.mq.stats import merge_seconds
+from tisink.eventsink.capabilities import merge_ends, merge_seconds
+from tisink.eventsink.stats import SinkStats
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
-from tisink.feed.spark.errors import SparkPlanError, SparkPlayError, task_cause
+from tisink.feed.spark.errors import SparkPlanError, SparkPlayError
 from tisink.feed.spark.owner import play_partition
 from tisink.feed.spark.plan import PlayPlan
-from tisink.feed.spark.routing import make_factory, splits_updates
+from tisink.feed.spark.routing import make_factory
 from tisink.feed.spark.session import AUTO_ARCHIVE, spark_session
 from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
+from tisink.feed.spark.task_result import SparkRun, TaskResult
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
 from tisink.sink import SinkFactory
-from tisink.sink.partition_owner import mq_target, topic_partition_counts
-from tisink.sink.providers import new_router
+from tisink.sink.mq_sinks import new_router
+from tisink.sink.partition_owner import topic_partition_counts
 from tisink.tablesink import merge_reports
 
 log = logging.getLogger(__name__)
@@ -60,10 +60,10 @@ def run_spark_play(
     archive: str = AUTO_ARCHIVE,
     started_at: float | None = None,
     stop_marker: str | None = None,
-) -> dict[str, Any]:
-    """Play a feed or a workload on Spark into ``sink_uri``; the summary dict has the inline
-    engine's fields (rows, ddl, messages by type, bytes, startup_s, rows_per_s, elapsed_s,
-    checkpoint_ts) plus engine details. ``started_at`` (``time.time()``) is when the command
+) -> SparkRun:
+    """Play a feed or a workload on Spark into ``sink_uri``: rows, DDLs, what the sinks
+    delivered (messages by type, bytes), startup_s, rows_per_s, elapsed_s, checkpoint_ts and
+    engine details. ``started_at`` (``time.time()``) is when the command
     started, for ``startup_s``; once the file ``stop_marker`` exists the tasks stop taking
     records and drain (Ctrl-C). Raises SparkPlayError when the play stopped on an error."""
     if (feed_path is None) == (workload is None):
@@ -75,10 +75,11 @@ def run_spark_play(
     spark = spark_session(master, archive=archive)
     source: PlayInput
     if feed_path is not None:
-        source = FeedInput(spark, feed_path)
+        source = FeedInput(spark, feed_path, watermark_interval_ms)
     else:
         slots = spark.sparkContext.defaultParallelism
-        source = WorkloadInput(load_scenario(workload or ""), seed, rows, slots)
+        scenario = load_scenario(workload or "")
+        source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
     plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
     plan = dataclasses.replace(plan, stop_marker=stop_marker)
     log.info(
@@ -96,7 +97,7 @@ def run_spark_play(
     finally:
         broadcast.unpersist()
     summary = _summary(plan, source, results, factory.uri.redacted(), started_at)
-    summary["elapsed_s"] = round(time.perf_counter() - started, 3)
+    summary.elapsed_s = round(time.perf_counter() - started, 3)
     return summary
 
 
@@ -108,7 +109,7 @@ def _plan(
     interval_ms: int,
     rate: float | None,
 ) -> PlayPlan:
-    target = mq_target(factory)
+    target = factory.mq_target()
     owners: tuple[tuple[str, int], ...] = ()
     counts: dict[str, int] = {}
     ddl_topics = [""] * len(source.ddls)
@@ -145,7 +146,8 @@ def _plan(
         first_row=source.first_row,
         first_ts=source.first_ts,
         last_ts=source.last_ts,
-        split_updates=bool(owners) and splits_updates(factory),
+        intervals=source.intervals,
+        split_updates=bool(owners) and factory.split_policy().enabled,
         rate=rate / tasks if rate else None,
     )
 
@@ -154,14 +156,14 @@ def owner_of(key: tuple[int, int, int]) -> int:
     return key[0]
 
 
-def _run(spark: Any, source: PlayInput, broadcast: Any, plan: PlayPlan) -> list[dict[str, Any]]:
+def _run(spark: Any, source: PlayInput, broadcast: Any, plan: PlayPlan) -> list[TaskResult]:
     def owner_task(owner: int, items: Any) -> Any:
         yield play_partition(owner, items, broadcast.value)
 
     stage_one = source.stage_one(spark, broadcast)
     shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
     try:
-        results: list[dict[str, Any]] = shuffled.mapPartitionsWithIndex(owner_task).collect()
+        results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
     except Exception as err:
         raise SparkPlayError(
             TisinkError(f"the Spark job failed: {_last_line(err)}"), 0, PlayStats()
@@ -178,56 +180,45 @@ def _last_line(err: BaseException) -> str:
 def _summary(
     plan: PlayPlan,
     source: PlayInput,
-    results: list[dict[str, Any]],
+    results: list[TaskResult],
     sink_uri: str,
     started_at: float,
-) -> dict[str, Any]:
-    problems = [r["problem"] for r in results if r.get("problem") is not None]
+) -> SparkRun:
+    problems = [r.problem for r in results if r.problem is not None]
     if problems:
         first = min(problems, key=lambda p: p.place)
         raise SparkPlayError(source.error_for(first), 0, PlayStats())
-    checkpoint = min((int(r.get("checkpoint_ts", 0)) for r in results), default=0)
+    checkpoint = min((r.checkpoint_ts for r in results), default=0)
     stats = PlayStats(
-        rows=sum(int(r.get("rows", 0)) for r in results),
-        bytes=sum(int(r.get("bytes", 0)) for r in results),
-        watermarks=sum(int(r.get("watermarks", 0)) for r in results),
+        rows=sum(r.rows for r in results),
+        bytes=sum(r.bytes for r in results),
+        watermarks=sum(r.watermarks for r in results),
         checkpoint_ts=checkpoint,
     )
-    failed = [r for r in results if not r["ok"]]
+    failed = [r for r in results if not r.ok]
     if failed:
-        raise SparkPlayError(task_cause(failed[0]), checkpoint, stats, failed[0])
-    stats.ddl = len(plan.ddls)
-    sink_stats = _sum_stats([r.get("sink_stats") or {} for r in results])
-    messages: Counter[str] = Counter()
-    for key, count in sink_stats.items():
-        if key.endswith("_messages") and count:
-            messages[key.removesuffix("_messages").upper()] += count
-    sends = [r["first_send"] for r in results if r.get("first_send") is not None]
+        raise SparkPlayError(failed[0].cause(), checkpoint, stats, failed[0])
+    sends = [r.first_send for r in results if r.first_send is not None]
     first_send = min(sends, default=None)
-    last_ack = max(r["last_ack"] for r in results)
+    last_ack = max(r.last_ack for r in results)
     span = last_ack - first_send if first_send is not None else 0.0
-    return {
-        "rows": stats.rows,
-        "ddl": stats.ddl,
-        "messages": dict(sorted(messages.items())),
-        "bytes": int(sink_stats.get("bytes", 0)),
-        "startup_s": round((first_send or last_ack) - started_at, 3),
-        "rows_per_s": round(stats.rows / span, 1) if span > 0 else 0.0,
-        "elapsed_s": 0.0,
-        "checkpoint_ts": checkpoint,
-        "verified": None,
-        "sink_uri": sink_uri,
-        "engine": "spark",
-        "partitions": len(plan.owners),
-        "watermarks": stats.watermarks,
-        "feed_bytes": stats.bytes,
-        "sink_stats": sink_stats,
-        "acknowledged": merge_ends(*(r.get("acknowledged") or {} for r in results)),
-        "sending_s": span,
-        "latency": merge_reports(r["latency"] for r in results if r.get("latency") is not None),
-        "acked_seconds": merge_seconds(r.get("acked_seconds") or {} for r in results),
-        "behind_s": _behind(plan, stats.rows, first_send, results),
-    }
+    return SparkRun(
+        rows=stats.rows,
+        ddl=len(plan.ddls),
+        checkpoint_ts=checkpoint,
+        sink_uri=sink_uri,
+        partitions=len(plan.owners),
+        watermarks=stats.watermarks,
+        feed_bytes=stats.bytes,
+        sink_stats=SinkStats.total(r.sink_stats for r in results),
+        acknowledged=merge_ends(*(r.acknowledged for r in results)),
+        startup_s=round((first_send or last_ack) - started_at, 3),
+        rows_per_s=round(stats.rows / span, 1) if span > 0 else 0.0,
+        sending_s=span,
+        latency=merge_reports(r.latency for r in results if r.latency is not None),
+        acked_seconds=merge_seconds(r.acked_seconds for r in results),
+        behind_s=_behind(plan, stats.rows, first_send, results),
+    )
 
 
 def _warn_rate_without_cores(plan: PlayPlan, cores: int) -> None:
@@ -242,19 +233,12 @@ def _warn_rate_without_cores(plan: PlayPlan, cores: int) -> None:
 
 
 def _behind(
-    plan: PlayPlan, rows: int, first_send: float | None, results: list[dict[str, Any]]
+    plan: PlayPlan, rows: int, first_send: float | None, results: list[TaskResult]
 ) -> float:
     """How much longer than the rate allows the rows took, over all tasks: each task holds
     its share of the rate, which adds up to the rate only while every task runs."""
-    ends = [r["last_send"] for r in results if r.get("last_send") is not None]
+    ends = [r.last_send for r in results if r.last_send is not None]
     if not plan.rate or first_send is None or not ends:
         return 0.0
     planned = rows / (plan.rate * plan.tasks)
     return max(0.0, max(ends) - first_send - planned)
-
-
-def _sum_stats(items: list[dict[str, int]]) -> dict[str, int]:
-    total: Counter[str] = Counter()
-    for item in items:
-        total.update({k: v for k, v in item.items() if isinstance(v, int)})
-    return dict(total)

@@ -58,7 +58,7 @@ async def test_ddl_goes_to_every_partition_of_its_topic_with_a_null_key():
     assert [(t, p) for t, p, _ in producer.sent] == [("shop_orders", p) for p in range(3)]
     assert all(m.key is None and m.type is MessageType.DDL for _, _, m in producer.sent)
     assert len({m.value for _, _, m in producer.sent}) == 1
-    assert sink.stats()["ddl_messages"] == 3
+    assert sink.stats().message_count(MessageType.DDL) == 3
 
 
 async def test_rename_goes_to_the_topic_of_the_old_name():

@@ -52,7 +52,7 @@ async def test_stopping_table_rows_are_acknowledged_not_logged(caplog):
     sink.write_events(events(fired, 2, StateRef(TableSinkState.STOPPING)))
     await sink.close()
     assert fired == [0, 1]
-    assert sink.rows == 0 and sink.stats()["skipped_txns"] == 2
+    assert sink.rows == 0 and sink.stats().skipped_txns == 2
     assert not [r for r in caplog.records if r.name == "tisink.eventsink.log"]
 
 

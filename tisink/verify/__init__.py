@@ -1,6 +1,6 @@
 """``tisink verify``: read a stream back with its protocol's decoder; check what consumers need.
 
-``verify(sink_uri, ...)`` reads every partition of a ``kafka://`` or ``file://`` sink's topics
+``verify(sink_uri, ...)`` reads every partition of a sink's topics (any scheme with a reader)
 from the beginning and returns a ``VerifyReport``; ``render_text`` formats it for the CLI.
 """
 

@@ -1,20 +1,22 @@
-"""``verify``: read a stream back from a ``kafka://`` or ``file://`` sink and check it."""
+"""``verify``: read a stream back from a sink and check it.
+
+Any scheme whose provider offers a reader (``sink.capabilities.VerifiableProvider``: Kafka,
+files, plugins) can be verified; the reader also says whether offsets must be continuous.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from tisink.core.errors import TisinkError
-from tisink.sink import ChangefeedConfig, parse_sink_uri
-from tisink.sink.providers import DEFAULT_FILE_TOPIC
-from tisink.sink.uri import SinkURI
+from tisink.eventsink.reading import StreamReadError
+from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.verify.checker import StreamChecker
 from tisink.verify.errors import VerifyError
 from tisink.verify.report import VerifyReport
-from tisink.verify.sources import file_topics, read_file_records
 from tisink.verify.topics import select_topics
 
 log = logging.getLogger(__name__)
@@ -43,11 +45,13 @@ def verify(
     play that wrote the stream) adds the check that the partitions still hold all of it.
     Raises VerifyError when the stream cannot be read; a broken stream gives ``ok`` False."""
     try:
-        uri = parse_sink_uri(sink_uri)
         config = ChangefeedConfig.from_toml(config_path) if config_path else ChangefeedConfig()
-        config = config.with_uri(uri)
+        factory = SinkFactory(sink_uri, config)
     except TisinkError as err:
         raise VerifyError(f"verify {sink_uri}: {err}") from err
+    uri, config = factory.uri, factory.config
+    if not factory.verifiable:
+        raise VerifyError(f"verify cannot read {uri.scheme}:// sinks: the scheme has no reader")
     if protocol and config.protocol and protocol != config.protocol:
         raise VerifyError(
             f"verify {uri.redacted()}: the sink's protocol is {config.protocol!r}, not {protocol!r}"
@@ -62,26 +66,30 @@ def verify(
         encoding_format=config.encoder.encoding_format,
         max_violations=max_violations,
     )
-    # the file sink numbers records 0, 1, 2...; Kafka offsets may skip (batches, compaction)
+    try:
+        source = factory.open_record_source(config, timeout_s)
+    except TisinkError as err:
+        raise VerifyError(f"verify {uri.redacted()}: {err}") from err
     checker = StreamChecker(
-        report, lambda: new_decoder(config.encoder), continuous_offsets=uri.scheme == "file"
+        report,
+        lambda: new_decoder(config.encoder),
+        continuous_offsets=source.continuous_offsets,
     )
-    selection: dict[str, Any] = {
-        "topics": tuple(topics or ()),
-        "topic_pattern": topic_pattern,
-        "rules": config.dispatch_rules,
-    }
-    if uri.scheme == "file":
-        directory = Path(uri.path)
-        report.topics = select_topics(
-            uri.topic or DEFAULT_FILE_TOPIC, file_topics(directory), **selection
-        )
-        for record in read_file_records(directory, report.topics):
-            checker.check_record(*record)
-    elif uri.scheme == "kafka":
-        _verify_kafka(uri, config, timeout_s, checker, selection)
-    else:
-        raise VerifyError(f"verify reads kafka:// and file:// sinks, not {uri.scheme}://")
+    target = factory.mq_target()
+    try:
+        with contextlib.closing(source):
+            existing = source.topics()
+            default_topic = target.default_topic if target is not None else ""
+            report.topics = select_topics(
+                default_topic,
+                existing,
+                topics=tuple(topics or ()),
+                topic_pattern=topic_pattern,
+                rules=config.dispatch_rules,
+            )
+            report.unfinished = source.read(report.topics, checker.check_record)
+    except StreamReadError as err:
+        raise VerifyError(str(err)) from err
     if acknowledged:
         checker.check_acknowledged(acknowledged)
     log.info(
@@ -91,26 +99,3 @@ def verify(
         "ok" if report.ok else f"{sum(report.violation_counts.values())} violations",
     )
     return report
-
-
-def _verify_kafka(
-    uri: SinkURI,
-    config: ChangefeedConfig,
-    timeout_s: float,
-    checker: StreamChecker,
-    selection: dict[str, Any],
-) -> None:
-    # imported here: the file path must work where the Kafka client libraries are missing
-    from tisink.verify.kafka_source import KafkaRecordReader, consumer_settings
-
-    try:
-        kafka = config.kafka.for_target(uri.hosts, uri.topic)
-    except TisinkError as err:
-        raise VerifyError(f"verify {uri.redacted()}: {err}") from err
-    report = checker.report
-    settings = consumer_settings(kafka)
-    with KafkaRecordReader(
-        settings, timeout_s, request_timeout_s=kafka.request_timeout_s
-    ) as reader:
-        report.topics = select_topics(kafka.topic, reader.partition_counts(), **selection)
-        report.unfinished = reader.read(report.topics, checker.check_record)

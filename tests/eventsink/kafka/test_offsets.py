@@ -40,7 +40,7 @@ def test_property_forward_acks_pass_and_ends_are_their_high_marks(
 
 
 def test_ends_of_several_producers_merge_to_the_furthest() -> None:
-    from tisink.eventsink.mq.producer import merge_ends
+    from tisink.eventsink.capabilities import merge_ends
 
     assert merge_ends({("t", 0): 5, ("t", 1): 2}, {("t", 0): 3, ("u", 0): 1}) == {
         ("t", 0): 5,

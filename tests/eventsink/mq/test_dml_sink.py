@@ -81,10 +81,10 @@ async def test_rows_keep_order_per_partition_and_callbacks_fire(fake_producer, m
         assert got == expected
     assert producer.closed
     stats = sink.stats()
-    assert stats["dml_messages"] == 100
-    assert stats["rows"] == 100
-    assert stats["inflight_bytes"] == 0
-    assert stats["bytes"] == sum(m.length() for p in range(4) for m in producer.messages(TOPIC, p))
+    assert stats.message_count(MessageType.DML) == 100
+    assert stats.rows == 100
+    assert stats.inflight_bytes == 0
+    assert stats.bytes == sum(m.length() for p in range(4) for m in producer.messages(TOPIC, p))
 
 
 async def test_txn_callback_waits_for_every_row(fake_producer, make_mq_table):
@@ -203,7 +203,7 @@ async def test_rows_of_a_stopping_table_are_dropped_but_acknowledged(fake_produc
     await sink.close()
     assert acks.fired == [5, 6]
     assert producer.batches == {}
-    assert sink.stats()["skipped_txns"] == 1
+    assert sink.stats().skipped_txns == 1
 
 
 async def test_bootstrap_precedes_first_row_on_every_partition(
@@ -249,7 +249,7 @@ async def test_due_bootstraps_are_sent_after_a_batch(
         if p == 0:
             expected.append(MessageType.BOOTSTRAP)
         assert [m.type for m in added] == expected
-    assert sink.stats()["bootstrap_messages"] == 4
+    assert sink.stats().message_count(MessageType.BOOTSTRAP) == 4
     await sink.close()
 
 
@@ -290,7 +290,7 @@ async def test_claim_check_payload_is_stored_before_the_send(
     await sink.close()
     assert seen_at_send == [True]
     assert Path(tmp_path, "claims/abc.json").read_bytes() == b'{"key":null,"value":"AAAA"}'
-    assert sink.stats()["claim_checks"] == 1
+    assert sink.stats().claim_checks == 1
 
 
 async def test_unsupported_claim_check_storage_kills_the_sink(fake_producer, make_mq_table):

@@ -57,17 +57,17 @@ async def test_first_row_then_interval(fake_producer, make_mq_table, to_all):
     assert kinds(producer, bootstrap_partition)[0] is MessageType.BOOTSTRAP
     assert sum(MessageType.BOOTSTRAP in kinds(producer, p) for p in (0, 1)) == (2 if to_all else 1)
     expected_copies = 2 if to_all else 1
-    assert sink.stats()["bootstrap_messages"] == expected_copies
+    assert sink.stats().message_count(MessageType.BOOTSTRAP) == expected_copies
 
     clock.advance(119_000)  # under the 120 s interval: nothing due
     sink.write_events([txn(table, 12, 3)])
     await drain(sink)
-    assert sink.stats()["bootstrap_messages"] == expected_copies
+    assert sink.stats().message_count(MessageType.BOOTSTRAP) == expected_copies
 
     clock.advance(6_000)  # past the interval, and a tick is due
     sink.write_events([txn(table, 13, 4)])
     await drain(sink)
-    assert sink.stats()["bootstrap_messages"] == 2 * expected_copies
+    assert sink.stats().message_count(MessageType.BOOTSTRAP) == 2 * expected_copies
     # the periodic bootstrap follows the batch that noticed it
     assert kinds(producer, bootstrap_partition)[-1] is MessageType.BOOTSTRAP
     await sink.close()

@@ -81,7 +81,7 @@ async def test_idle_partitions_get_heartbeats_after_a_batch(fake_producer, make_
     for partition in range(3):
         expected = [MessageType.DML] * 2 if partition == busy else [MessageType.HEARTBEAT]
         assert kinds(producer, partition) == expected
-    assert sink.stats()["heartbeat_messages"] == 2
+    assert sink.stats().message_count(MessageType.HEARTBEAT) == 2
     await sink.close()
 
 

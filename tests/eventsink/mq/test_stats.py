@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from tests.eventsink.mq.test_dml_sink import BY_ID, Acks, make_txn
 from tisink.codec.debug import DebugEncoder
 from tisink.codec.message import MessageType
+from tisink.eventsink.capabilities import acked_seconds, merge_seconds
 from tisink.eventsink.mq.dml_sink import MQDMLSink
-from tisink.eventsink.mq.stats import MQStats, acked_seconds, merge_seconds
+from tisink.eventsink.mq.stats import MQStats
 
 
 class Ticks:
@@ -62,5 +63,5 @@ async def test_a_dml_sinks_seconds_add_up_to_its_stats(fake_producer, make_mq_ta
     await sink.close()
     stats = sink.stats()
     per_second = sink.acked_seconds()
-    assert sum(m for m, _ in per_second.values()) == stats["messages"] == 40
-    assert sum(b for _, b in per_second.values()) == stats["bytes"] > 0
+    assert sum(m for m, _ in per_second.values()) == stats.message_count() == 40
+    assert sum(b for _, b in per_second.values()) == stats.bytes > 0

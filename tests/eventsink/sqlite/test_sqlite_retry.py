@@ -31,7 +31,7 @@ async def test_a_busy_database_is_retried_and_nothing_is_lost(tmp_path):
         play_inline(records[split:], sink, sink, lambda tid: TableSink(tid, sink))
     )
     try:
-        while sink.stats()["retries"] < 2:
+        while sink.stats().retries < 2:
             assert not play.done(), "the play ended while the database was busy"
             await asyncio.sleep(0.005)
         other.execute("COMMIT")
@@ -40,5 +40,5 @@ async def test_a_busy_database_is_retried_and_nothing_is_lost(tmp_path):
         other.close()
         await sink.close()
     assert sink.error is None
-    assert sink.stats()["retries"] >= 2
+    assert sink.stats().retries >= 2
     assert_database_holds(db, records)

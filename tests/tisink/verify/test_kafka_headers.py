@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.kafka_support.readback import unique_topic
 from tisink.codec.message import Headers
 from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer
-from tisink.verify.kafka_source import KafkaRecordReader
+from tisink.eventsink.kafka.reader import KafkaRecordReader
 
 
 async def test_headers_and_keys_reach_the_verify_reader(kafka_bootstrap: str) -> None:

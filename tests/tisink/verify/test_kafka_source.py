@@ -9,9 +9,10 @@ from confluent_kafka import Producer
 
 from tests.kafka_support.readback import create_topic, unique_topic
 from tisink.broker import free_port
+from tisink.eventsink.kafka import reader as kafka_source
 from tisink.eventsink.kafka.config import KafkaConfig
-from tisink.verify import VerifyError, kafka_source, verify
-from tisink.verify.kafka_source import KafkaRecordReader, consumer_settings
+from tisink.eventsink.kafka.reader import KafkaRecordReader, consumer_settings
+from tisink.verify import VerifyError, verify
 
 
 def _config(**params: str) -> KafkaConfig:
