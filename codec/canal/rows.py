@@ -123,13 +123,16 @@ class RowRenderer:
         variant = self._key_variant() if key_only else self._full
         try:
             return variant.fast(row, mid, tail)
-        except orjson.JSONEncodeError:
-            pass
         except VALUE_ERRORS as err:
-            raise self._error(row, variant, err) from err
+            # orjson.JSONEncodeError is TypeError itself: a lone surrogate, or a bad value
+            if not isinstance(err, TypeError):
+                raise self._error(row, variant, err) from err
         if variant.safe is None:
             variant.safe = self._build(variant.columns, safe_dumps)
-        return variant.safe(row, mid, tail)
+        try:
+            return variant.safe(row, mid, tail)
+        except VALUE_ERRORS as err:
+            raise self._error(row, variant, err) from err
 
     def _error(self, row: RowChangedEvent, variant: _Variant, err: Exception) -> CodecError:
         """Name the failing column, trying one column at a time."""
