@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from tisink.core.options import Option
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tisink.codec.config import EncoderConfig
     from tisink.codec.decoded import DecodedMessage
     from tisink.codec.encoder import RowEventEncoder
+    from tisink.codec.message import Headers
     from tisink.core.clock import Clock
 
 
@@ -30,6 +31,15 @@ class Decoder(Protocol):
     def decode(self, key: bytes | None, value: bytes | None) -> Sequence[DecodedMessage]:
         """The messages in one record; MessageDecodeError (codec.errors) when it is not one."""
         ...
+
+
+@runtime_checkable
+class DecodesWithHeaders(Protocol):
+    """A decoder that also checks a record's Kafka headers (Tencent DTS's ``ps`` sequence)."""
+
+    def decode_with_headers(
+        self, key: bytes | None, value: bytes | None, headers: Headers
+    ) -> Sequence[DecodedMessage]: ...
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,13 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from tisink.codec.message import MessageType
 from tisink.eventsink.file import list_file_topics, read_file_topic
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.spark import SparkPlayError, run_spark_play
 from tisink.feed.spark.session import spark_session
-from tisink.feed.watermarks import watermark_points
+from tisink.feed.spark.task_result import SparkRun
+from tisink.feed.watermarks import points_of_intervals
 from tisink.feed.workload import generate_feed, generate_records
 from tisink.verify import verify
 
@@ -54,7 +56,7 @@ def spark() -> Any:
     session.stop()
 
 
-def _play(**kwargs: Any) -> dict[str, Any]:
+def _play(**kwargs: Any) -> SparkRun:
     options: dict[str, Any] = {
         "feed_path": None,
         "workload": None,
@@ -99,7 +101,8 @@ def test_one_table_spreads_over_partitions_with_a_watermark_every_second(
     assert verify(uri, config_path=config).ok
     records = list(generate_records(str(scenario), SEED, None))
     stamps = [r.row.commit_ts if isinstance(r, FeedRow) else r.commit_ts for r in records]  # type: ignore[union-attr]
-    points = [*watermark_points(stamps[0], stamps[-1], 1000), stamps[-1]]
+    intervals = [(ts >> 18) // 1000 for ts in stamps]
+    points = [*points_of_intervals(intervals, 1000), stamps[-1]]
     assert len(points) >= 4
     partitions = _partitions(out)
     assert len(partitions) == PARTITIONS
@@ -109,11 +112,11 @@ def test_one_table_spreads_over_partitions_with_a_watermark_every_second(
         assert kinds.count("BOOTSTRAP") == 1 and kinds.index("BOOTSTRAP") < kinds.index("INSERT")
         assert [m["commitTs"] for m in messages if m["type"] == "WATERMARK"] == points
         dml += sum(kind in ("INSERT", "UPDATE", "DELETE") for kind in kinds)
-    assert dml == summary["rows"] == summary["messages"]["DML"] == 2000
-    assert summary["messages"]["WATERMARK"] == PARTITIONS * len(points)
-    assert summary["checkpoint_ts"] == stamps[-1]
-    assert summary["partitions"] == PARTITIONS
-    assert summary["startup_s"] > 0 and summary["rows_per_s"] > 0
+    assert dml == summary.rows == summary.sink_stats.message_count(MessageType.DML) == 2000
+    assert summary.sink_stats.message_count(MessageType.WATERMARK) == PARTITIONS * len(points)
+    assert summary.checkpoint_ts == stamps[-1]
+    assert summary.partitions == PARTITIONS
+    assert summary.startup_s > 0 and summary.rows_per_s > 0
 
 
 def _feed_with_a_key_change(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
@@ -212,19 +215,19 @@ def test_tencent_dts_to_kafka_numbers_each_partition_and_verifies(
     uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=tencent-dts&partition-num=3"
     summary = _play(workload="demo", rows=1200, sink_uri=uri)
     assert partition_count(kafka_bootstrap, topic) == 3
-    assert summary["rows"] == 1200
-    acknowledged = summary["acknowledged"]
+    assert summary.rows == 1200
+    acknowledged = summary.acknowledged
     assert set(acknowledged) == {(topic, p) for p in range(3)}
     report = verify(uri, timeout_s=20, acknowledged=acknowledged)
     assert report.ok, [str(v) for v in report.violations]
-    assert report.messages == sum(summary["messages"].values()) == sum(acknowledged.values())
+    assert report.messages == summary.sink_stats.message_count() == sum(acknowledged.values())
     beyond = verify(uri, timeout_s=20, acknowledged={**acknowledged, (topic, 1): 10**6})
     assert beyond.violation_counts == {"acknowledged-stored": 1}
 
 
 def test_a_sink_without_partitions_is_one_task(spark: Any) -> None:
     summary = _play(workload="all-types", rows=300, sink_uri="blackhole://")
-    assert summary["rows"] == 300
-    assert summary["partitions"] == 0
+    assert summary.rows == 300
+    assert summary.partitions == 0
     ddls = [r for r in generate_records("all-types", SEED, 300) if isinstance(r, FeedDDL)]
-    assert summary["ddl"] == len(ddls)
+    assert summary.ddl == len(ddls)
