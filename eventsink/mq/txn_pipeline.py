@@ -1,0 +1,272 @@
+"""The MQ DML sink's pipeline: route, encode and queue transactions to partition senders, in
+order, and account for what the destination acknowledges.
+
+Routing and encoding go through a ``TxnEncoder`` (in process, or in encoder processes with
+``encoder-concurrency``): runs of txns go out as requests, at most ``window`` at a time, and are
+queued, cadence first, in the order they were taken. A txn's callback fires once every segment
+of it is acknowledged. Bytes in flight (encoded, not yet acknowledged) are bounded per txn by
+``max_inflight_bytes``. The first fatal error stops the pipeline; ``on_fail`` tells the sink.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from tisink.codec.encoder import RowEventEncoder
+from tisink.codec.message import MessageType
+from tisink.eventsink.base import CallbackableEvent, TableSinkState
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.mq.claim_check import store_claim_check
+from tisink.eventsink.mq.heartbeats import IdlePartitions
+from tisink.eventsink.mq.partition_sender import Delivery, Segment
+from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.senders import TopicSenders
+from tisink.eventsink.mq.stats import MQStats
+from tisink.eventsink.mq.timers import MQTimers
+from tisink.eventsink.mq.txn_encoding import EncodedTxn, FailedTxn, Result, TxnEncoder
+from tisink.eventsink.router import EventRouter
+from tisink.model.events import RowChangedEvent, SingleTableTxn
+
+if TYPE_CHECKING:
+    from tisink.codec.bootstrap import BootstrapCadence
+
+_DML = MessageType.DML
+
+_Pending = tuple[SingleTableTxn, Callable[[], None], str, int]
+"""A txn waiting for its encoding: txn, callback, topic, partition count."""
+
+
+def _failing_row(encoder: RowEventEncoder, rows: Sequence[RowChangedEvent]) -> RowChangedEvent:
+    """The first row that fails alone, to name it; the first row when none does."""
+    for row in rows:
+        try:
+            encoder.encode_rows([row])
+        except Exception:
+            return row
+    return rows[0]
+
+
+def _picklable(rows: Sequence[RowChangedEvent]) -> bool:
+    try:
+        pickle.dumps(rows)
+    except Exception:
+        return False
+    return True
+
+
+class TxnPipeline:
+    """One sink's route-encode-queue path; its owner (the DML sink's worker) calls ``write``
+    with batches in order and ``drain`` before anything must come after all of them."""
+
+    def __init__(
+        self,
+        producer: Producer,
+        encoder: RowEventEncoder,
+        router: EventRouter,
+        txn_encoder: TxnEncoder,
+        cadence: BootstrapCadence | None,
+        heartbeats: IdlePartitions | None,
+        *,
+        max_inflight_bytes: int,
+        on_fail: Callable[[EventSinkError], None],
+    ) -> None:
+        self._producer = producer
+        self._encoder = encoder
+        self._router = router
+        self.txn_encoder = txn_encoder
+        self.timers = MQTimers(encoder, cadence, heartbeats, self.put)
+        self.max_inflight = max_inflight_bytes
+        self._on_fail = on_fail
+        self._window: deque[tuple[list[_Pending], asyncio.Future[Result]]] = deque()
+        self._topics: dict[tuple[str, str], str] = {}
+        self._partition_counts: dict[str, int] = {}
+        self.senders = TopicSenders(producer, self._acked, self.fail)
+        self.inflight_bytes = 0
+        self.stats = MQStats()
+        self.error: EventSinkError | None = None
+        self.changed = asyncio.Event()
+        """Set whenever bytes were acknowledged or the pipeline failed."""
+
+    async def write(
+        self, batch: Sequence[CallbackableEvent[SingleTableTxn]], more_waiting: Callable[[], bool]
+    ) -> None:
+        """Route, encode and queue ``batch`` in order; the requests out are drained unless
+        ``more_waiting()`` says more txns wait (they then keep the encoders busy)."""
+        chunk_rows = self.txn_encoder.chunk_rows
+        pending: list[_Pending] = []
+        rows = 0
+        for event in batch:
+            txn = event.event
+            if event.sink_state.state is not TableSinkState.NORMAL or not txn.rows:
+                self._skip(event)
+                continue
+            table = txn.table
+            topic = self._topic_for(table.schema, table.table)
+            partitions = self._partition_counts.get(topic) or await self._partition_count(topic)
+            pending.append((txn, event.callback, topic, partitions))
+            rows += len(txn.rows)
+            if rows >= chunk_rows:
+                await self._submit(pending)
+                pending, rows = [], 0
+            if self.error is not None:
+                return
+        if pending:
+            await self._submit(pending)
+        while self._window and not more_waiting() and self.error is None:
+            await self._complete_oldest()
+
+    async def drain(self) -> None:
+        """Queue every txn submitted so far."""
+        while self._window and self.error is None:
+            await self._complete_oldest()
+
+    def put(self, topic: str, partition: int, segment: Segment) -> None:
+        """Queue a timer's message (BOOTSTRAP, HEARTBEAT): in flight until acknowledged."""
+        self.inflight_bytes += segment.delivery.size
+        self.senders.put(topic, partition, segment)
+
+    def run_due_timers(self) -> None:
+        if self.error is not None:
+            return
+        try:
+            self.timers.run_due()
+        except EventSinkError as err:
+            self.fail(err)
+
+    def fail(self, err: EventSinkError) -> None:
+        if self.error is None:
+            self.error = err
+            for sender in self.senders:
+                sender.stop()
+        self.changed.set()
+        self._on_fail(err)
+
+    async def close(self) -> None:
+        """Stop encoding, deliver what the senders hold (unless failed), close the producer."""
+        for _, future in self._window:
+            future.cancel()
+        await self.txn_encoder.close()
+        for sender in self.senders:
+            if self.error is not None:
+                sender.stop()
+            await sender.close()
+        await self._producer.close()
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _skip(self, event: CallbackableEvent[SingleTableTxn]) -> None:
+        if event.sink_state.state is not TableSinkState.NORMAL:
+            # TiCDC drops rows of a stopping table but still fires the callback, so the
+            # table sink can finish closing.
+            self.stats.skipped_txns += 1
+        event.callback()
+
+    def _encoding_error(
+        self, rows: Sequence[RowChangedEvent], topic: str, reason: str
+    ) -> EventSinkError:
+        row = _failing_row(self._encoder, rows)
+        return EventSinkError(f"encoding {row.describe()} for topic {topic!r} failed: {reason}")
+
+    async def _submit(self, pending: list[_Pending]) -> None:
+        """Hand a run of txns to the TxnEncoder, once fewer than its window are out."""
+        while len(self._window) >= self.txn_encoder.window and self.error is None:
+            await self._complete_oldest()
+        try:
+            future = self.txn_encoder.submit([(txn.rows, p) for txn, _, _, p in pending])
+        except EventSinkError:
+            raise
+        except Exception as err:  # a row pickle cannot carry
+            txn, _, topic, _ = next((p for p in pending if not _picklable(p[0].rows)), pending[0])
+            raise self._encoding_error(
+                txn.rows, topic, f"cannot pass the rows to an encoder process: {err}"
+            ) from err
+        self._window.append((pending, future))
+
+    async def _complete_oldest(self) -> None:
+        pending, future = self._window[0]
+        result = await future
+        self._window.popleft()
+        if isinstance(result, FailedTxn):
+            txn, _, topic, _ = pending[result.index]
+            raise self._encoding_error(txn.rows, topic, result.reason)
+        for (txn, callback, topic, partitions), encoded in zip(pending, result, strict=True):
+            # the bound on bytes in flight is checked per txn, not per request
+            if self.inflight_bytes >= self.max_inflight:
+                await self._wait_below_limit()
+                if self.error is not None:
+                    return
+            self._queue(txn, callback, topic, partitions, encoded)
+
+    def _queue(
+        self,
+        txn: SingleTableTxn,
+        callback: Callable[[], None],
+        topic: str,
+        partitions: int,
+        encoded: EncodedTxn,
+    ) -> None:
+        """Queue the encoded ``txn``, one segment per partition it touches, after the
+        BOOTSTRAP the cadence asks for: a few calls per transaction, and no awaits."""
+        rows = txn.rows
+        senders = self.senders.slots(topic, partitions)
+        self.timers.before_txn(rows[0].table, topic, partitions, len(rows))
+        groups, size, claim_checks = encoded
+        for location, payload in claim_checks:
+            store_claim_check(location, payload)
+            self.stats.claim_checks += 1
+        delivery = Delivery(len(groups), callback, size=size, rows=len(rows))
+        self.inflight_bytes += size
+        table = txn.table.qualified_name
+        for partition, segment_records in groups:
+            sender = senders[partition]
+            if sender is None:
+                sender = self.senders.start(topic, partition)
+            sender.put(Segment(segment_records, _DML, table, delivery))
+        self.timers.written(topic, [p for p, _ in groups], rows[0].commit_ts)
+        self.stats.txns += 1
+
+    def _topic_for(self, schema: str, table: str) -> str:
+        key = (schema, table)
+        topic = self._topics.get(key)
+        if topic is None:
+            topic = self._topics[key] = self._router.topic_for_table(schema, table)
+        return topic
+
+    async def _partition_count(self, topic: str) -> int:
+        try:
+            count = await self._producer.partition_count(topic)
+        except EventSinkError:
+            raise
+        except Exception as err:
+            raise EventSinkError(f"partition count of topic {topic!r}: {err}") from err
+        if count <= 0:
+            raise EventSinkError(f"topic {topic!r} has {count} partitions")
+        self._partition_counts[topic] = count
+        self.timers.watch(topic, count)
+        return count
+
+    async def _wait_below_limit(self) -> None:
+        while self.error is None and self.inflight_bytes >= self.max_inflight:
+            self.changed.clear()
+            await self.changed.wait()
+
+    def _acked(self, batch: list[Segment]) -> None:
+        counts = self.stats.messages
+        size = rows = messages = 0
+        for segment in batch:
+            sent = len(segment.records)
+            counts[segment.type] += sent
+            messages += sent
+            delivery = segment.delivery
+            if delivery.acked():
+                size += delivery.size
+                rows += delivery.rows
+        self.inflight_bytes -= size
+        self.stats.bytes += size
+        self.stats.rows += rows
+        self.stats.count_second(messages, size)
+        self.changed.set()
