@@ -1,14 +1,14 @@
 """One generated function per table version (and column set) writing a whole canal-json row
 message.
 
-``encode(row, mid, tail) -> bytes``: ``mid`` is the ``es``/``ts`` part fixed per commitTs and
-clock reading, ``tail`` what follows the last map (``_tidb`` or nothing). Each image is read
-column by column into locals, the common feed values are converted inline (integers through
-``int.__repr__``, strings passed as they are, ENUM names through a dict) and everything else
-goes through the column's converter, which gives the exact text or the error. Each map costs
-one dict display and one ``orjson.dumps``; the rest of the message is bytes fixed per table
-version, joined. Names, converters and templates reach the code as default arguments (fast
-locals), never through the source text.
+``encode(row, heads, tail) -> bytes``: ``heads`` are the INSERT, UPDATE and DELETE message
+starts made once per commitTs (``Templates.heads``), ``tail`` what follows the last map
+(``_tidb`` or nothing). Each image is read column by column into locals, the common feed values
+are converted inline (integers through ``int.__repr__``, strings passed as they are, binary
+through base64 and ISO-8859-1, ENUM names through a dict) and everything else goes through the
+column's converter, which gives the exact text or the error. Each map costs one dict display and
+one ``orjson.dumps``; the rest of the message is bytes, joined. Names, converters and templates
+reach the code as default arguments (fast locals), never through the source text.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.codec.canal.jsontext import NEEDS_FIX, fix
+from tisink.codec.canal.jsontext import HTML_BYTES, fix
 from tisink.codec.canal.values import Converter
 from tisink.codec.values import float32_text, float64_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
-RowEncoder = Callable[[Any, bytes, bytes], bytes]
+RowEncoder = Callable[[Any, tuple[bytes, bytes, bytes], bytes], bytes]
 
 _TEXT = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
 _INTEGRAL = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT)
@@ -34,11 +34,11 @@ _INTEGRAL = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT)
 class Templates:
     """The bytes of a row message fixed per table version and column set."""
 
-    heads: tuple[bytes, bytes, bytes]
+    types: tuple[bytes, bytes, bytes]
     """Up to and including ``"type":"INSERT"`` / ``"UPDATE"`` / ``"DELETE"``."""
     sql_type: Callable[[int], bytes]
-    """The ``sqlType`` object for a promotion mask (bit i: promotable column i promoted);
-    cached by the caller, since rows call it per message."""
+    """The ``sqlType`` object for a promotion mask (bit i: promotable column i promoted),
+    cached: rows call it per message."""
     promotions: tuple[tuple[int, int], ...]
     """``(column index, limit)`` of the unsigned integer columns whose sqlType a value above
     ``limit`` widens."""
@@ -46,6 +46,19 @@ class Templates:
     """``,"mysqlType":{...},"old":null,"data":[``"""
     with_old: bytes
     """``,"mysqlType":{...},"old":[``"""
+
+    def heads(self, mid: bytes) -> tuple[bytes, bytes, bytes]:
+        """The INSERT, UPDATE and DELETE starts for ``mid`` (``es`` to ``"sqlType":``): whole
+        up to the first map when the sqlType is fixed, else up to the sqlType."""
+        insert, update, delete = (start + mid for start in self.types)
+        if self.promotions:
+            return insert, update, delete
+        fixed = self.sql_type(0)
+        return (
+            insert + fixed + self.no_old,
+            update + fixed + self.with_old,
+            delete + fixed + (self.no_old),
+        )
 
 
 def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
@@ -66,8 +79,12 @@ def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
         return f"_f64({v}) if _type({v}) is float else {slow}"
     if family is TypeFamily.FLOAT:
         return f"_f32({v}) if _type({v}) is float else {slow}"
-    if family is TypeFamily.BINARY and column.mysql_type != "binary":
+    if family is TypeFamily.BINARY:
         latin = f"_latin(_a2b({v}, strict_mode=True), 'latin-1')"
+        if column.mysql_type == "binary":  # binary(N): N bytes as given, else padded by c{i}
+            t = f"t{i}"
+            fits = f"_len({t} := {latin}) == {column.length}"
+            return f"{t} if _type({v}) is str and {fits} else {slow}"
         return f"{latin} if _type({v}) is str else {slow}"
     if family is TypeFamily.ENUM:
         return f"None if {v} is None else (e{i}.get({v}) or c{i}({v}))"
@@ -83,27 +100,44 @@ def _read(image: str, exprs: list[str], prefix: str) -> list[str]:
 
 
 def _dump(target: str, display: str) -> list[str]:
-    test = " or ".join(f"{byte} in {target}" for byte in NEEDS_FIX)
+    """Dump a map; ``fix`` it when it holds an HTML byte or a backslash followed by b or f
+    (``in`` on a single byte is a memchr; on two bytes it costs several times more, so only
+    text with a backslash pays it)."""
+    html = " or ".join(f"{byte} in {target}" for byte in HTML_BYTES)
+    escape = f"(92 in {target} and (b'\\\\b' in {target} or b'\\\\f' in {target}))"
     return [
         f"    {target} = _dumps({display})",
-        f"    if {test}:",
+        f"    if {html} or {escape}:",
         f"        {target} = _fix({target})",
     ]
 
 
 def _mask(promotions: tuple[tuple[int, int], ...]) -> list[str]:
     """``st``: the sqlType bytes for the values now in ``v{i}``."""
-    if not promotions:
-        return ["    st = st0"]
     terms = " | ".join(
         f"({1 << bit} if _type(v{i}) is int and v{i} > {limit} else 0)"
         for bit, (i, limit) in enumerate(promotions)
     )
-    return [f"    m = {terms}", "    st = stf(m)"]
+    return [f"    st = stf({terms})"]
 
 
 def _indent(lines: list[str]) -> list[str]:
     return ["    " + line for line in lines]
+
+
+def _returns(promoted: bool) -> tuple[str, str, str]:
+    """The joins of an INSERT, an UPDATE and a DELETE."""
+    if not promoted:
+        return (
+            "_join((heads[0], data, tail))",
+            "_join((heads[1], old, sep, data, tail))",
+            "_join((heads[2], data, tail))",
+        )
+    return (
+        "_join((heads[0], st, no_old, data, tail))",
+        "_join((heads[1], st, with_old, old, sep, data, tail))",
+        "_join((heads[2], st, no_old, data, tail))",
+    )
 
 
 def compile_row_encoder(
@@ -115,10 +149,11 @@ def compile_row_encoder(
     only_updated: bool,
     dumps: Callable[[Any], bytes],
 ) -> RowEncoder:
-    """``encode(row, mid, tail)`` for rows of one table version over ``columns``."""
+    """``encode(row, heads, tail)`` for rows of one table version over ``columns``."""
     namespace: dict[str, Any] = {
         "_type": type,
         "_str": int.__repr__,
+        "_len": len,
         "_dumps": dumps,
         "_fix": fix,
         "_join": b"".join,
@@ -126,13 +161,9 @@ def compile_row_encoder(
         "_f64": float64_text,
         "_a2b": binascii.a2b_base64,
         "_latin": bytes.decode,
-        "ins": templates.heads[0],
-        "upd": templates.heads[1],
-        "dele": templates.heads[2],
         "no_old": templates.no_old,
         "with_old": templates.with_old,
         "sep": b'],"data":[',
-        "st0": templates.sql_type(0),
         "stf": templates.sql_type,
     }
     exprs = []
@@ -146,30 +177,32 @@ def compile_row_encoder(
     count = len(exprs)
     data = "{" + ", ".join(f"k{i}: a{i}" for i in range(count)) + "}"
     old_all = "{" + ", ".join(f"k{i}: b{i}" for i in range(count)) + "}"
-    mask = _mask(templates.promotions)
+    promoted = bool(templates.promotions)
+    mask = _mask(templates.promotions) if promoted else []
     if only_updated:
         old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(count))]
         old += _dump("old", "o")
     else:
         old = _dump("old", old_all)
+    insert, update, delete = _returns(promoted)
     body = [
         "    after = row.after",
         "    before = row.before",
         "    if before is None:",
         *_indent(_read("after", exprs, "a") + mask + _dump("data", data)),
-        "        return _join((ins, mid, st, no_old, data, tail))",
+        f"        return {insert}",
         "    if after is None:",
         *_indent(_read("before", exprs, "a") + mask + _dump("data", data)),
-        "        return _join((dele, mid, st, no_old, data, tail))",
+        f"        return {delete}",
         *_read("before", exprs, "b"),
         *_read("after", exprs, "a"),
         *mask,
         *old,
         *_dump("data", data),
-        "    return _join((upd, mid, st, with_old, old, sep, data, tail))",
+        f"    return {update}",
     ]
     defaults = ", ".join(f"{name}={name}" for name in namespace)
-    source = "\n".join([f"def generated(row, mid, tail, {defaults}):", *body])
+    source = "\n".join([f"def generated(row, heads, tail, {defaults}):", *body])
     exec(compile(source, "<canal-json-row-encoder>", "exec"), namespace)
     encoder: RowEncoder = namespace["generated"]
     return encoder

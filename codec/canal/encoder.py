@@ -110,29 +110,41 @@ class CanalJSONEncoder:
         """One record per row, in order; the ``es``/``ts`` bytes made once per commitTs."""
         now_ms = self._clock.now_ms()
         extension = self._options.enable_tidb_extension
+        compress = self._compress if self._compressing else None
         records: list[Record] = []
+        append = records.append
         encoded = EncodedRows(records, 0)
         size, limit = 0, self._limit
         last_table: TableInfo | None = None
         last_ts = -1
-        encode = None
+        renderer: RowRenderer | None = None
+        fast = None
         mid = tail = b""
+        heads = (b"", b"", b"")
         for row in rows:
-            if row.table is not last_table:
-                last_table = row.table
-                encode = self.renderer(last_table).encode
             commit_ts = row.commit_ts
-            if commit_ts != last_ts:
-                last_ts = commit_ts
-                mid = b',"es":%d,"ts":%d,"sql":"","sqlType":' % (commit_ts >> 18, now_ms)
-                tail = b'],"_tidb":{"commitTs":%d}}' % commit_ts if extension else b"]}"
-            assert encode is not None
-            value = encode(row, mid, tail)
-            if self._compressing:
-                value = self._compress(value)
+            if row.table is not last_table or commit_ts != last_ts:
+                if commit_ts != last_ts:
+                    last_ts = commit_ts
+                    mid = b',"es":%d,"ts":%d,"sql":"","sqlType":' % (commit_ts >> 18, now_ms)
+                    tail = b'],"_tidb":{"commitTs":%d}}' % commit_ts if extension else b"]}"
+                last_table = row.table
+                renderer = self.renderer(last_table)
+                fast = renderer.fast
+                heads = renderer.heads(mid)
+            assert renderer is not None
+            if fast is None:
+                value = renderer.encode(row, mid, tail)
+            else:
+                try:
+                    value = fast(row, heads, tail)
+                except Exception:  # the general path names the column or repairs the text
+                    value = renderer.encode(row, mid, tail)
+            if compress is not None:
+                value = compress(value)
             if len(value) > limit:
                 value = self._large_row(row, mid, value, encoded)
-            records.append((None, value))
+            append((None, value))
             size += len(value)
         encoded.size = size
         return encoded

@@ -5,7 +5,7 @@ Rows go through easyjson's ``jwriter`` and DDL/WATERMARK messages through goccy/
 ``&`` as ``\\u003c`` ``\\u003e`` ``\\u0026``, U+2028/U+2029 escaped), ``"`` ``\\`` ``\\n``
 ``\\r`` ``\\t`` short, every other control character as ``\\u00xx``, ``\\b`` and ``\\f`` too.
 orjson writes ``\\b`` and ``\\f`` short and nothing HTML-safe, so ``fix`` rewrites those bytes
-after a cheap membership test; ``NEEDS_FIX`` lists the bytes that call for it.
+after a cheap membership test (``HTML_BYTES``, or a backslash before b or f).
 """
 
 from __future__ import annotations
@@ -17,16 +17,11 @@ import orjson
 
 from tisink.codec.gojson import html_escape
 
-NEEDS_FIX = (60, 62, 38, 226, 92)
-"""``<``, ``>``, ``&``, the UTF-8 lead byte of U+2028/U+2029 and the backslash."""
+HTML_BYTES = (60, 62, 38, 226)
+"""``<``, ``>``, ``&`` and the UTF-8 lead byte of U+2028/U+2029: output holding one needs
+``fix``, as does output with a ``\\b`` or ``\\f`` escape."""
 
-_SHORT_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*)\\([bf])")
-_LONG = {b"b": b"\\u0008", b"f": b"\\u000c"}
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _long_escape(match: re.Match[bytes]) -> bytes:
-    return match.group(1) + _LONG[match.group(2)]
 
 
 def fix(out: bytes) -> bytes:
@@ -34,7 +29,13 @@ def fix(out: bytes) -> bytes:
     (only where the backslash starts an escape, not where it ends an escaped backslash)."""
     out = html_escape(out)
     if b"\\b" in out or b"\\f" in out:
-        out = _SHORT_ESCAPE.sub(_long_escape, out)
+        # Escapes read left to right and only ``\\`` has a backslash second, so splitting at
+        # each ``\\`` leaves every other backslash the start of an escape.
+        parts = out.split(b"\\\\")
+        for i, part in enumerate(parts):
+            if b"\\b" in part or b"\\f" in part:
+                parts[i] = part.replace(b"\\b", b"\\u0008").replace(b"\\f", b"\\u000c")
+        out = b"\\\\".join(parts)
     return out
 
 

@@ -18,6 +18,7 @@ the same code with a repairing ``dumps``; a bad value is reported naming table a
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -52,18 +53,46 @@ def _object(pairs: list[tuple[str, Any]]) -> bytes:
 class _Variant:
     """The generated functions of one column set."""
 
-    __slots__ = ("columns", "fast", "safe")
+    __slots__ = ("build", "columns", "fast", "safe", "templates")
 
-    def __init__(self, columns: list[tuple[ColumnInfo, Converter]], build: Any) -> None:
+    def __init__(
+        self,
+        columns: list[tuple[ColumnInfo, Converter]],
+        templates: Templates,
+        build: Callable[[list[tuple[ColumnInfo, Converter]], Templates, Any], RowEncoder],
+    ) -> None:
         self.columns = columns
-        self.fast: RowEncoder = build(columns, orjson.dumps)
+        self.templates = templates
+        self.build = build
+        self.fast: RowEncoder = build(columns, templates, orjson.dumps)
         self.safe: RowEncoder | None = None
+
+    def encode(self, row: RowChangedEvent, mid: bytes, tail: bytes) -> bytes:
+        """The fast function, or on a string orjson refuses the repairing one; raises one of
+        ``VALUE_ERRORS`` on a bad value."""
+        heads = self.templates.heads(mid)
+        try:
+            return self.fast(row, heads, tail)
+        except TypeError:  # orjson.JSONEncodeError is TypeError: a lone surrogate, or a bad value
+            pass
+        if self.safe is None:
+            self.safe = self.build(self.columns, self.templates, safe_dumps)
+        return self.safe(row, heads, tail)
 
 
 class RowRenderer:
     """Row messages of one table version under one set of options."""
 
-    __slots__ = ("_build", "_delete_key_only", "_full", "_key_columns", "_keyed", "table")
+    __slots__ = (
+        "_delete_key_only",
+        "_full",
+        "_key_columns",
+        "_keyed",
+        "_variant",
+        "fast",
+        "heads",
+        "table",
+    )
 
     def __init__(
         self,
@@ -91,26 +120,35 @@ class RowRenderer:
         zone_text = timestamp_texts(tz)
         utc = tz is datetime.UTC
 
-        def build(columns: list[tuple[ColumnInfo, Converter]], dumper: Any) -> RowEncoder:
+        def build(
+            columns: list[tuple[ColumnInfo, Converter]], templates: Templates, dumper: Any
+        ) -> RowEncoder:
             return compile_row_encoder(
                 columns,
-                _templates(head, [c for c, _ in columns], content_compatible),
+                templates,
                 utc=utc,
                 zone_text=zone_text,
                 only_updated=only_updated,
                 dumps=dumper,
             )
 
-        self._build = build
-        self._full = _Variant(stored, build)
+        self._variant = lambda columns: _Variant(
+            columns, _templates(head, [c for c, _ in columns], content_compatible), build
+        )
+        self._full = self._variant(stored)
         key = set(table.handle_key)
         self._key_columns = [pair for pair in stored if pair[0].name in key]
         self._keyed: _Variant | None = None
         """The handle key's functions, compiled when first needed."""
+        self.fast: RowEncoder | None = None if delete_key_only else self._full.fast
+        """The generated function itself when every row takes it (no per-row choice): the
+        hot path calls it with ``heads`` and falls back to ``encode`` on any error."""
+        self.heads = self._full.templates.heads
+        """The message starts of the full column set for one ``mid`` (``es`` to sqlType)."""
 
     def _key_variant(self) -> _Variant:
         if self._keyed is None:
-            self._keyed = _Variant(self._key_columns, self._build)
+            self._keyed = self._variant(self._key_columns)
         return self._keyed
 
     def encode(
@@ -122,15 +160,7 @@ class RowRenderer:
             key_only = True
         variant = self._key_variant() if key_only else self._full
         try:
-            return variant.fast(row, mid, tail)
-        except VALUE_ERRORS as err:
-            # orjson.JSONEncodeError is TypeError itself: a lone surrogate, or a bad value
-            if not isinstance(err, TypeError):
-                raise self._error(row, variant, err) from err
-        if variant.safe is None:
-            variant.safe = self._build(variant.columns, safe_dumps)
-        try:
-            return variant.safe(row, mid, tail)
+            return variant.encode(row, mid, tail)
         except VALUE_ERRORS as err:
             raise self._error(row, variant, err) from err
 
@@ -178,7 +208,7 @@ def _templates(head: bytes, columns: list[ColumnInfo], content_compatible: bool)
         return _object(list(zip(names, codes, strict=True)))
 
     return Templates(
-        heads=(head + b'"INSERT"', head + b'"UPDATE"', head + b'"DELETE"'),
+        types=(head + b'"INSERT"', head + b'"UPDATE"', head + b'"DELETE"'),
         sql_type=sql_type,
         promotions=tuple(promotions),
         no_old=b',"mysqlType":' + mysql + b',"old":null,"data":[',

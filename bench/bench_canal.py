@@ -1,0 +1,95 @@
+"""canal-json encode throughput on the demo rows, against Simple JSON in the same run.
+
+The ``demo`` workload's rows (every MySQL type over five tables, wide rows), in their
+transactions, encoded with ``encode_rows`` per transaction as the MQ sink calls it: Simple JSON,
+canal-json (plain, with the TiDB extension, content-compatible), and the floor, ``orjson.dumps``
+of canal-json's finished messages parsed back. Target (issue 26): canal-json at least as fast as
+Simple JSON. CPU time, best of ``--repeat``, the rows frozen out of the garbage collector's
+sight as ``bench_stages`` does. Run: ``python bench/bench_canal.py [--rows N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tisink.bench.rows import Txn, demo_txns
+from tisink.codec.canal.protocol import CanalOptions
+from tisink.codec.config import EncoderConfig
+from tisink.codec.registry import get_protocol
+from tisink.core.clock import FixedClock
+
+BUILD_MS = 1_714_550_400_000
+
+
+def rate(label: str, rows: int, run: Callable[[], object], repeat: int) -> float:
+    """Best rows per CPU second over ``repeat`` passes."""
+    best = 0.0
+    for _ in range(repeat):
+        start = time.process_time()
+        run()
+        best = max(best, rows / max(time.process_time() - start, 1e-9))
+    print(f"  {label:<44} {best:>10,.0f} rows/s  {1e6 / best:7.2f} us/row")
+    return best
+
+
+def encode_all(config: EncoderConfig, txns: list[Txn]) -> Callable[[], object]:
+    encoder = get_protocol(config.protocol).new_encoder(config, FixedClock(BUILD_MS))
+
+    def run() -> None:
+        encode_rows = encoder.encode_rows
+        for txn in txns:
+            encode_rows(txn)
+
+    run()  # renderers compiled before timing, as after a play's first rows
+    return run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    txns = demo_txns(args.rows)
+    rows = sum(map(len, txns))
+    print(f"demo rows: {rows} in {len(txns)} transactions, best of {args.repeat}")
+    cases = {
+        "simple json": EncoderConfig(protocol="simple", time_zone="UTC"),
+        "canal-json": EncoderConfig(protocol="canal-json", time_zone="UTC"),
+        "canal-json enable-tidb-extension": EncoderConfig(
+            protocol="canal-json",
+            time_zone="UTC",
+            options=CanalOptions(enable_tidb_extension=True),
+        ),
+        "canal-json content-compatible": EncoderConfig(
+            protocol="canal-json", time_zone="UTC", options=CanalOptions(content_compatible=True)
+        ),
+    }
+    runs = {name: encode_all(config, txns) for name, config in cases.items()}
+    gc.collect()
+    gc.freeze()  # the fixture outlives the timing (as bench_stages): no full collection over it
+    rates = {name: rate(name, rows, run, args.repeat) for name, run in runs.items()}
+    encoder = get_protocol("canal-json").new_encoder(cases["canal-json"], FixedClock(BUILD_MS))
+    parsed = [orjson.loads(v) for txn in txns for _, v in encoder.encode_rows(txn).records]
+
+    def floor() -> None:
+        dumps = orjson.dumps
+        for body in parsed:
+            dumps(body)
+
+    rate("floor: orjson.dumps(finished canal-json)", rows, floor, args.repeat)
+    ratio = rates["canal-json"] / rates["simple json"]
+    print(f"canal-json / simple json: {ratio:.2f} (target >= 1.0)")
+    return 0 if ratio >= 1.0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
