@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
+from tisink.codec.bootstrap import BootstrapSend
 from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds, SinkStats
 
 
@@ -101,3 +102,11 @@ class NotifiesAcks(Protocol):
     player draining to a checkpoint awaits acks instead of polling."""
 
     def add_ack_listener(self, listener: Callable[[], None]) -> None: ...
+
+
+@runtime_checkable
+class WritesBootstraps(Protocol):
+    """A sink that writes a BOOTSTRAP on request, in order with the transactions handed over
+    before and after (a Spark partition owner's planned BOOTSTRAPs; its own cadence is off)."""
+
+    def write_bootstrap(self, send: BootstrapSend) -> None: ...

@@ -18,9 +18,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from tisink.codec.bootstrap import BootstrapSend
 from tisink.core.errors import TisinkError
 from tisink.eventsink.base import EventSink
-from tisink.eventsink.capabilities import BackPressured, NotifiesAcks, TracksInflight
+from tisink.eventsink.capabilities import (
+    BackPressured,
+    NotifiesAcks,
+    TracksInflight,
+    WritesBootstraps,
+)
 from tisink.eventsink.errors import SinkDeadError
 from tisink.model.events import ResolvedTs, RowChangedEvent
 
@@ -78,6 +84,8 @@ class TableSinkDriver:
             event_sink.add_ack_listener(self._acked.set)
         self.sinks: dict[int, TableSinkLike] = {}
         self._pending: dict[tuple[int, int], list[RowChangedEvent]] = {}
+        self._bootstraps: list[tuple[int, BootstrapSend]] = []
+        """Planned BOOTSTRAPs, each with the number of pending transactions before it."""
         self.txn_ts = 0
         """The commitTs of the newest row or DDL taken."""
         self.resolved = 0
@@ -96,6 +104,13 @@ class TableSinkDriver:
             txn.append(row)
         self._since_rows += 1
         self._since_bytes += row.approximate_size
+
+    def add_bootstrap(self, send: BootstrapSend) -> None:
+        """Have the event sink write ``send`` after the transactions taken so far and before
+        any later one (a Spark owner's planned BOOTSTRAP)."""
+        if not isinstance(self._event_sink, WritesBootstraps):
+            raise SinkDeadError(f"{self._event_sink.scheme} event sink cannot write BOOTSTRAPs")
+        self._bootstraps.append((len(self._pending), send))
 
     def cadence_due(self) -> bool:
         """True when enough rows or bytes wait to be resolved (checked at commit boundaries)."""
@@ -117,7 +132,10 @@ class TableSinkDriver:
     def _flush(self) -> None:
         order = self._order_rows
         sinks = self.sinks
-        for (table_id, commit_ts), rows in self._pending.items():
+        bootstraps = self._bootstraps
+        for index, ((table_id, commit_ts), rows) in enumerate(self._pending.items()):
+            while bootstraps and bootstraps[0][0] == index:
+                self._write_bootstrap(bootstraps.pop(0)[1])
             sink = sinks.get(table_id)
             if sink is None:
                 sink = self._open(table_id)
@@ -125,8 +143,15 @@ class TableSinkDriver:
                 rows = order(table_id, rows)
             sink.append_row_changed_events(rows)
             sink.update_resolved_ts(ResolvedTs(commit_ts))
+        for _, send in bootstraps:
+            self._write_bootstrap(send)
+        bootstraps.clear()
         self._pending.clear()
         self._since_rows = self._since_bytes = 0
+
+    def _write_bootstrap(self, send: BootstrapSend) -> None:
+        assert isinstance(self._event_sink, WritesBootstraps)
+        self._event_sink.write_bootstrap(send)
 
     def _open(self, table_id: int) -> TableSinkLike:
         sink = self.sinks[table_id] = self._make_table_sink(table_id)

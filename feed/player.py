@@ -12,7 +12,8 @@ points. Either way the player does the same thing with each record:
 - a watermark point W (``WatermarkPoint``, or a ``resolved`` record) is written once
   everything at or below W is acknowledged, carrying W; then a feed clock moves to the end of
   W's interval and the event sink runs its timers (BOOTSTRAP cadence, HEARTBEATs) right there;
-- ``RowsStart`` sends ``send-all-bootstrap-at-start`` BOOTSTRAPs.
+- ``RowsStart`` sends ``send-all-bootstrap-at-start`` BOOTSTRAPs; ``BootstrapAt`` (a Spark
+  owner's share of the feed's BOOTSTRAP cadence) writes one between the transactions around it.
 
 So what each partition receives depends on the records alone, never on timing.
 """
@@ -38,9 +39,10 @@ from tisink.feed.driver import (
 from tisink.feed.errors import FeedError, PlayError
 from tisink.feed.live_tables import LiveTables, RunningTables
 from tisink.feed.pacing import Pacer
+from tisink.feed.play_records import BootstrapAt, PlayRecord, RowsStart, WatermarkPoint
 from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.stats import PlayStats
-from tisink.feed.watermarks import PlayRecord, RowsStart, WatermarkPoint, interval_end_ts
+from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 
 DEFAULT_WATERMARK_INTERVAL_MS = 1000
@@ -110,6 +112,8 @@ class Player:
                     await self._watermark_at(record.ts)  # type: ignore[union-attr]
                 elif kind is RowsStart:
                     await self._rows_start(record.ts)  # type: ignore[union-attr]
+                elif kind is BootstrapAt:
+                    driver.add_bootstrap(record.send)  # type: ignore[union-attr]
                 else:
                     raise TypeError(f"not a play record: {record!r}")
             if self._pacer is not None and self.stats.rows:

@@ -19,28 +19,10 @@ only then moves a feed clock to the end of the point's interval (``interval_end_
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
-from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
+from tisink.feed.play_records import PlayRecord, RowsStart, WatermarkPoint
+from tisink.feed.records import FeedDDL, FeedRecord, FeedRow
 from tisink.model.tso import LOGICAL_BITS, physical_ms
-
-
-@dataclass(frozen=True, slots=True)
-class RowsStart:
-    """The place of the feed's first row: ``send-all-bootstrap-at-start`` fires here."""
-
-    ts: int
-
-
-@dataclass(frozen=True, slots=True)
-class WatermarkPoint:
-    """A point of the watermark policy that is not a ``resolved`` record of the feed."""
-
-    ts: int
-
-
-PlayRecord = FeedRow | FeedDDL | FeedResolved | RowsStart | WatermarkPoint
-"""What a player takes: feed records plus the start of rows and the watermark points."""
 
 
 def point_before(ms: int) -> int:

@@ -63,9 +63,11 @@ def new_mq_dml_sink(
     scheme: str,
     max_message_bytes: int | None = None,
     sequences: PartitionSequences | None = None,
+    own_cadence: bool = True,
 ) -> MQDMLSink:
     """The MQ DML sink over any producer. ``sequences`` must be the object the DDL sink of the
-    same changefeed gets."""
+    same changefeed gets. Without ``own_cadence`` the sink sends no BOOTSTRAP of its own (a
+    Spark owner writes the feed's planned ones through ``write_bootstrap``)."""
     producer = _sequenced(producer, sequences)
     encoder_config = _encoder_config(config, max_message_bytes)
     encoder = new_encoder(encoder_config, clock)
@@ -74,7 +76,7 @@ def new_mq_dml_sink(
         producer,
         encoder,
         router,
-        BootstrapCadence(encoder_config.bootstrap, clock),
+        BootstrapCadence(encoder_config.bootstrap, clock) if own_cadence else None,
         scheme=scheme,
         txn_encoder=new_txn_encoder(
             encoder_config, encoder, router, config.encoder_concurrency, clock

@@ -112,7 +112,8 @@ async def open_partition_sinks(
     factory: SinkFactory, topic: str, partition: int
 ) -> tuple[MQDMLSink, DDLSink]:
     """An MQ DML sink and DDL sink writing only ``partition`` of ``topic``, sharing one
-    producer (one connection, one ``ps`` count) as the file provider's sinks do."""
+    producer (one connection, one ``ps`` count) as the file provider's sinks do. The DML sink
+    has no BOOTSTRAP cadence of its own: the owner writes its share of the feed's."""
     target = _target(factory)
     inner, max_bytes = await factory.open_producer(target)
     producer = owned_partition(inner, topic, partition)
@@ -125,6 +126,7 @@ async def open_partition_sinks(
         scheme=target.scheme,
         max_message_bytes=max_bytes,
         sequences=sequences,
+        own_cadence=False,
     )
     ddl = new_mq_ddl_sink(
         producer,

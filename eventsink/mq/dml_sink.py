@@ -24,6 +24,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tisink.codec.bootstrap import BootstrapSend
 from tisink.codec.encoder import RowEventEncoder
 from tisink.eventsink.base import CallbackableEvent
 from tisink.eventsink.capabilities import acknowledged_ends
@@ -46,8 +47,9 @@ IDLE_TICK_SECONDS = 1.0
 whether or not rows arrive, so idle tables keep getting bootstraps) and for due heartbeats."""
 
 _Txn = CallbackableEvent[SingleTableTxn]
-_Queued = _Txn | asyncio.Future[None]
-"""The worker's queue: txns, and ``run_timers`` markers (resolved once the timers ran)."""
+_Queued = _Txn | asyncio.Future[None] | BootstrapSend
+"""The worker's queue: txns, ``run_timers`` markers (resolved once the timers ran) and
+planned BOOTSTRAPs (``write_bootstrap``)."""
 
 
 class MQDMLSink:
@@ -155,6 +157,15 @@ class MQDMLSink:
         await marker
         self._check_alive()
 
+    def write_bootstrap(self, send: BootstrapSend) -> None:
+        """Queue a planned BOOTSTRAP (``eventsink.capabilities.WritesBootstraps``): written
+        after the txns handed over before it and ahead of those after."""
+        self._check_alive()
+        self._ensure_started()
+        self._backlog.append(send)
+        assert self._input_ready is not None
+        self._input_ready.set()
+
     @property
     def inflight_bytes(self) -> int:
         return self._pipeline.inflight_bytes
@@ -242,6 +253,9 @@ class MQDMLSink:
                     await pipeline.write(run, self._more_waiting)
                 run = []
                 await pipeline.drain()
+                if isinstance(item, BootstrapSend):
+                    pipeline.write_bootstrap(item)
+                    continue
                 pipeline.run_due_timers()
                 item.set_result(None)
             if run and pipeline.error is None:

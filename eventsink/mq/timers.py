@@ -63,7 +63,7 @@ class MQTimers:
         if self._cadence is not None:
             send = self._cadence.add_event(table, topic, partitions, rows)
             if send is not None:
-                self._emit_bootstrap(send)
+                self.emit_bootstrap(send)
 
     def watch(self, topic: str, partitions: int) -> None:
         """Time the partitions of a topic the sink just learnt about."""
@@ -79,11 +79,11 @@ class MQTimers:
         """Emit the BOOTSTRAPs and HEARTBEATs due now; raises EventSinkError."""
         if self._cadence is not None:
             for send in self._cadence.tick():
-                self._emit_bootstrap(send)
+                self.emit_bootstrap(send)
         self._emit_due_heartbeats()
 
-    def _emit_bootstrap(self, send: BootstrapSend) -> None:
-        """One encoding, the same bytes to each partition."""
+    def emit_bootstrap(self, send: BootstrapSend) -> None:
+        """One encoding, the same bytes to each partition (also a caller's planned send)."""
         try:
             message = self._encoder.encode_bootstrap(send.table)
         except Exception as err:

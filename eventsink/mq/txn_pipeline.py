@@ -32,7 +32,7 @@ from tisink.eventsink.router import EventRouter
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 
 if TYPE_CHECKING:
-    from tisink.codec.bootstrap import BootstrapCadence
+    from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend
 
 _DML = MessageType.DML
 
@@ -134,6 +134,15 @@ class TxnPipeline:
             return
         try:
             self.timers.run_due()
+        except EventSinkError as err:
+            self.fail(err)
+
+    def write_bootstrap(self, send: BootstrapSend) -> None:
+        """Queue a BOOTSTRAP a caller planned (a Spark owner's share of the feed's cadence)."""
+        if self.error is not None:
+            return
+        try:
+            self.timers.emit_bootstrap(send)
         except EventSinkError as err:
             self.fail(err)
 

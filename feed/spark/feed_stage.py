@@ -19,6 +19,7 @@ from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedDDL, FeedResolved, FeedRow, Source
+from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.routing import RowRouter
@@ -44,12 +45,21 @@ def feed_stage_partition(rows: Iterable[Any], plan: PlayPlan, stage: FeedStage) 
     """Stage one over a Spark partition of ``(file_name, file_block_start, value)`` rows."""
     shield_from_terminal(plan.stop_marker)
     router = RowRouter(plan)
+    counting = plan.bootstrap is not None
     for (file, block), lines in groupby(rows, key=lambda row: (row[0], row[1])):
-        yield from _split(router, plan, stage, place_of(stage.ranks[file], block, 0), file, lines)
+        counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
+        start = place_of(stage.ranks[file], block, 0)
+        yield from _split(router, plan, stage, start, file, lines, counts)
 
 
 def _split(
-    router: RowRouter, plan: PlayPlan, stage: FeedStage, start: int, file: str, lines: Any
+    router: RowRouter,
+    plan: PlayPlan,
+    stage: FeedStage,
+    start: int,
+    file: str,
+    lines: Any,
+    counts: TableIntervals | None,
 ) -> Iterator[Item]:
     parser = FeedParser()
     ddls = iter(enumerate(stage.ddl_lines))
@@ -74,7 +84,8 @@ def _split(
             if type(record) is FeedRow:
                 ts = record.row.commit_ts
                 if not stage.validate_only:
-                    yield from router.route(record.row, place)
+                    items = router.route(record.row, place)
+                    yield from items if counts is None else counts.counted(items)
             elif type(record) is FeedDDL:
                 ts = record.commit_ts
                 while pending is not None and pending[1][0] < place:
@@ -92,7 +103,8 @@ def _split(
             first = (place, ts)
         last_ts = max(last_ts, ts)
     split = tuple(sorted(router.split_txns))
-    report = ChunkReport(start, first, last_ts, last_resolved, problem, split)
+    found = counts.entries() if counts is not None else ()
+    report = ChunkReport(start, first, last_ts, last_resolved, problem, split, found)
     for owner in range(plan.tasks):
         yield (owner, -1, start), report
 

@@ -33,6 +33,7 @@ from tisink.eventsink.capabilities import (
 from tisink.feed.errors import PlayError
 from tisink.feed.pacing import Pacer
 from tisink.feed.records import FeedRow
+from tisink.feed.spark.bootstraps import owner_bootstraps
 from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.reports import ChunkReport, first_problem
@@ -75,7 +76,8 @@ def play_partition(
     split_txns = frozenset(t for report in reports for t in report.split_txns)
     progress = _Progress()
     tables = tuple(ddl.table for ddl in plan.ddls)
-    records = _stream(items, plan.owner_events(owner), tables, progress)
+    bootstraps = owner_bootstraps(plan, owner, reports)
+    records = _stream(items, plan.owner_events(owner, bootstraps), tables, progress)
     if plan.stop_marker is not None:
         records = until_marked(records, plan.stop_marker)
     return asyncio.run(_play(result, plan, owner, records, split_txns, progress))

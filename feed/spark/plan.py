@@ -10,11 +10,14 @@ plus a sub-place (0: the start of rows, 1: the record or the DELETE half of a sp
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tisink.codec.bootstrap import BootstrapSettings
 from tisink.feed.live_tables import tables_at
+from tisink.feed.play_records import PlayRecord, RowsStart, WatermarkPoint
 from tisink.feed.records import FeedDDL
-from tisink.feed.watermarks import PlayRecord, RowsStart, WatermarkPoint, points_of_intervals
+from tisink.feed.watermarks import points_of_intervals
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
 
@@ -64,9 +67,16 @@ class PlayPlan:
     """A file whose appearance asks every owner to stop taking records (Ctrl-C)."""
     intervals: tuple[int, ...] = ()
     """The commit-time intervals (indices) that hold records: the watermark policy's grid."""
+    bootstrap: BootstrapSettings | None = None
+    """The BOOTSTRAP cadence when the protocol sends BOOTSTRAPs to partition owners: stage one
+    then counts each table's messages and the owners plan the sends (``bootstraps.py``)."""
     points: tuple[int, ...] = field(init=False)
+    table_ids: tuple[int, ...] = field(init=False)
+    """The table id of each plan DDL (-1 for a DDL without a table)."""
 
     def __post_init__(self) -> None:
+        ids = tuple(-1 if d.table is None else d.table.table_id for d in self.ddls)
+        object.__setattr__(self, "table_ids", ids)
         grid = points_of_intervals(self.intervals, self.interval_ms)
         ends = [self.last_ts] if self.last_ts else []
         object.__setattr__(self, "points", tuple(sorted({*grid, *self.resolved, *ends})))
@@ -79,9 +89,12 @@ class PlayPlan:
         """The tables that exist once every DDL with commitTs <= ts is applied."""
         return tables_at(self.ddls, ts)
 
-    def owner_events(self, owner: int) -> list[tuple[Key, PartitionRecord]]:
+    def owner_events(
+        self, owner: int, bootstraps: Iterable[tuple[Key, PartitionRecord]] = ()
+    ) -> list[tuple[Key, PartitionRecord]]:
         """The events an owner plays besides its rows, sorted by key: its topic's DDLs, every
-        watermark point and the start of rows."""
+        watermark point, the start of rows and ``bootstraps`` (after the start of rows at the
+        same place)."""
         topic = self.owners[owner][0] if self.owners else None
         events: list[tuple[Key, PartitionRecord]] = [
             (key, FeedDDL(ddl.commit_ts, ddl.start_ts, ddl))
@@ -91,5 +104,6 @@ class PlayPlan:
         events.extend(((ts, AFTER_ALL), WatermarkPoint(ts)) for ts in self.points)
         if self.first_row is not None:
             events.append((self.first_row, RowsStart(self.first_row[0])))
+        events.extend(bootstraps)
         events.sort(key=lambda item: item[0])
         return events

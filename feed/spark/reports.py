@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tisink.feed.spark.bootstraps import TableInterval
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +40,9 @@ class ChunkReport:
     problem: InputProblem | None
     split_txns: tuple[tuple[int, int], ...] = ()
     """(tableID, commitTs) of transactions with an UPDATE split into DELETE + INSERT."""
+    table_intervals: tuple[TableInterval, ...] = ()
+    """Each table's messages per watermark interval, when the protocol sends BOOTSTRAPs
+    (``feed/spark/bootstraps.py``)."""
 
 
 def first_problem(reports: Iterable[ChunkReport]) -> InputProblem | None:

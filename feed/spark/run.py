@@ -28,7 +28,7 @@ from tisink.core.errors import TisinkError
 from tisink.eventsink.capabilities import merge_ends, merge_seconds
 from tisink.eventsink.stats import SinkStats
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
-from tisink.feed.spark.errors import SparkPlanError, SparkPlayError
+from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.owner import play_partition
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.routing import make_factory
@@ -112,6 +112,7 @@ def _plan(
     target = factory.mq_target()
     owners: tuple[tuple[str, int], ...] = ()
     counts: dict[str, int] = {}
+    bootstrap = None
     ddl_topics = [""] * len(source.ddls)
     if target is not None:
         router = new_router(target.default_topic, target.config)
@@ -123,14 +124,10 @@ def _plan(
             if t is not None
         }
         counts = asyncio.run(topic_partition_counts(factory, sorted({*ddl_topics, *tables})))
-        bootstrap = target.config.encoder.bootstrap
-        one_partition = bootstrap is not None and not bootstrap.send_bootstrap_to_all_partition
-        if one_partition and any(n > 1 for n in counts.values()):
-            raise SparkPlanError(
-                "send-bootstrap-to-all-partition = false sends every BOOTSTRAP to partition 0, "
-                "which needs one writer for all partitions: play it with --engine inline"
-            )
         owners = tuple((topic, p) for topic, n in counts.items() for p in range(n))
+        settings = target.config.encoder.bootstrap
+        if settings is not None and settings.enabled:
+            bootstrap = settings  # the owners write the feed's planned BOOTSTRAPs
     tasks = max(1, len(owners))
     return PlayPlan(
         sink_uri=factory.uri.raw,
@@ -148,6 +145,7 @@ def _plan(
         last_ts=source.last_ts,
         intervals=source.intervals,
         split_updates=bool(owners) and factory.split_policy().enabled,
+        bootstrap=bootstrap,
         rate=rate / tasks if rate else None,
     )
 

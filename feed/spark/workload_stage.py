@@ -13,6 +13,7 @@ from typing import Any
 
 from tisink.core.errors import TisinkError
 from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.routing import RowRouter
@@ -35,20 +36,26 @@ def workload_stage_partition(
     refs = {key[0]: index for index, key in enumerate(plan.ddl_keys)}
     txn_ts, place = 0, FIRST_PLACE
     problem: InputProblem | None = None
+    counts = (
+        TableIntervals(plan.interval_ms, plan.table_ids) if plan.bootstrap is not None else None
+    )
     try:
         for record in generate_table_records(scenario, seed, rows, tables):
             if type(record) is FeedRow:
                 ts = record.row.commit_ts
                 if ts != txn_ts:
                     txn_ts, place = ts, FIRST_PLACE
-                yield from router.route(record.row, place)
+                items = router.route(record.row, place)
+                yield from items if counts is None else counts.counted(items)
                 place += 1
             elif type(record) is FeedDDL and record.ddl.table is not None:
                 router.learn(record.ddl.table, refs[record.commit_ts])
     except TisinkError as err:
         problem = InputProblem(txn_ts, f"workload {scenario.name}: {err}")
-    if problem is None and not router.split_txns:
+    found = counts.entries() if counts is not None else ()
+    if problem is None and not router.split_txns and not found:
         return
-    report = ChunkReport(task, None, 0, -1, problem, tuple(sorted(router.split_txns)))
+    split = tuple(sorted(router.split_txns))
+    report = ChunkReport(task, None, 0, -1, problem, split, found)
     for owner in range(plan.tasks):
         yield (owner, -1, task), report

@@ -29,10 +29,17 @@ from tisink.sink.factory import SinkFactory
 SEED = 7
 ROWS = 1500
 PARTITIONS = 3
-PROTOCOLS = ("simple", "debezium", "tencent-dts", "alibaba-dts")
-# The BOOTSTRAP cadence still differs between the engines (inline: TiCDC's, one per sink over
-# every partition; Spark: one per partition owner), so Simple plays here without it.
-NO_BOOTSTRAP = "[sink]\nsend-bootstrap-interval-in-sec = 0\n"
+# TiCDC's per-table BOOTSTRAP cadence, its triggers close enough to fire many times in the feed
+BUSY = "[sink]\nsend-bootstrap-interval-in-sec = 5\nsend-bootstrap-in-msg-count = 50\n"
+PARTITION_ZERO = BUSY + "send-bootstrap-to-all-partition = false\n"
+CASES = {
+    "simple": ("simple", None),
+    "simple-busy-cadence": ("simple", BUSY),
+    "simple-partition-zero": ("simple", PARTITION_ZERO),
+    "debezium": ("debezium", None),
+    "tencent-dts": ("tencent-dts", None),
+    "alibaba-dts": ("alibaba-dts", None),
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +60,11 @@ def _uri(out: Path, protocol: str) -> str:
     return f"file://{out}?protocol={protocol}&partition-num={PARTITIONS}"
 
 
-def _config(tmp: Path, protocol: str) -> Path | None:
-    if protocol != "simple":
+def _config(tmp: Path, text: str | None) -> Path | None:
+    if text is None:
         return None
     path = tmp / "changefeed.toml"
-    path.write_text(NO_BOOTSTRAP, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -81,24 +88,43 @@ def _spark(feed: Path, out: Path, protocol: str, config: Path | None) -> None:
     )
 
 
+def _decoded(directory: Path) -> list[bytes]:
+    """Each partition's values, joined (the Simple JSON messages as written)."""
+    return [
+        b"\n".join(r.value for r in read_file_topic_records(directory, topic) if r.partition == p)
+        for topic in list_file_topics(directory)
+        for p in range(PARTITIONS)
+    ]
+
+
 def _files(directory: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*.jsonl"))
     }
 
 
-@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("case", list(CASES))
 def test_inline_and_spark_write_the_same_bytes(
-    spark: Any, demo_feed: Path, tmp_path: Path, protocol: str
+    spark: Any, demo_feed: Path, tmp_path: Path, case: str
 ) -> None:
-    config = _config(tmp_path, protocol)
+    protocol, text = CASES[case]
+    config = _config(tmp_path, text)
     _inline(demo_feed, tmp_path / "inline", protocol, config)
     _spark(demo_feed, tmp_path / "spark", protocol, config)
     inline, on_spark = _files(tmp_path / "inline"), _files(tmp_path / "spark")
     assert len(inline) >= PARTITIONS
     assert sorted(inline) == sorted(on_spark)
     for name, data in inline.items():
-        assert data == on_spark[name], f"{protocol}: {name} differs"
+        assert data == on_spark[name], f"{case}: {name} differs"
+    if protocol == "simple":
+        # TiCDC's cadence: each table's first row, then every 50 messages or 5 s, everywhere
+        # (or in partition 0 alone)
+        bootstraps = [data.count(b'"type":"BOOTSTRAP"') for data in _decoded(tmp_path / "inline")]
+        least = 1 if text is None else 5
+        if text == PARTITION_ZERO:
+            assert bootstraps[0] >= least and bootstraps[1:] == [0] * (PARTITIONS - 1)
+        else:
+            assert min(bootstraps) >= least, bootstraps
 
 
 @pytest.mark.parametrize("engine", ["inline", "spark"])

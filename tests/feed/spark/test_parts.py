@@ -12,6 +12,7 @@ import pytest
 from tests.feed.fakes import LateSink, RecordingDDLSink
 from tisink.codec.message import Record
 from tisink.core.clock import FeedClock
+from tisink.feed.play_records import RowsStart, WatermarkPoint
 from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import START_SUB, PlayPlan, record_seq
@@ -19,8 +20,6 @@ from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.spark.sources import pack_groups
 from tisink.feed.spark.survey import FeedSurvey, place_of
 from tisink.feed.watermarks import (
-    RowsStart,
-    WatermarkPoint,
     interval_end_ts,
     point_before,
     points_of_intervals,
@@ -229,15 +228,16 @@ def test_an_owner_gets_its_topics_ddls_every_point_and_the_start_of_rows() -> No
         first_row=(compose_ts(1200), record_seq(3, START_SUB)),
         first_ts=create_a.commit_ts,
         last_ts=compose_ts(2500),
+        intervals=(0, 1, 2),
     )
     kinds = [(type(r).__name__, key[0]) for key, r in plan.owner_events(1)]
     assert kinds == [
         ("FeedDDL", create_b.commit_ts),
-        ("FeedResolved", point_before(1000)),
+        ("WatermarkPoint", point_before(1000)),
         ("RowsStart", compose_ts(1200)),
-        ("FeedResolved", compose_ts(1500)),
-        ("FeedResolved", point_before(2000)),
-        ("FeedResolved", compose_ts(2500)),
+        ("WatermarkPoint", compose_ts(1500)),
+        ("WatermarkPoint", point_before(2000)),
+        ("WatermarkPoint", compose_ts(2500)),
     ]
     assert [t.table for t in plan.live_tables(compose_ts(920))] == ["a"]
 

@@ -1,0 +1,185 @@
+"""TiCDC's BOOTSTRAP cadence for partition owners: decided once for the whole feed.
+
+TiCDC keeps one cadence per table and sink: a table's first row sends a BOOTSTRAP to every
+partition of its topic, and a tick every 5 s sends one again once ``send-bootstrap-in-msg-count``
+messages or ``send-bootstrap-interval-in-sec`` passed (``codec.bootstrap.BootstrapCadence``).
+The inline engine runs exactly that. A partition owner sees only its partition's rows, so it
+cannot count a table's messages; instead, stage one counts each table's messages per watermark
+interval (``TableIntervals``), every owner receives all counts in the chunk reports, and
+``planned_bootstraps`` runs the same ``BootstrapCadence`` over them, with the clock a feed clock
+reads on both engines (the end of the interval; ticks at the watermark points). Each owner then
+writes the sends meant for its partition at their place: before the table's first transaction
+for a first-row send, right after the watermark point for a tick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSettings
+from tisink.core.clock import FeedClock, FixedClock
+from tisink.feed.play_records import BootstrapAt
+from tisink.feed.spark.plan import AFTER_ALL, Key, PlayPlan
+from tisink.feed.spark.reports import ChunkReport
+from tisink.feed.spark.routing import make_factory
+from tisink.feed.watermarks import point_before
+from tisink.model.table import TableInfo
+from tisink.model.tso import physical_ms
+from tisink.sink.mq_sinks import new_router
+
+TICK_SUB = 1
+"""A tick's sends sort right after the watermark point they follow."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableInterval:
+    """One table's messages in one watermark interval, as one chunk of stage one saw them."""
+
+    table_id: int
+    interval: int
+    count: int
+    first: Key
+    """(commitTs, seq) of the first message: where a first-row BOOTSTRAP goes."""
+    first_ref: int
+    """The plan DDL index of that message's table version."""
+    last: Key
+    last_ref: int
+
+
+class TableIntervals:
+    """Stage one's counter: each routed message of a table, by watermark interval."""
+
+    def __init__(self, interval_ms: int, table_ids: Sequence[int]) -> None:
+        self._interval_ms = interval_ms
+        self._table_ids = table_ids
+        self._found: dict[tuple[int, int], list[object]] = {}
+
+    def add(self, table_id: int, key: Key, ref: int) -> None:
+        k = physical_ms(key[0]) // self._interval_ms
+        found = self._found.get((table_id, k))
+        if found is None:
+            self._found[(table_id, k)] = [1, key, ref, key, ref]
+            return
+        found[0] += 1  # type: ignore[operator]
+        if key < found[1]:  # type: ignore[operator]
+            found[1], found[2] = key, ref
+        if key > found[3]:  # type: ignore[operator]
+            found[3], found[4] = key, ref
+
+    def counted(self, items: Iterable[tuple[tuple[int, int, int], Any]]) -> Iterator[Any]:
+        """Pass stage one's routed ``((owner, commitTs, seq), value)`` items through, counting
+        each (the value names the table by its plan DDL index, ``refs`` maps it to its id)."""
+        for item in items:
+            (_, ts, seq), value = item
+            ref = value[0]
+            self.add(self._table_ids[ref], (ts, seq), ref)
+            yield item
+
+    def entries(self) -> tuple[TableInterval, ...]:
+        return tuple(
+            TableInterval(table_id, k, *values)  # type: ignore[arg-type]
+            for (table_id, k), values in self._found.items()
+        )
+
+
+def merge(parts: Iterable[TableInterval]) -> list[TableInterval]:
+    """The whole feed's intervals from every chunk's (a table may span chunks), in order."""
+    merged: dict[tuple[int, int], TableInterval] = {}
+    for part in parts:
+        key = (part.table_id, part.interval)
+        seen = merged.get(key)
+        if seen is None:
+            merged[key] = part
+            continue
+        first, first_ref = min((seen.first, seen.first_ref), (part.first, part.first_ref))
+        last, last_ref = max((seen.last, seen.last_ref), (part.last, part.last_ref))
+        merged[key] = TableInterval(
+            part.table_id, part.interval, seen.count + part.count, first, first_ref, last, last_ref
+        )
+    return sorted(merged.values(), key=lambda t: (t.interval, t.first))
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedBootstrap:
+    """A BOOTSTRAP an owner writes at ``key`` if it owns one of ``send.partitions``."""
+
+    key: Key
+    send: BootstrapSend
+
+
+def planned_bootstraps(
+    settings: BootstrapSettings,
+    tables: Sequence[TableInfo],
+    topic_of: dict[int, str],
+    partition_counts: dict[str, int],
+    intervals: Sequence[int],
+    interval_ms: int,
+    counts: Iterable[TableInterval],
+) -> list[PlannedBootstrap]:
+    """Every BOOTSTRAP the feed gets, as the inline engine's cadence sends them. ``tables`` are
+    the plan's DDL tables (refs index them); ``topic_of`` gives each table id's topic;
+    ``intervals`` are the watermark intervals holding any record."""
+    grid = sorted(set(intervals))
+    if not grid:
+        return []
+    clock = FixedClock((grid[0] + 1) * interval_ms)
+    cadence = BootstrapCadence(settings, clock)
+    arrivals: dict[int, list[TableInterval]] = {}
+    for entry in merge(counts):
+        arrivals.setdefault(entry.interval, []).append(entry)
+    out: list[PlannedBootstrap] = []
+    for index, k in enumerate(grid):
+        clock.ms = (k + 1) * interval_ms
+        if index:
+            tick_key = (point_before(k * interval_ms), AFTER_ALL + TICK_SUB)
+            out.extend(PlannedBootstrap(tick_key, send) for send in cadence.tick())
+        for entry in arrivals.get(k, ()):
+            topic = topic_of[entry.table_id]
+            partitions = partition_counts[topic]
+            send = cadence.add_event(tables[entry.first_ref], topic, partitions, entry.count)
+            if send is not None:
+                out.append(PlannedBootstrap(_before(entry.first), send))
+            if entry.last_ref != entry.first_ref:
+                cadence.add_event(tables[entry.last_ref], topic, partitions, 0)
+    return out
+
+
+def _before(key: Key) -> Key:
+    """The place right before a message: its record's start slot (``START_SUB``)."""
+    ts, seq = key
+    return ts, seq & ~3
+
+
+def owner_bootstraps(
+    plan: PlayPlan, owner: int, reports: Iterable[ChunkReport]
+) -> list[tuple[Key, BootstrapAt]]:
+    """The planned BOOTSTRAPs of ``owner``'s partition, as play records at their keys (the
+    owner's sinks see its partition as partition 0 of the topic)."""
+    if plan.bootstrap is None or not plan.owners:
+        return []
+    target = make_factory(plan.sink_uri, plan.config_text, FeedClock()).mq_target()
+    if target is None:
+        return []
+    router = new_router(target.default_topic, target.config)
+    tables = [ddl.table for ddl in plan.ddls]
+    topic_of = {
+        t.table_id: router.topic_for_table(t.schema, t.table) for t in tables if t is not None
+    }
+    counts = [entry for report in reports for entry in report.table_intervals]
+    planned = planned_bootstraps(
+        plan.bootstrap,
+        tables,  # type: ignore[arg-type]  # rows only name DDLs with a table
+        topic_of,
+        plan.partition_counts,
+        plan.intervals,
+        plan.interval_ms,
+        counts,
+    )
+    topic, partition = plan.owners[owner]
+    return [
+        (p.key, BootstrapAt(BootstrapSend(p.send.table, topic, (0,))))
+        for p in planned
+        if p.send.topic == topic and partition in p.send.partitions
+    ]
