@@ -115,11 +115,13 @@ def main() -> None:
     print(f"encode only : {args.rows / floor:>10,.0f} rows/s")
 
     elapsed, stats = asyncio.run(run_sink(NullProducer(), config, batches))
-    print(f"sink, null  : {args.rows / elapsed:>10,.0f} rows/s  {stats['bytes'] / 1e6:.1f} MB")
+    print(f"sink, null  : {args.rows / elapsed:>10,.0f} rows/s  {stats.bytes / 1e6:.1f} MB")
     with tempfile.TemporaryDirectory() as directory:
         producer = FileProducer(Path(directory), PARTITIONS)
         elapsed, stats = asyncio.run(run_sink(producer, config, batches))
-        print(f"sink, file  : {args.rows / elapsed:>10,.0f} rows/s  {stats['messages']} messages")
+        print(
+            f"sink, file  : {args.rows / elapsed:>10,.0f} rows/s  {stats.message_count()} messages"
+        )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 
@@ -39,6 +39,7 @@ class CallbackableEvent(Generic[E]):
     sink_state: StateRef
 
 
+@runtime_checkable
 class EventSink(Protocol[E]):
     """Where a table sink hands its flushed events. ``write_events`` must not block: it queues
     the events and returns; callbacks fire later, once each event is acknowledged.

@@ -19,8 +19,18 @@ AckedSeconds = dict[int, tuple[int, int]]
 AcknowledgedEnds = dict[tuple[str, int], int]
 """(topic, partition) -> last offset the destination acknowledged + 1."""
 
-_COUNTERS = ("bytes", "rows", "txns", "batches", "skipped_txns", "claim_checks", "retries")
-_COUNTERS += ("ddls", "checkpoints", "inflight_bytes")
+_COUNTERS: tuple[str, ...] = (
+    "bytes",
+    "rows",
+    "txns",
+    "batches",
+    "skipped_txns",
+    "claim_checks",
+    "retries",
+    "ddls",
+    "checkpoints",
+    "inflight_bytes",
+)
 
 
 @dataclass(slots=True)

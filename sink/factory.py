@@ -45,7 +45,7 @@ from tisink.tablesink.split import SplitPolicy
 
 log = logging.getLogger(__name__)
 
-_EVENT_SINK_MEMBERS = ("write_events", "close", "wants_txn")
+_EVENT_SINK_MEMBERS = ("scheme", "wants_txn", "write_events", "error", "close")
 
 
 class SinkFactory:
@@ -81,12 +81,12 @@ class SinkFactory:
 
     async def create_event_sink(self) -> EventSink[Any]:
         sink = await self.provider.create_event_sink(self.uri, self.config, self.clock)
-        for member in _EVENT_SINK_MEMBERS:
-            if not hasattr(sink, member):  # a plugin's sink checked against the Protocol
-                raise SinkError(
-                    f"the {self.scheme!r} provider returned {type(sink).__name__}, "
-                    f"which lacks EventSink.{member}"
-                )
+        if not isinstance(sink, EventSink):  # a plugin's sink, checked against the Protocol
+            missing = ", ".join(m for m in _EVENT_SINK_MEMBERS if m not in dir(sink))
+            raise SinkError(
+                f"the {self.scheme!r} provider returned {type(sink).__name__}, "
+                f"which lacks EventSink.{missing}"
+            )
         log.info("event sink %s ready for %s", type(sink).__name__, self.uri.redacted())
         self._created.append(sink)
         return sink

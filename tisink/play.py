@@ -239,6 +239,7 @@ def _play_spark(
         checkpoint_ts=run.checkpoint_ts,
         sink_uri=run.sink_uri,
         engine="spark",
+        partitions=run.partitions,
     )
     summary.add_sink_stats(run.sink_stats)
     measured = Measured(

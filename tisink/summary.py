@@ -36,6 +36,9 @@ class RunSummary:
     verified: bool | None = None
     sink_uri: str = ""
     engine: str = "inline"
+    partitions: int = 0
+    """Spark: the (topic, partition)s owned by one task each (0: one task for a sink without
+    partitions; always 0 inline)."""
     stopped_by: str | None = None
     """The signal that stopped the play early (SIGINT, SIGTERM); None when it ran to the end."""
     error: str | None = None

@@ -15,7 +15,7 @@ import logging
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
@@ -145,23 +145,26 @@ class KafkaRecordReader:
             if messages:
                 deadline = time.monotonic() + self.timeout_s
             for message in messages:
-                key = (message.topic(), message.partition())
+                where, part, offset = message.topic(), message.partition(), message.offset()
                 error = message.error()
-                if error is None:
-                    positions[key] = message.offset()
-                    on_record(
-                        key[0],
-                        key[1],
-                        message.offset(),
-                        message.value(),
-                        message.key(),
-                        tuple(message.headers() or ()),
-                    )
+                if error is None and where is not None and part is not None:
+                    position = offset if offset is not None else -1
+                    positions[(where, part)] = position
+                    headers = cast(list[tuple[str, bytes]], message.headers() or [])
+                    value, key = message.value(), message.key()
+                    on_record(where, part, position, value, key, tuple(headers))
+                elif error is None:
+                    continue
                 elif error.code() == KafkaError._PARTITION_EOF:
-                    if message.offset() >= ends.get(key, 0):
-                        pending.discard(key)
-                elif error.fatal() or key[0] is not None:
-                    raise StreamReadError(f"Kafka {key[0]}[{key[1]}]: {error.str()}")
+                    if (
+                        where is not None
+                        and part is not None
+                        and offset is not None
+                        and offset >= ends.get((where, part), 0)
+                    ):
+                        pending.discard((where, part))
+                elif error.fatal() or where is not None:
+                    raise StreamReadError(f"Kafka {where}[{part}]: {error.str()}")
                 else:
                     # client-level trouble (a dropped connection...) that librdkafka retries
                     log.warning("Kafka %s: %s", self._where, error.str())

@@ -135,6 +135,7 @@ class EncoderGroup:
             raise EventSinkError("encoder group is closed")
         if not self._ready:
             raise EventSinkError("encoder group used before start() returned")
+        assert self._loop is not None  # set by start(), which _ready says returned
         seq = self._seq = self._seq + 1
         number = seq % self._count
         future: asyncio.Future[Result] = self._loop.create_future()

@@ -13,12 +13,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import TypeVar
 
 from tisink.codec.message import Message, MessageType, Record
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.producer import Producer
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class Delivery:
@@ -67,19 +70,19 @@ class Segment:
 
 
 def group_by_partition(
-    targets: list[int], records: list[Record], partitions: int
-) -> list[tuple[int, list[Record]]]:
+    targets: list[int], records: list[T], partitions: int
+) -> list[tuple[int, list[T]]]:
     """Records by target partition, each list in the original order; one list when all go
     to one partition (the usual case of a small transaction or a table dispatcher)."""
     first = targets[0]
     if targets.count(first) == len(targets):
         return [(first, records)]
     if partitions > len(targets):  # many partitions, few rows: only the ones touched
-        touched: dict[int, list[Record]] = {}
+        touched: dict[int, list[T]] = {}
         for partition, record in zip(targets, records, strict=True):
             touched.setdefault(partition, []).append(record)
         return sorted(touched.items())
-    groups: list[list[Record]] = [[] for _ in range(partitions)]
+    groups: list[list[T]] = [[] for _ in range(partitions)]
     appends = [group.append for group in groups]
     for partition, record in zip(targets, records, strict=True):
         appends[partition](record)

@@ -2,20 +2,16 @@
 
 The plugin is built and installed by pip into a temporary target folder; a fresh interpreter
 with that folder on its path must list the scheme and build working sinks from ``memory://``.
+``test_plugin_capabilities`` plays its MQ target ``queue://`` on Spark and verifies it.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-PLUGIN_DIST = Path(__file__).resolve().parents[1] / "plugin_dist"
+from tests.sink.plugin_support import install_plugin_dist, run_python
 
 CHECK = """
 import asyncio, json
@@ -54,37 +50,8 @@ print(json.dumps(asyncio.run(main())))
 
 @pytest.mark.timeout(180)
 def test_installed_plugin_scheme_is_listed_and_works(tmp_path):
-    source = tmp_path / "src"
-    shutil.copytree(PLUGIN_DIST, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    site = tmp_path / "site"
-    install = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "--target",
-            str(site),
-            str(source),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=150,
-    )
-    assert install.returncode == 0, install.stderr
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
-    }
-    run = subprocess.run(
-        [sys.executable, "-c", CHECK], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout.strip().splitlines()[-1])
+    env = install_plugin_dist(tmp_path)
+    result = json.loads(run_python(CHECK, env))
     assert result["schemes"]["memory"] == "tisink-memory-sink"
     assert result["schemes"]["file"] == "built-in"
     assert result["sink"] == "MemoryEventSink"

@@ -27,7 +27,7 @@ from typing import Any
 from tisink.codec.decoded import DML, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.message import Headers
-from tisink.codec.protocol import Decoder
+from tisink.codec.protocol import Decoder, DecodesWithHeaders
 from tisink.verify.report import VerifyReport, Violation
 
 TableKey = tuple[str, str]
@@ -239,10 +239,9 @@ class StreamChecker:
         if checker.redelivered(hash((key, value, headers))):
             self.report.counts["DUPLICATE"] += 1
             return
-        with_headers = getattr(decoder, "decode_with_headers", None)
         try:
-            if headers is not None and with_headers is not None:
-                messages = with_headers(key, value, headers)
+            if headers is not None and isinstance(decoder, DecodesWithHeaders):
+                messages = decoder.decode_with_headers(key, value, headers)
             else:
                 messages = decoder.decode(key, value)
         except MessageDecodeError as err:

@@ -1,6 +1,6 @@
 """Errors of the SQLite sink."""
 
-from tisink.eventsink.errors import EventSinkError
+from tisink.plugin import EventSinkError
 
 
 class SQLiteSinkError(EventSinkError):

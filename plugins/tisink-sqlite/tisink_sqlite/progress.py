@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from tisink.model.events import DDLEvent
+from tisink.plugin import DDLEvent
 
 CHECKPOINT_TABLE = "tidb_cdc_checkpoint"
 DDL_TS_TABLE = "tidb_cdc_ddl_ts"

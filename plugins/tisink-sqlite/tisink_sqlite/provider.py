@@ -17,10 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tisink.core.clock import Clock
-from tisink.sink.config import ChangefeedConfig
-from tisink.sink.errors import SinkURIError
-from tisink.sink.uri import SinkURI
+from tisink.plugin import ChangefeedConfig, Clock, SinkURI, SinkURIError
 from tisink_sqlite.sink import DEFAULT_BATCH_ROWS, SYNCHRONOUS_MODES, SQLiteSink
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000

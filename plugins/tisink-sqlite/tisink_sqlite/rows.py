@@ -15,8 +15,7 @@ from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from tisink.model.events import Image, RowChangedEvent
-from tisink.model.table import TableInfo
+from tisink.plugin import Image, RowChangedEvent, TableInfo
 from tisink_sqlite.schema import quote, table_name
 from tisink_sqlite.values import Convert, converter
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from tisink.model.events import DDLEvent, DDLType
-from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
+from tisink.plugin import ColumnInfo, DDLEvent, DDLType, IndexInfo, TableInfo
 from tisink_sqlite.errors import SQLiteSinkError
 from tisink_sqlite.values import declared_type, sql_literal
 

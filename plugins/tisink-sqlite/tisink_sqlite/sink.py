@@ -26,9 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from tisink.eventsink.batching import Batch, BatchingSink, RetryPolicy
-from tisink.model.events import DDLEvent
-from tisink.model.table import TableInfo
+from tisink.plugin import Batch, BatchingSink, DDLEvent, RetryPolicy, TableInfo
 from tisink_sqlite.errors import SQLiteSinkError
 from tisink_sqlite.progress import Progress
 from tisink_sqlite.rows import RowStatements

@@ -23,8 +23,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tisink.model.mysqltypes import TypeFamily
-from tisink.model.table import ColumnInfo
+from tisink.plugin import ColumnInfo, TypeFamily
 
 Convert = Callable[[Any], Any]
 
