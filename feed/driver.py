@@ -1,12 +1,13 @@
 """The table-sink driver both engines share: pending transactions, resolve cadence, drain, close.
 
 A player hands it rows in commit order; the driver keeps them as transactions (one table at one
-commitTs) in that order and, on a resolve, gives each transaction to its table sink and resolves
-that sink at the transaction's commitTs, one after the other. So the event sink receives every
-transaction in commit order, whatever tables share a partition: a partition's messages follow
-the feed (DTS binlog positions never go back), and the bytes a partition gets do not depend on
-where the resolve cadence cut the stream, which differs between one inline player and many
-partition owners.
+commitTs) and, on a resolve, gives each transaction to its table sink and resolves that sink at
+the transaction's commitTs, one after the other, ordered by (commitTs, table id). So the event
+sink receives every transaction in commit order, whatever tables share a partition: a
+partition's messages follow the feed (DTS binlog positions never go back). And the order is one
+every engine can reproduce from the rows it has: it does not depend on where the resolve
+cadence cut the stream, nor, for a transaction spanning tables, on which rows of it a Spark
+partition owner sees.
 """
 
 from __future__ import annotations
@@ -55,6 +56,17 @@ class TableSinkLike(Protocol):
 
 
 MakeTableSink = Callable[[int], TableSinkLike]
+
+
+def _txn_order(item: tuple[tuple[int, int], list[RowChangedEvent]]) -> tuple[int, int]:
+    (table_id, commit_ts), _ = item
+    return commit_ts, table_id
+
+
+def _place(bootstrap: tuple[int, int, BootstrapSend]) -> tuple[int, int]:
+    return bootstrap[0], bootstrap[1]
+
+
 OrderRows = Callable[[int, list[RowChangedEvent]], list[RowChangedEvent]]
 """Puts one transaction's rows of a table in the order its sink must get them."""
 
@@ -84,8 +96,9 @@ class TableSinkDriver:
             event_sink.add_ack_listener(self._acked.set)
         self.sinks: dict[int, TableSinkLike] = {}
         self._pending: dict[tuple[int, int], list[RowChangedEvent]] = {}
-        self._bootstraps: list[tuple[int, BootstrapSend]] = []
-        """Planned BOOTSTRAPs, each with the number of pending transactions before it."""
+        self._bootstraps: list[tuple[int, int, BootstrapSend]] = []
+        """Planned BOOTSTRAPs, each at the (commitTs, table id) of the transaction it precedes
+        (table id -1: before every transaction after that ts)."""
         self.txn_ts = 0
         """The commitTs of the newest row or DDL taken."""
         self.resolved = 0
@@ -105,12 +118,13 @@ class TableSinkDriver:
         self._since_rows += 1
         self._since_bytes += row.approximate_size
 
-    def add_bootstrap(self, send: BootstrapSend) -> None:
-        """Have the event sink write ``send`` after the transactions taken so far and before
-        any later one (a Spark owner's planned BOOTSTRAP)."""
+    def add_bootstrap(self, ts: int, table_id: int, send: BootstrapSend) -> None:
+        """Have the event sink write ``send`` right before the transaction of ``table_id`` at
+        ``ts`` would go (a Spark owner's planned BOOTSTRAP; ``table_id`` -1: after every
+        transaction at or before ``ts``)."""
         if not isinstance(self._event_sink, WritesBootstraps):
             raise SinkDeadError(f"{self._event_sink.scheme} event sink cannot write BOOTSTRAPs")
-        self._bootstraps.append((len(self._pending), send))
+        self._bootstraps.append((ts, table_id, send))
 
     def cadence_due(self) -> bool:
         """True when enough rows or bytes wait to be resolved (checked at commit boundaries)."""
@@ -132,10 +146,12 @@ class TableSinkDriver:
     def _flush(self) -> None:
         order = self._order_rows
         sinks = self.sinks
-        bootstraps = self._bootstraps
-        for index, ((table_id, commit_ts), rows) in enumerate(self._pending.items()):
-            while bootstraps and bootstraps[0][0] == index:
-                self._write_bootstrap(bootstraps.pop(0)[1])
+        planned = sorted(self._bootstraps, key=_place) if self._bootstraps else []
+        at = 0
+        for (table_id, commit_ts), rows in sorted(self._pending.items(), key=_txn_order):
+            while at < len(planned) and _place(planned[at]) <= (commit_ts, table_id):
+                self._write_bootstrap(planned[at][2])
+                at += 1
             sink = sinks.get(table_id)
             if sink is None:
                 sink = self._open(table_id)
@@ -143,9 +159,9 @@ class TableSinkDriver:
                 rows = order(table_id, rows)
             sink.append_row_changed_events(rows)
             sink.update_resolved_ts(ResolvedTs(commit_ts))
-        for _, send in bootstraps:
+        for _, _, send in planned[at:]:
             self._write_bootstrap(send)
-        bootstraps.clear()
+        self._bootstraps.clear()
         self._pending.clear()
         self._since_rows = self._since_bytes = 0
 

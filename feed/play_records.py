@@ -24,10 +24,13 @@ class WatermarkPoint:
 
 @dataclass(frozen=True, slots=True)
 class BootstrapAt:
-    """A BOOTSTRAP a Spark partition owner writes here, as TiCDC's per-table cadence decided
-    for the whole feed (``feed/spark/bootstraps.py``); ``send`` names the owner's view of its
-    partition."""
+    """A BOOTSTRAP a Spark partition owner writes, as TiCDC's per-table cadence decided for
+    the whole feed (``feed/spark/bootstraps.py``): right before the transaction of table
+    ``table_id`` at ``ts`` (-1: after everything at or before ``ts``). ``send`` names the
+    owner's view of its partition."""
 
+    ts: int
+    table_id: int
     send: BootstrapSend
 
 

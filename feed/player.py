@@ -113,7 +113,8 @@ class Player:
                 elif kind is RowsStart:
                     await self._rows_start(record.ts)  # type: ignore[union-attr]
                 elif kind is BootstrapAt:
-                    driver.add_bootstrap(record.send)  # type: ignore[union-attr]
+                    at: BootstrapAt = record  # type: ignore[assignment]
+                    driver.add_bootstrap(at.ts, at.table_id, at.send)
                 else:
                     raise TypeError(f"not a play record: {record!r}")
             if self._pacer is not None and self.stats.rows:

@@ -103,9 +103,11 @@ def merge(parts: Iterable[TableInterval]) -> list[TableInterval]:
 
 @dataclass(frozen=True, slots=True)
 class PlannedBootstrap:
-    """A BOOTSTRAP an owner writes at ``key`` if it owns one of ``send.partitions``."""
+    """A BOOTSTRAP an owner writes at ``key`` if it owns one of ``send.partitions``: right
+    before the transaction of ``table_id`` at ``key[0]`` (-1, a tick: after the point)."""
 
     key: Key
+    table_id: int
     send: BootstrapSend
 
 
@@ -134,13 +136,13 @@ def planned_bootstraps(
         clock.ms = (k + 1) * interval_ms
         if index:
             tick_key = (point_before(k * interval_ms), AFTER_ALL + TICK_SUB)
-            out.extend(PlannedBootstrap(tick_key, send) for send in cadence.tick())
+            out.extend(PlannedBootstrap(tick_key, -1, send) for send in cadence.tick())
         for entry in arrivals.get(k, ()):
             topic = topic_of[entry.table_id]
             partitions = partition_counts[topic]
             send = cadence.add_event(tables[entry.first_ref], topic, partitions, entry.count)
             if send is not None:
-                out.append(PlannedBootstrap(_before(entry.first), send))
+                out.append(PlannedBootstrap(_before(entry.first), entry.table_id, send))
             if entry.last_ref != entry.first_ref:
                 cadence.add_event(tables[entry.last_ref], topic, partitions, 0)
     return out
@@ -179,7 +181,7 @@ def owner_bootstraps(
     )
     topic, partition = plan.owners[owner]
     return [
-        (p.key, BootstrapAt(BootstrapSend(p.send.table, topic, (0,))))
+        (p.key, BootstrapAt(p.key[0], p.table_id, BootstrapSend(p.send.table, topic, (0,))))
         for p in planned
         if p.send.topic == topic and partition in p.send.partitions
     ]
