@@ -150,7 +150,8 @@ class KafkaTopicManager:
     async def _create(self, topic: str) -> int:
         wanted = self.config.create_partition_num
         new_topic = NewTopic(topic, wanted, self.config.replication_factor)
-        response = await self._call(topic, self._admin.create_topics([new_topic]))
+        response: Any = await self._call(topic, self._admin.create_topics([new_topic]))
+        # aiokafka's Response classes are built per API version; topic_errors is CreateTopics'
         for name, error_code, message in (t[:3] for t in response.topic_errors):
             if name == topic and error_code not in (0, _TOPIC_ALREADY_EXISTS):
                 raise KafkaSinkError(
