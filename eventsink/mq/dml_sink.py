@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from tisink.codec.bootstrap import BootstrapSend
@@ -156,6 +156,11 @@ class MQDMLSink:
         self._input_ready.set()
         await marker
         self._check_alive()
+
+    def add_ack_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after acknowledgements arrive (``NotifiesAcks``): a player that
+        drains to a checkpoint awaits them instead of polling."""
+        self._pipeline.ack_listeners.append(listener)
 
     def write_bootstrap(self, send: BootstrapSend) -> None:
         """Queue a planned BOOTSTRAP (``eventsink.capabilities.WritesBootstraps``): written

@@ -90,6 +90,8 @@ class TxnPipeline:
         self.error: EventSinkError | None = None
         self.changed = asyncio.Event()
         """Set whenever bytes were acknowledged or the pipeline failed."""
+        self.ack_listeners: list[Callable[[], None]] = []
+        """Called after each batch of acknowledgements and on failure (a draining player)."""
 
     async def write(
         self, batch: Sequence[CallbackableEvent[SingleTableTxn]], more_waiting: Callable[[], bool]
@@ -152,6 +154,8 @@ class TxnPipeline:
             for sender in self.senders:
                 sender.stop()
         self.changed.set()
+        for listener in self.ack_listeners:
+            listener()
         self._on_fail(err)
 
     async def close(self) -> None:
@@ -279,3 +283,5 @@ class TxnPipeline:
         self.stats.rows += rows
         self.stats.count_second(messages, size)
         self.changed.set()
+        for listener in self.ack_listeners:
+            listener()
