@@ -18,8 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.codec.canal.jsontext import HTML_BYTES, fix
+from orjson import Fragment
+
+from tisink.codec.canal.jsontext import HTML_BYTES, fix_controls
 from tisink.codec.canal.values import Converter
+from tisink.codec.gojson import html_escape
 from tisink.codec.values import float32_text, float64_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
@@ -100,16 +103,33 @@ def _read(image: str, exprs: list[str], prefix: str) -> list[str]:
 
 
 def _dump(target: str, display: str) -> list[str]:
-    """Dump a map; ``fix`` it when it holds an HTML byte or a backslash followed by b or f
-    (``in`` on a single byte is a memchr; on two bytes it costs several times more, so only
-    text with a backslash pays it)."""
+    """Dump a map and give it Go's HTML-safe escapes when it holds an HTML byte."""
     html = " or ".join(f"{byte} in {target}" for byte in HTML_BYTES)
-    escape = f"(92 in {target} and (b'\\\\b' in {target} or b'\\\\f' in {target}))"
     return [
         f"    {target} = _dumps({display})",
-        f"    if {html} or {escape}:",
-        f"        {target} = _fix({target})",
+        f"    if {html}:",
+        f"        {target} = _html({target})",
     ]
+
+
+def _controls(prefix: str, columns: list[ColumnInfo], old: bool = False) -> list[str]:
+    """Lines turning a text ``{prefix}{i}`` that holds a backspace or form feed into a
+    Fragment with Go's ``\\u0008``/``\\u000c`` (orjson writes ``\\b``/``\\f``). Only string and
+    binary columns can hold them (TiDB's JSON text escapes them); testing the texts is far
+    cheaper than searching the output for a two-byte escape. ``old``: also replace the text
+    in the ``o`` map of only-output-updated-columns, built from the plain texts."""
+    lines = []
+    for i, column in enumerate(columns):
+        if column.family not in (TypeFamily.STRING, TypeFamily.BINARY):
+            continue
+        v = f"{prefix}{i}"
+        lines += [
+            f"    if {v} is not None and ('\\x08' in {v} or '\\x0c' in {v}):",
+            f"        {v} = _frag({v})",
+        ]
+        if old:
+            lines.append(f"        if k{i} in o: o[k{i}] = {v}")
+    return lines
 
 
 def _mask(promotions: tuple[tuple[int, int], ...]) -> list[str]:
@@ -155,7 +175,8 @@ def compile_row_encoder(
         "_str": int.__repr__,
         "_len": len,
         "_dumps": dumps,
-        "_fix": fix,
+        "_frag": lambda text: Fragment(fix_controls(dumps(text))),
+        "_html": html_escape,
         "_join": b"".join,
         "_f32": float32_text,
         "_f64": float64_text,
@@ -177,28 +198,30 @@ def compile_row_encoder(
     count = len(exprs)
     data = "{" + ", ".join(f"k{i}: a{i}" for i in range(count)) + "}"
     old_all = "{" + ", ".join(f"k{i}: b{i}" for i in range(count)) + "}"
+    kinds = [column for column, _ in columns]
+    after = _controls("a", kinds) + _dump("data", data)
     promoted = bool(templates.promotions)
     mask = _mask(templates.promotions) if promoted else []
     if only_updated:
         old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(count))]
-        old += _dump("old", "o")
+        old += _controls("b", kinds, old=True) + _dump("old", "o")
     else:
-        old = _dump("old", old_all)
+        old = _controls("b", kinds) + _dump("old", old_all)
     insert, update, delete = _returns(promoted)
     body = [
         "    after = row.after",
         "    before = row.before",
         "    if before is None:",
-        *_indent(_read("after", exprs, "a") + mask + _dump("data", data)),
+        *_indent(_read("after", exprs, "a") + mask + after),
         f"        return {insert}",
         "    if after is None:",
-        *_indent(_read("before", exprs, "a") + mask + _dump("data", data)),
+        *_indent(_read("before", exprs, "a") + mask + after),
         f"        return {delete}",
         *_read("before", exprs, "b"),
         *_read("after", exprs, "a"),
         *mask,
         *old,
-        *_dump("data", data),
+        *after,
         f"    return {update}",
     ]
     defaults = ", ".join(f"{name}={name}" for name in namespace)

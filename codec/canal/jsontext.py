@@ -27,7 +27,11 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def fix(out: bytes) -> bytes:
     """orjson bytes with Go's HTML-safe escapes and ``\\u0008``/``\\u000c`` for ``\\b``/``\\f``
     (only where the backslash starts an escape, not where it ends an escaped backslash)."""
-    out = html_escape(out)
+    return fix_controls(html_escape(out))
+
+
+def fix_controls(out: bytes) -> bytes:
+    """``\\u0008``/``\\u000c`` for orjson's ``\\b``/``\\f`` escapes."""
     if b"\\b" in out or b"\\f" in out:
         # Escapes read left to right and only ``\\`` has a backslash second, so splitting at
         # each ``\\`` leaves every other backslash the start of an escape.
