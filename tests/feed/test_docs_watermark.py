@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from tests.docs_examples import DOCS_DELETE_TS, DOCS_INSERT_TS, DOCS_UPDATE_TS, docs_row
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
 from tisink.feed.inline import play_with_factory
@@ -17,9 +18,6 @@ from tisink.feed.reader import read_feed
 from tisink.sink.factory import SinkFactory
 
 PARTITIONS = 3
-INSERT_TS = 447984084414103554
-UPDATE_TS = 447984099186180098
-DELETE_TS = 447984114259722243
 BUILD_TS = re.compile(rb'"buildTs":\d+')
 
 
@@ -38,20 +36,15 @@ def _docs_feed(simple_golden: Path, path: Path, resolved_ts: int) -> Path:
             "query": "CREATE TABLE `simple`.`new_user` (...)",
             "table": schema,
         },
-        _row(INSERT_TS, "INSERT", after=john),
-        _row(UPDATE_TS, "UPDATE", after={**john, "score": 95}, before=john),
-        _row(DELETE_TS, "DELETE", before={**john, "score": 95}),
+        docs_row(DOCS_INSERT_TS, "INSERT", after=john),
+        docs_row(DOCS_UPDATE_TS, "UPDATE", after={**john, "score": 95}, before=john),
+        docs_row(DOCS_DELETE_TS, "DELETE", before={**john, "score": 95}),
         {"type": "resolved", "ts": resolved_ts},
         # a later row, so the play's final point is not the resolved ts itself
-        _row(resolved_ts + (2000 << 18), "INSERT", after={**john, "id": 2}),
+        docs_row(resolved_ts + (2000 << 18), "INSERT", after={**john, "id": 2}),
     ]
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     return path
-
-
-def _row(commit_ts: int, op: str, **images: dict) -> dict:
-    record = {"type": "row", "commitTs": commit_ts, "startTs": commit_ts - 3, "tableID": 148}
-    return {**record, "op": op, **images}
 
 
 def test_the_docs_resolved_record_gets_the_documented_watermark(

@@ -14,6 +14,7 @@ import orjson
 import pytest
 from confluent_kafka import Producer
 
+from tests.docs_examples import DOCS_DELETE_TS, DOCS_INSERT_TS, DOCS_UPDATE_TS, docs_row
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
 from tests.tisink.verify.streams import bootstrap, insert, table_schema, watermark
 from tisink.feed.samples import DEMO_FEED
@@ -21,9 +22,6 @@ from tisink.play import PlayOptions, run_play
 from tisink.verify import verify
 
 PARTITIONS = 3
-DOCS_INSERT_TS = 447984084414103554
-DOCS_UPDATE_TS = 447984099186180098
-DOCS_DELETE_TS = 447984114259722243
 
 
 def _user_feed(simple_golden: Path, path: Path) -> Path:
@@ -39,18 +37,13 @@ def _user_feed(simple_golden: Path, path: Path) -> Path:
             "query": "CREATE TABLE `simple`.`user` (...)",
             "table": schema,
         },
-        _row(DOCS_INSERT_TS, "INSERT", after=john),
-        _row(DOCS_INSERT_TS + 7, "INSERT", after={**john, "id": 2, "name": "Jane"}),
-        _row(DOCS_UPDATE_TS, "UPDATE", after={**john, "score": 95}, before=john),
-        _row(DOCS_DELETE_TS, "DELETE", before={**john, "score": 95}),
+        docs_row(DOCS_INSERT_TS, "INSERT", after=john),
+        docs_row(DOCS_INSERT_TS + 7, "INSERT", after={**john, "id": 2, "name": "Jane"}),
+        docs_row(DOCS_UPDATE_TS, "UPDATE", after={**john, "score": 95}, before=john),
+        docs_row(DOCS_DELETE_TS, "DELETE", before={**john, "score": 95}),
     ]
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     return path
-
-
-def _row(commit_ts: int, op: str, **images: dict) -> dict:
-    record = {"type": "row", "commitTs": commit_ts, "startTs": commit_ts - 3, "tableID": 148}
-    return {**record, "op": op, **images}
 
 
 def test_docs_user_scenario_lands_where_ticdc_puts_it_and_verifies(

@@ -129,19 +129,25 @@ def _files(directory: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_inline_and_spark_write_the_same_bytes(
-    spark: Any, demo_feed: Path, tmp_path: Path, case: str
-) -> None:
+def _play_both(feed: Path, tmp_path: Path, case: str) -> None:
+    """Play ``feed`` on both engines and check every partition file is byte-identical."""
     protocol, text = CASES[case]
     config = _config(tmp_path, text)
-    _inline(demo_feed, tmp_path / "inline", protocol, config)
-    _spark(demo_feed, tmp_path / "spark", protocol, config)
+    _inline(feed, tmp_path / "inline", protocol, config)
+    _spark(feed, tmp_path / "spark", protocol, config)
     inline, on_spark = _files(tmp_path / "inline"), _files(tmp_path / "spark")
     assert len(inline) >= PARTITIONS
     assert sorted(inline) == sorted(on_spark)
     for name, data in inline.items():
         assert data == on_spark[name], f"{case}: {name} differs"
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_inline_and_spark_write_the_same_bytes(
+    spark: Any, demo_feed: Path, tmp_path: Path, case: str
+) -> None:
+    _play_both(demo_feed, tmp_path, case)
+    protocol, text = CASES[case]
     if protocol == "simple":
         # TiCDC's cadence: each table's first row, then every 50 messages or 5 s, everywhere
         # (or in partition 0 alone)
@@ -159,14 +165,7 @@ def test_inline_and_spark_write_the_same_bytes(
 def test_transactions_spanning_tables_keep_the_engines_equal(
     spark: Any, multi_table_feed: Path, tmp_path: Path, case: str
 ) -> None:
-    protocol, text = CASES[case]
-    config = _config(tmp_path, text)
-    _inline(multi_table_feed, tmp_path / "inline", protocol, config)
-    _spark(multi_table_feed, tmp_path / "spark", protocol, config)
-    inline, on_spark = _files(tmp_path / "inline"), _files(tmp_path / "spark")
-    assert sorted(inline) == sorted(on_spark)
-    for name, data in inline.items():
-        assert data == on_spark[name], f"{case}: {name} differs"
+    _play_both(multi_table_feed, tmp_path, case)
 
 
 @pytest.mark.parametrize("engine", ["inline", "spark"])
