@@ -20,9 +20,8 @@ from typing import Any
 
 from orjson import Fragment
 
-from tisink.codec.canal.jsontext import HTML_BYTES, fix_controls
+from tisink.codec.canal.jsontext import SPECIAL_CHARACTERS, fix, fix_text, html_tags
 from tisink.codec.canal.values import Converter
-from tisink.codec.gojson import html_escape
 from tisink.codec.values import float32_text, float64_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
@@ -102,31 +101,34 @@ def _read(image: str, exprs: list[str], prefix: str) -> list[str]:
     return lines
 
 
-def _dump(target: str, display: str) -> list[str]:
-    """Dump a map and give it Go's HTML-safe escapes when it holds an HTML byte."""
-    html = " or ".join(f"{byte} in {target}" for byte in HTML_BYTES)
+def _dump(target: str, display: str, odd_names: bool) -> list[str]:
+    """Dump a map and give it Go's escapes: the texts' own are done (``_special``), so
+    ``<>&`` are left, unless a column name holds another special character."""
+    if odd_names:
+        return [f"    {target} = _fix(_dumps({display}))"]
     return [
         f"    {target} = _dumps({display})",
-        f"    if {html}:",
+        f"    if 60 in {target} or 62 in {target} or 38 in {target}:",
         f"        {target} = _html({target})",
     ]
 
 
-def _controls(prefix: str, columns: list[ColumnInfo], old: bool = False) -> list[str]:
-    """Lines turning a text ``{prefix}{i}`` that holds a backspace or form feed into a
-    Fragment with Go's ``\\u0008``/``\\u000c`` (orjson writes ``\\b``/``\\f``). Only string and
-    binary columns can hold them (TiDB's JSON text escapes them); testing the texts is far
-    cheaper than searching the output for a two-byte escape. ``old``: also replace the text
-    in the ``o`` map of only-output-updated-columns, built from the plain texts."""
+def _special(prefix: str, columns: list[ColumnInfo], old: bool = False) -> list[str]:
+    """Lines turning a text ``{prefix}{i}`` that holds a character of ``SPECIAL_CHARACTERS``
+    into a Fragment with Go's escapes (orjson writes ``\\b``/``\\f`` and U+2028/9 raw). Only
+    string and binary columns can hold them (binary text is ISO-8859-1: no U+2028/9; TiDB's
+    JSON text escapes all four). Testing the texts is far cheaper than searching the map for
+    a multi-byte sequence. ``old``: also replace the text in the ``o`` map of
+    only-output-updated-columns, built from the plain texts."""
     lines = []
     for i, column in enumerate(columns):
         if column.family not in (TypeFamily.STRING, TypeFamily.BINARY):
             continue
         v = f"{prefix}{i}"
-        lines += [
-            f"    if {v} is not None and ('\\x08' in {v} or '\\x0c' in {v}):",
-            f"        {v} = _frag({v})",
-        ]
+        binary = column.family is TypeFamily.BINARY
+        characters = SPECIAL_CHARACTERS[:2] if binary else SPECIAL_CHARACTERS
+        tests = " or ".join(f"{c!r} in {v}" for c in characters)
+        lines += [f"    if {v} is not None and ({tests}):", f"        {v} = _frag({v})"]
         if old:
             lines.append(f"        if k{i} in o: o[k{i}] = {v}")
     return lines
@@ -175,8 +177,9 @@ def compile_row_encoder(
         "_str": int.__repr__,
         "_len": len,
         "_dumps": dumps,
-        "_frag": lambda text: Fragment(fix_controls(dumps(text))),
-        "_html": html_escape,
+        "_frag": lambda text: Fragment(fix_text(dumps(text))),
+        "_html": html_tags,
+        "_fix": fix,
         "_join": b"".join,
         "_f32": float32_text,
         "_f64": float64_text,
@@ -199,14 +202,15 @@ def compile_row_encoder(
     data = "{" + ", ".join(f"k{i}: a{i}" for i in range(count)) + "}"
     old_all = "{" + ", ".join(f"k{i}: b{i}" for i in range(count)) + "}"
     kinds = [column for column, _ in columns]
-    after = _controls("a", kinds) + _dump("data", data)
+    odd = any(c in column.name for column in kinds for c in SPECIAL_CHARACTERS)
+    after = _special("a", kinds) + _dump("data", data, odd)
     promoted = bool(templates.promotions)
     mask = _mask(templates.promotions) if promoted else []
     if only_updated:
         old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(count))]
-        old += _controls("b", kinds, old=True) + _dump("old", "o")
+        old += _special("b", kinds, old=True) + _dump("old", "o", odd)
     else:
-        old = _controls("b", kinds) + _dump("old", old_all)
+        old = _special("b", kinds) + _dump("old", old_all, odd)
     insert, update, delete = _returns(promoted)
     body = [
         "    after = row.after",

@@ -21,6 +21,13 @@ HTML_BYTES = (60, 62, 38, 226)
 """``<``, ``>``, ``&`` and the UTF-8 lead byte of U+2028/U+2029: output holding one needs
 ``fix``, as does output with a ``\\b`` or ``\\f`` escape."""
 
+SPECIAL_CHARACTERS = ("\x08", "\x0c", "\u2028", "\u2029")
+"""The characters whose escapes ``fix`` rewrites besides ``<>&``: a row renderer tests its
+texts for them and escapes only those texts (``fix_text``), so each map needs a memchr for
+``<``, ``>`` and ``&`` and nothing more (``html_tags``)."""
+_LINE_SEPARATOR = "\u2028".encode()
+_PARAGRAPH_SEPARATOR = "\u2029".encode()
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -28,6 +35,25 @@ def fix(out: bytes) -> bytes:
     """orjson bytes with Go's HTML-safe escapes and ``\\u0008``/``\\u000c`` for ``\\b``/``\\f``
     (only where the backslash starts an escape, not where it ends an escaped backslash)."""
     return fix_controls(html_escape(out))
+
+
+def html_tags(out: bytes) -> bytes:
+    """Go's escapes of ``<``, ``>`` and ``&`` (the rest of ``fix`` done on the texts)."""
+    if 60 in out:
+        out = out.replace(b"<", b"\\u003c")
+    if 62 in out:
+        out = out.replace(b">", b"\\u003e")
+    if 38 in out:
+        out = out.replace(b"&", b"\\u0026")
+    return out
+
+
+def fix_text(out: bytes) -> bytes:
+    """A dumped text with Go's escapes of U+2028, U+2029, backspace and form feed (``<>&`` are
+    left to the map it goes into)."""
+    if 226 in out:
+        out = out.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
+    return fix_controls(out)
 
 
 def fix_controls(out: bytes) -> bytes:

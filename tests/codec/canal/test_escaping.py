@@ -1,0 +1,41 @@
+"""Go's escaping in row messages: HTML-safe ``<>&``, U+2028/U+2029 and ``\\u0008``/``\\u000c``
+(easyjson writes no ``\\b``/``\\f``), in every map the generated code writes."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tests.codec.canal.support import encoder, row, table_of
+from tisink.codec.canal.jsontext import dumps, fix
+
+TEXT = {"mysqlType": "varchar", "length": 40, "charset": "utf8mb4"}
+BLOB = {"mysqlType": "blob"}
+
+
+@pytest.mark.parametrize("only_updated", [False, True])
+def test_special_characters_in_texts_binary_and_names(only_updated: bool) -> None:
+    table = table_of([("id", {"mysqlType": "int"}), ("s", TEXT), ("b", BLOB)])
+    before = {"id": 1, "s": "x\x0c\\b", "b": "CA=="}  # b: the byte 0x08
+    after = {"id": 1, "s": "a\x08<&>\u2028\u2029", "b": "CAw8"}  # 0x08 0x0c '<'
+    value = encoder({"only-output-updated-columns": only_updated}).encode_rows(
+        [row(table, after, before)]
+    )
+    text = value.records[0][1].decode()
+    old = '"s":"x\\u000c\\\\b","b":"\\u0008"'
+    new = '"s":"a\\u0008\\u003c\\u0026\\u003e\\u2028\\u2029","b":"\\u0008\\u000c\\u003c"'
+    key = "" if only_updated else '"id":"1",'
+    assert f'"old":[{{{key}{old}}}]' in text
+    assert f'"data":[{{"id":"1",{new}}}]' in text
+
+
+def test_odd_column_names_are_escaped_too() -> None:
+    table = table_of([("id", {"mysqlType": "int"}), ("a<\u2028\x08", TEXT)])
+    value = encoder().encode_rows([row(table, {"id": 1, "a<\u2028\x08": "v"})]).records[0][1]
+    assert b'"a\\u003c\\u2028\\u0008":"v"' in value
+    assert orjson.loads(value)["data"] == [{"id": "1", "a<\u2028\x08": "v"}]
+
+
+def test_an_escaped_backslash_before_b_stays() -> None:
+    assert fix(orjson.dumps("\\b\x08\\\x0c")) == b'"\\\\b\\u0008\\\\\\u000c"'
+    assert dumps({"k": "\ud800<"}) == '{"k":"\ufffd\\u003c"}'.encode()
