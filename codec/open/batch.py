@@ -18,6 +18,8 @@ from tisink.core.framing import RECORD_OVERHEAD
 BATCH_VERSION = 1
 VERSION_HEAD = struct.pack(">Q", BATCH_VERSION)
 LENGTH = struct.Struct(">Q")
+_SMALL_LENGTHS = tuple(LENGTH.pack(n) for n in range(4096))
+"""The length prefixes of most events, made once: indexing beats packing."""
 LENGTH_BYTES = 8
 SINGLE_EVENT_OVERHEAD = RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEAD)
 """What ticdc adds to an event's key and value before checking it alone against
@@ -30,50 +32,37 @@ def single(key: bytes, value: bytes) -> tuple[bytes, bytes]:
     return VERSION_HEAD + pack(len(key)) + key, pack(len(value)) + value
 
 
-class Batcher:
-    """Packs events into messages; ``records`` holds the finished ones, ``size`` their bytes."""
-
-    __slots__ = (
-        "_count",
-        "_keys",
-        "_length",
-        "_limit",
-        "_max_events",
-        "_values",
-        "records",
-        "size",
-    )
-
-    def __init__(self, max_message_bytes: int, max_batch_size: int) -> None:
-        self._limit = max_message_bytes
-        self._max_events = max_batch_size
-        self._keys: list[bytes] = []
-        self._values: list[bytes] = []
-        self._count = 0
-        self._length = 0
-        self.records: list[Record] = []
-        self.size = 0
-
-    def add(self, key: bytes, value: bytes) -> None:
-        """Append one event, starting a new message where ticdc would."""
-        added = len(key) + len(value) + 2 * LENGTH_BYTES
-        if not self._count or self._count >= self._max_events or self._length + added > self._limit:
-            self.flush()
-            self._keys.append(VERSION_HEAD)
-            self._length = len(VERSION_HEAD) + RECORD_OVERHEAD
-        pack = LENGTH.pack
-        self._keys += (pack(len(key)), key)
-        self._values += (pack(len(value)), value)
-        self._length += added
-        self._count += 1
-
-    def flush(self) -> None:
-        """Finish the current message, if any."""
-        if not self._count:
-            return
-        key, value = b"".join(self._keys), b"".join(self._values)
-        self.records.append((key, value))
-        self.size += len(key) + len(value)
-        self._keys.clear()
-        self._values.clear()
-        self._count = 0
+def pack(
+    keys: list[bytes], values: list[bytes], max_message_bytes: int, max_batch_size: int
+) -> tuple[list[Record], int]:
+    """The events ``zip(keys, values)`` packed into messages where ticdc would cut them, and
+    the bytes of those messages."""
+    records: list[Record] = []
+    size = 0
+    small, length_of = _SMALL_LENGTHS, LENGTH.pack
+    count = len(keys)
+    start = 0
+    while start < count:
+        length = len(VERSION_HEAD) + RECORD_OVERHEAD
+        end = start
+        while end < count and end - start < max_batch_size:
+            added = len(keys[end]) + len(values[end]) + 2 * LENGTH_BYTES
+            if end > start and length + added > max_message_bytes:
+                break
+            length += added
+            end += 1
+        key_parts = [VERSION_HEAD]
+        value_parts: list[bytes] = []
+        for index in range(start, end):
+            key, value = keys[index], values[index]
+            size_key, size_value = len(key), len(value)
+            key_parts += (small[size_key] if size_key < 4096 else length_of(size_key), key)
+            value_parts += (
+                small[size_value] if size_value < 4096 else length_of(size_value),
+                value,
+            )
+        record_key, record_value = b"".join(key_parts), b"".join(value_parts)
+        records.append((record_key, record_value))
+        size += len(record_key) + len(record_value)
+        start = end
+    return records, size

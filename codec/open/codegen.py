@@ -2,14 +2,19 @@
 
 The value is ``{"u":{...}}`` (INSERT), ``{"d":{...}}`` (DELETE) or ``{"u":{...},"p":{...}}``
 (UPDATE; ``p`` with ``output-old-value``), each map holding ``"name":{"t":..,"h":true,"f":..,
-"v":..}`` per column in table order (ticdc writes them with ``JSONWriter`` in that order). The
-common feed values are handled inline (in-range integers, strings), NULL is ``null``, the rest
-goes through the column's converter, which gives the exact value or the error. Names and
-converters reach the code as default arguments (fast locals), never through the source text.
+"v":..}`` per column in table order (ticdc writes them with ``JSONWriter`` in that order).
+
+Everything but the values is fixed per table version, so the plain writer dumps only the values:
+one ``orjson.dumps`` of the list ``[v0, M, v1, M, ...]``, where the marker ``M`` is an orjson
+Fragment of one raw NUL byte, which orjson never writes otherwise (it escapes control characters
+in strings). Splitting on ``,NUL,`` gives each value's JSON, and one ``%`` format puts them into
+the message template. ``only-output-updated-columns`` (whose ``p`` varies per row) and the
+repairing writer (lone surrogates) build the maps as dicts instead.
 """
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,14 +22,16 @@ from typing import Any
 import orjson
 
 from tisink.codec.debezium.jsonwriter import dumps as repairing_dumps
-from tisink.codec.debezium.jsonwriter import escape_fix
+from tisink.codec.debezium.jsonwriter import quote
 from tisink.codec.open.columns import ColumnSpec
+from tisink.codec.open.escapes import long_escapes
+from tisink.codec.open.expressions import expression, namespace
 from tisink.codec.open.values import Converter
-from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 
 ValueWriter = Callable[[Any], bytes]
 
-_TEXTS = (TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
+MARKER = orjson.Fragment(b"\x00")
+SEPARATOR = b",\x00,"
 
 
 @dataclass(frozen=True)
@@ -39,78 +46,118 @@ class Shape:
     only_updated: bool
 
 
-def _expression(i: int, spec: ColumnSpec) -> str:
-    v, column = f"v{i}", spec.column
-    slow = f"None if {v} is None else c{i}({v})"
-    family = column.family
-    if family in (TypeFamily.INT, TypeFamily.BIGINT):
-        low, high, unsigned_max = INTEGER_RANGES[column.mysql_type]
-        if column.unsigned:
-            low, high = 0, unsigned_max
-        return f"{v} if _type({v}) is int and {low} <= {v} <= {high} else ({slow})"
-    if (family is TypeFamily.STRING and column.mysql_type in ("char", "varchar")) or (
-        family in _TEXTS
-    ):
-        return f"{v} if _type({v}) is str else ({slow})"
-    return slow
+def _head(spec: ColumnSpec) -> bytes:
+    handle = b'"h":true,' if spec.handle else b""
+    return b'%b:{"t":%d,%b"f":%d,"v":' % (quote(spec.name), spec.type_code, handle, spec.flag)
 
 
-def _map(specs: Sequence[ColumnSpec], positions: tuple[int, ...], image: str) -> list[str]:
-    """Lines reading ``image`` and leaving its map in ``m``."""
-    lines = [f"    v{i} = {image}[k{i}]" for i in positions]
+def _template(specs: Sequence[ColumnSpec], maps: Sequence[tuple[bytes, tuple[int, ...]]]) -> bytes:
+    """The message with a ``%b`` per value: ``{"u":{...}}``, ``{"u":{...},"p":{...}}``..."""
+    parts = []
+    for field, positions in maps:
+        columns = b",".join(_head(specs[i]).replace(b"%", b"%%") + b"%b}" for i in positions)
+        parts.append(b'"%b":{%b}' % (field, columns))
+    return b"{" + b",".join(parts) + b"}"
+
+
+def _read(image: str, positions: tuple[int, ...]) -> list[str]:
+    return [f"v{i} = {image}[k{i}]" for i in positions]
+
+
+def _values(specs: Sequence[ColumnSpec], positions: tuple[int, ...], utc: bool) -> str:
+    return ", _M, ".join(expression(i, specs[i], utc) for i in positions)
+
+
+def _plain_body(specs: Sequence[ColumnSpec], shape: Shape, utc: bool) -> list[str]:
+    """Template mode: the values alone are dumped."""
+    main, deleted = shape.main, shape.deleted
+    update = [*_read("after", main), f"a = [{_values(specs, main, utc)}]"]
+    if shape.old_value:
+        update += [*_read("before", main), f"a += [_M, {_values(specs, main, utc)}]"]
+    return [
+        "if before is None:",
+        *("    " + line for line in _read("after", main)),
+        f"    out = _dumps([{_values(specs, main, utc)}])",
+        "    out = insert % _tuple(out[1:-1].split(_sep))",
+        "elif after is None:",
+        *("    " + line for line in _read("before", deleted)),
+        f"    out = _dumps([{_values(specs, deleted, utc)}])",
+        "    out = delete % _tuple(out[1:-1].split(_sep))",
+        "else:",
+        *("    " + line for line in update),
+        "    out = _dumps(a)",
+        "    out = update % _tuple(out[1:-1].split(_sep))",
+    ]
+
+
+def _dict(specs: Sequence[ColumnSpec], positions: tuple[int, ...], slow: bool) -> str:
     entries = []
     for i in positions:
         spec = specs[i]
+        value = f"(None if v{i} is None else c{i}(v{i}))" if slow else expression(i, spec, False)
         handle = "'h': True, " if spec.handle else ""
-        fixed = f"'t': {spec.type_code}, {handle}'f': {spec.flag}"
-        entries.append(f"k{i}: {{{fixed}, 'v': {_expression(i, spec)}}}")
-    lines.append("    m = {" + ", ".join(entries) + "}")
-    return lines
+        entries.append(f"k{i}: {{'t': {spec.type_code}, {handle}'f': {spec.flag}, 'v': {value}}}")
+    return "{" + ", ".join(entries) + "}"
 
 
-def _indent(lines: list[str]) -> list[str]:
-    return ["    " + line for line in lines]
+def _dict_body(specs: Sequence[ColumnSpec], shape: Shape, slow: bool) -> list[str]:
+    """Dict mode: the maps are built and dumped whole."""
+    main, deleted = shape.main, shape.deleted
+    update = [*_read("after", main), f"u = {_dict(specs, main, slow)}"]
+    if shape.old_value:
+        update += [*_read("before", main), f"p = {_dict(specs, main, slow)}"]
+        if shape.only_updated:
+            update.append("p = {k: c for k, c in p.items() if before[k] != after[k]}")
+        update.append("out = _dumps({'u': u, 'p': p})")
+    else:
+        update.append("out = _dumps({'u': u})")
+    return [
+        "if before is None:",
+        *("    " + line for line in _read("after", main)),
+        f"    out = _dumps({{'u': {_dict(specs, main, slow)}}})",
+        "elif after is None:",
+        *("    " + line for line in _read("before", deleted)),
+        f"    out = _dumps({{'d': {_dict(specs, deleted, slow)}}})",
+        "else:",
+        *("    " + line for line in update),
+    ]
 
 
 def compile_value_writer(
     specs: Sequence[ColumnSpec],
     converters: Sequence[Converter],
     shape: Shape,
+    tz: datetime.tzinfo,
     repairing: bool = False,
 ) -> ValueWriter:
     """``write(row) -> bytes``; ``repairing`` dumps through the writer that turns lone
-    surrogates into U+FFFD (slower; used once orjson refused a row)."""
-    namespace: dict[str, Any] = {
-        "_type": type,
-        "_dumps": repairing_dumps if repairing else orjson.dumps,
-        "_fix": escape_fix,
-    }
-    for i, (spec, convert) in enumerate(zip(specs, converters, strict=True)):
-        namespace[f"k{i}"], namespace[f"c{i}"] = spec.name, convert
-    update = [*_map(specs, shape.main, "after"), "    u = m"]
-    if shape.old_value:
-        update += _map(specs, shape.main, "before")
-        if shape.only_updated:
-            update.append("    m = {k: c for k, c in m.items() if before[k] != after[k]}")
-        update.append("    out = _dumps({'u': u, 'p': m})")
+    surrogates into U+FFFD and converts every value with its converter (slower; used once
+    orjson refused a row)."""
+    names = namespace(specs, converters, tz)
+    names.update(_dumps=repairing_dumps if repairing else orjson.dumps, _fix=long_escapes)
+    if repairing or shape.only_updated:
+        body = _dict_body(specs, shape, slow=repairing)
     else:
-        update.append("    out = _dumps({'u': u})")
+        main = shape.main
+        update_maps = [(b"u", main), (b"p", main)] if shape.old_value else [(b"u", main)]
+        names.update(
+            _M=MARKER,
+            _sep=SEPARATOR,
+            _tuple=tuple,
+            insert=_template(specs, [(b"u", main)]),
+            delete=_template(specs, [(b"d", shape.deleted)]),
+            update=_template(specs, update_maps),
+        )
+        body = _plain_body(specs, shape, tz is datetime.UTC)
     body = [
-        "    after = row.after",
-        "    before = row.before",
-        "    if before is None:",
-        *_indent(_map(specs, shape.main, "after")),
-        "        out = _dumps({'u': m})",
-        "    elif after is None:",
-        *_indent(_map(specs, shape.deleted, "before")),
-        "        out = _dumps({'d': m})",
-        "    else:",
-        *_indent(update),
-        "    if 92 in out:",  # a backslash: maybe a \b or \f json-iterator writes long
-        "        out = _fix(out)",
-        "    return out",
+        "after = row.after",
+        "before = row.before",
+        *body,
+        "if 92 in out:",  # a backslash: maybe a \b or \f json-iterator writes long
+        "    out = _fix(out)",
+        "return out",
     ]
-    defaults = ", ".join(f"{name}={name}" for name in namespace)
-    source = "\n".join([f"def generated(row, {defaults}):", *body])
-    exec(compile(source, "<open-value-writer>", "exec"), namespace)
-    return namespace["generated"]
+    defaults = ", ".join(f"{name}={name}" for name in names)
+    source = "\n".join([f"def generated(row, {defaults}):", *("    " + line for line in body)])
+    exec(compile(source, "<open-value-writer>", "exec"), names)
+    return names["generated"]

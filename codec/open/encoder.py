@@ -93,29 +93,38 @@ class OpenEncoder:
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """The batched messages of a run of rows (one partition's share of a transaction)."""
-        batcher = batch.Batcher(self._max_bytes, self._options.max_batch_size)
         claim_checks: list[tuple[str, bytes]] = []
         limit = self._max_bytes - batch.SINGLE_EVENT_OVERHEAD
         compressing, compress = self._compressing, self._compress
+        keys: list[bytes] = []
+        values: list[bytes] = []
         table: TableInfo | None = None
         renderer: RowRenderer | None = None
+        write: Callable[[RowChangedEvent], bytes] | None = None
+        tail = b""
+        table_id = 0
         for row in rows:
             if row.table is not table:
                 table = row.table
                 renderer = self.renderer(table)
-            assert renderer is not None
-            key = renderer.key(row)
+                write, tail, table_id = renderer.value, renderer.key_tail, table.table_id
+            assert renderer is not None and write is not None
+            if row.physical_table_id == table_id:
+                key = b'{"ts":%d%b' % (row.commit_ts, tail)
+            else:
+                key = renderer.key(row)
             try:
-                value = renderer.value(row)
+                value = write(row)
             except RENDER_ERRORS:
                 value = renderer.render(row)
             if compressing:
                 value = compress(value)
             if len(key) + len(value) > limit:
                 key, value = self._large_row(renderer, row, key, value, claim_checks)
-            batcher.add(key, value)
-        batcher.flush()
-        return EncodedRows(batcher.records, batcher.size, claim_checks)
+            keys.append(key)
+            values.append(value)
+        records, size = batch.pack(keys, values, self._max_bytes, self._options.max_batch_size)
+        return EncodedRows(records, size, claim_checks)
 
     def _large_row(
         self,

@@ -27,17 +27,30 @@ ROW_TYPE = 1
 class RowRenderer:
     """Key and value bytes of rows of one table version."""
 
-    __slots__ = ("_converters", "_names", "_shapes", "_specs", "_writers", "table", "value")
+    __slots__ = (
+        "_converters",
+        "_names",
+        "_shapes",
+        "_specs",
+        "_tz",
+        "_writers",
+        "key_tail",
+        "table",
+        "value",
+    )
 
     def __init__(self, table: TableInfo, tz: datetime.tzinfo, options: OpenOptions) -> None:
         self.table = table
         self._specs = column_specs(table)
+        self._tz = tz
         self._converters = tuple(converter_for(s.column, tz) for s in self._specs)
         self._names = b',"scm":%s,"tbl":%s,"t":%d' % (
             quote(table.schema),
             quote(table.table),
             ROW_TYPE,
         )
+        self.key_tail = self._names + b"}"
+        """The key after its ``ts`` for a row of the table itself (no ``ptn``)."""
         every = tuple(range(len(self._specs)))
         keys = tuple(i for i, s in enumerate(self._specs) if s.handle)
         old, only_updated = options.output_old_value, options.only_output_updated_columns
@@ -56,7 +69,7 @@ class RowRenderer:
         writer = self._writers.get((handle_key_only, repairing))
         if writer is None:
             shape = self._shapes[handle_key_only]
-            writer = compile_value_writer(self._specs, self._converters, shape, repairing)
+            writer = compile_value_writer(self._specs, self._converters, shape, self._tz, repairing)
             self._writers[handle_key_only, repairing] = writer
         return writer
 

@@ -47,31 +47,42 @@ _PRINTABLE_ASCII = re.compile(rb"[ !#-\[\]-~]*")
 _SHORT = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
 
 
+class _QuoteTable(dict[int, str]):
+    """``str.translate`` table of ``strconv.Quote``, filled per code point on first sight."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        if ch == '"' or ch == "\\":
+            text = "\\" + ch
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
+            text = f"\\x{code - 0xDC00:02x}"
+        elif ch.isprintable():
+            text = ch
+        elif code in _SHORT:
+            text = _SHORT[code]
+        elif code < 0x20 or code == 0x7F:
+            text = f"\\x{code:02x}"
+        elif code < 0x10000:
+            text = f"\\u{code:04x}"
+        else:
+            text = f"\\U{code:08x}"
+        self[code] = text
+        return text
+
+
+_QUOTE_TABLE = _QuoteTable()
+
+
 def go_quote(raw: bytes) -> str:
     """Go's ``strconv.Quote(string(raw))`` without the surrounding quotes: printable runes as
-    they are, ``\\a``-style escapes, ``\\xNN`` for other bytes below 0x80 and for bytes that are
-    not UTF-8, ``\\uNNNN`` / ``\\UNNNNNNNN`` for unprintable runes. Go's ``IsPrint`` and
-    Python's ``isprintable`` agree: letters, marks, numbers, punctuation, symbols, ASCII space."""
+    they are, ``\\a``-style escapes, ``\\xNN`` for other bytes below 0x80 and for bytes that
+    are not UTF-8, ``\\uNNNN`` / ``\\UNNNNNNNN`` for unprintable runes. Go's ``IsPrint`` and
+    Python's ``isprintable`` agree: letters, marks, numbers, punctuation, symbols, ASCII space.
+    Bytes that are not UTF-8 decode to lone surrogates (``surrogateescape``); one
+    ``str.translate`` then writes every rune."""
     if _PRINTABLE_ASCII.fullmatch(raw):
         return raw.decode("ascii")
-    out = []
-    for ch in raw.decode("utf-8", "surrogateescape"):
-        code = ord(ch)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif ch.isprintable():
-            out.append(ch)
-        elif code in _SHORT:
-            out.append(_SHORT[code])
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    return "".join(out)
+    return raw.decode("utf-8", "surrogateescape").translate(_QUOTE_TABLE)
 
 
 def _integer(column: ColumnInfo) -> Converter:
