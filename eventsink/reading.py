@@ -8,13 +8,18 @@ partition in offset order. A sink scheme offers one through its provider
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from tisink.codec.message import Headers
 from tisink.eventsink.errors import EventSinkError
-from tisink.eventsink.file import FileSinkError, list_file_topics, read_file_topic_records
+from tisink.eventsink.file import (
+    FileRecord,
+    FileSinkError,
+    list_file_topics,
+    read_file_topic_records,
+)
 
 OnRecord = Callable[[str, int, int, bytes | None, bytes | None, Headers], None]
 """Called with (topic, partition, offset, value, key, headers) per record."""
@@ -56,15 +61,18 @@ class FileRecordSource:
         return list_file_topics(self.directory)
 
     def read(self, topics: Sequence[str], on_record: OnRecord) -> list[str]:
+        for topic, (partition, offset, key, value, headers) in self.records(topics):
+            on_record(topic, partition, offset, value, key, headers)
+        return []
+
+    def records(self, topics: Sequence[str]) -> Iterator[tuple[str, FileRecord]]:
+        """Every record of ``topics`` with its topic, partition by partition in offset order."""
         for topic in topics:
             try:
-                for partition, offset, key, value, headers in read_file_topic_records(
-                    self.directory, topic
-                ):
-                    on_record(topic, partition, offset, value, key, headers)
+                for record in read_file_topic_records(self.directory, topic):
+                    yield topic, record
             except FileSinkError as err:
                 raise StreamReadError(f"cannot read topic {topic!r}: {err}") from err
-        return []
 
     def close(self) -> None:
         """Nothing to release: each partition file is closed once read."""

@@ -118,3 +118,19 @@ class HasDefaultProtocol(Protocol):
     scheme encodes nothing unless asked)."""
 
     default_protocol: str | None
+
+
+_DECLARED: tuple[tuple[str, type], ...] = (
+    ("ddl", SinkProvider),
+    ("spark partitions", MQTargetProvider),
+    ("verify", VerifiableProvider),
+)
+
+
+def declared_capabilities(provider: object) -> list[str]:
+    """What ``provider`` declares, in words (``tisink sinks``): a plugin author sees at once
+    whether the engines will find what the plugin implements."""
+    names = [name for name, protocol in _DECLARED if isinstance(provider, protocol)]
+    if isinstance(provider, UpdateSplitting) and not provider.splits_key_updates():
+        names.append("updates whole")
+    return names

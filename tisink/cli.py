@@ -71,12 +71,18 @@ def _main(
 @app.command()
 def sinks() -> None:
     """List the sink schemes: built-in ones and those plugins register (entry points
-    ``tisink.sinks``)."""
-    from tisink.sink.registry import available_schemes
+    ``tisink.sinks``), with what each declares (DDL sink, Spark partitions, verify)."""
+    from tisink.core.errors import TisinkError
+    from tisink.sink.capabilities import declared_capabilities
+    from tisink.sink.registry import available_schemes, load_provider
 
-    table = Table("scheme", "provided by")
+    table = Table("scheme", "provided by", "capabilities")
     for scheme, origin in sorted(available_schemes().items()):
-        table.add_row(scheme, origin)
+        try:
+            declared = ", ".join(declared_capabilities(load_provider(scheme)))
+        except TisinkError as err:  # a plugin that fails to load is listed, with why
+            declared = f"failed to load: {err}"
+        table.add_row(scheme, origin, declared)
     Console().print(table)
 
 

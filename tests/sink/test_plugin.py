@@ -18,7 +18,8 @@ import asyncio, json
 from tisink.model.events import ResolvedTs, RowChangedEvent
 from tisink.model.table import ColumnInfo, make_table
 from tisink.sink import SinkFactory
-from tisink.sink.registry import available_schemes
+from tisink.sink.capabilities import declared_capabilities
+from tisink.sink.registry import available_schemes, load_provider
 import tisink_memory_sink
 
 async def main():
@@ -42,6 +43,7 @@ async def main():
         "checkpoint": checkpoint,
         "watermarks": store["checkpoints"],
         "closed": store["closed"],
+        "declared": {s: declared_capabilities(load_provider(s)) for s in ("memory", "queue")},
     }
 
 print(json.dumps(asyncio.run(main())))
@@ -57,6 +59,7 @@ def test_installed_plugin_scheme_is_listed_and_works(tmp_path):
     assert result["sink"] == "MemoryEventSink"
     assert (result["rows"], result["checkpoint"], result["watermarks"]) == (1, 2, [2])
     assert result["closed"] == ["event sink", "ddl sink"]
+    assert result["declared"] == {"memory": ["ddl"], "queue": ["ddl", "spark partitions", "verify"]}
 
 
 def test_without_the_plugin_the_scheme_is_unknown():

@@ -1,4 +1,6 @@
-"""Records of a ``file://`` sink folder, in the order a consumer of each partition sees them."""
+"""Records of a ``file://`` sink folder as ``StreamChecker.check_record`` takes them, in the order
+a consumer of each partition sees them (for tests and tools; verify reads any scheme through the
+provider's ``RecordSource``)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tisink.codec.message import Headers
-from tisink.eventsink.file import FileSinkError, list_file_topics, read_file_topic_records
+from tisink.eventsink.reading import FileRecordSource, StreamReadError
 from tisink.verify.errors import VerifyError
 
 
@@ -22,18 +24,11 @@ class Record(NamedTuple):
     headers: Headers
 
 
-def file_topics(directory: Path) -> list[str]:
-    """Topics with partition files under ``directory``; VerifyError if it is no folder."""
-    if not directory.is_dir():
-        raise VerifyError(f"file sink folder {directory} does not exist")
-    return list_file_topics(directory)
-
-
 def read_file_records(directory: Path, topics: Sequence[str]) -> Iterator[Record]:
     """Every record of ``topics``, partition by partition in offset order."""
-    for topic in topics:
-        try:
-            for partition, offset, key, value, headers in read_file_topic_records(directory, topic):
-                yield Record(topic, partition, offset, value, key, headers)
-        except FileSinkError as err:
-            raise VerifyError(f"cannot read topic {topic!r}: {err}") from err
+    source = FileRecordSource(directory)
+    try:
+        for topic, (partition, offset, key, value, headers) in source.records(topics):
+            yield Record(topic, partition, offset, value, key, headers)
+    except StreamReadError as err:
+        raise VerifyError(str(err)) from err
