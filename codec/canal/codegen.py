@@ -18,9 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from orjson import Fragment
-
-from tisink.codec.canal.jsontext import SPECIAL_CHARACTERS, fix, fix_text, html_tags
+from tisink.codec.canal.jsontext import SPECIAL_CHARACTERS, fix, html_tags, text_fragment
 from tisink.codec.canal.values import Converter
 from tisink.codec.values import float32_text, float64_text
 from tisink.model.mysqltypes import TypeFamily
@@ -177,7 +175,7 @@ def compile_row_encoder(
         "_str": int.__repr__,
         "_len": len,
         "_dumps": dumps,
-        "_frag": lambda text: Fragment(fix_text(dumps(text))),
+        "_frag": lambda text: text_fragment(text, dumps),
         "_html": html_tags,
         "_fix": fix,
         "_join": b"".join,

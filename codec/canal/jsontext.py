@@ -11,9 +11,11 @@ after a cheap membership test (``HTML_BYTES``, or a backslash before b or f).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
+from orjson import Fragment
 
 from tisink.codec.gojson import html_escape
 
@@ -23,7 +25,7 @@ HTML_BYTES = (60, 62, 38, 226)
 
 SPECIAL_CHARACTERS = ("\x08", "\x0c", "\u2028", "\u2029")
 """The characters whose escapes ``fix`` rewrites besides ``<>&``: a row renderer tests its
-texts for them and escapes only those texts (``fix_text``), so each map needs a memchr for
+texts for them and escapes only those texts (``text_fragment``), so each map needs a memchr for
 ``<``, ``>`` and ``&`` and nothing more (``html_tags``)."""
 _LINE_SEPARATOR = "\u2028".encode()
 _PARAGRAPH_SEPARATOR = "\u2029".encode()
@@ -48,12 +50,21 @@ def html_tags(out: bytes) -> bytes:
     return out
 
 
-def fix_text(out: bytes) -> bytes:
-    """A dumped text with Go's escapes of U+2028, U+2029, backspace and form feed (``<>&`` are
-    left to the map it goes into)."""
-    if 226 in out:
-        out = out.replace(_LINE_SEPARATOR, b"\\u2028").replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
-    return fix_controls(out)
+def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
+    """A text holding a character of ``SPECIAL_CHARACTERS``, dumped with Go's escapes for them
+    (``<>&`` are left to the map it goes into). The text says which are there, so only their
+    replaces run, and without a backslash in it no ``\\\\`` escape can precede a ``b``."""
+    out = dumps(text)
+    if "\u2028" in text:
+        out = out.replace(_LINE_SEPARATOR, b"\\u2028")
+    if "\u2029" in text:
+        out = out.replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
+    if "\x08" in text or "\x0c" in text:
+        if "\\" in text:
+            out = fix_controls(out)
+        else:
+            out = out.replace(b"\\b", b"\\u0008").replace(b"\\f", b"\\u000c")
+    return Fragment(out)
 
 
 def fix_controls(out: bytes) -> bytes:
