@@ -91,8 +91,8 @@ def encoded_parts(txns: list[Txn], partitions: int = PARTITIONS) -> list[list[by
     parts: list[list[bytes]] = [[] for _ in range(partitions)]
     for txn in txns:
         targets = router.partitions_for_rows(txn, partitions)
-        for target, (_, value) in zip(targets, encoder.encode_rows(txn).records, strict=True):
-            parts[target].append(value)
+        for target, record in zip(targets, encoder.encode_rows(txn).records, strict=True):
+            parts[target].append(record[1])
     return parts
 
 
@@ -132,8 +132,10 @@ async def table_sink_run(
     finally:
         await table_sink.close()
         await event_sink.close()
-    measured = {"latency": factory.ack_latency.report().latency_ms()}
-    measured["bytes"] = stats_of([event_sink]).bytes
+    measured: dict[str, Any] = {
+        "latency": factory.ack_latency.report().latency_ms(),
+        "bytes": stats_of([event_sink]).bytes,
+    }
     return seconds, measured
 
 

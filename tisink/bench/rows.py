@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from tisink.feed.records import FeedRow
 from tisink.feed.workload import generate_records
 from tisink.model import ColumnInfo, IndexInfo, RowChangedEvent, make_table
 from tisink.model.tso import compose_ts
 
-TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
+TEXT: dict[str, Any] = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
 BASE_MS = 1_715_930_562_000
 """Commit time of the first 10-column transaction (May 2024)."""
 TXN_ROWS = 10
