@@ -153,7 +153,8 @@ def compile_value_writer(
         "after = row.after",
         "before = row.before",
         *body,
-        "if 92 in out:",  # a backslash: maybe a \b or \f json-iterator writes long
+        # a \b or \f, maybe an escape that json-iterator writes long
+        "if 92 in out and (b'\\\\b' in out or b'\\\\f' in out):",
         "    out = _fix(out)",
         "return out",
     ]

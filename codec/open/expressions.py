@@ -49,8 +49,12 @@ def expression(i: int, spec: ColumnSpec, utc: bool) -> str:
         return f"({v} if _type({v}) is str and {decodes} and {canonical} else {slow})"
     if family is TypeFamily.DECIMAL:
         return f"({v} if _type({v}) is str and _decimal({v}) else {slow})"
-    if name == "varbinary":  # binary(N) takes the converter, which pads the bytes to N
+    if name == "varbinary":
         return f"(_quote(_a2b({v}, strict_mode=True)) if _type({v}) is str else {slow})"
+    if name == "binary" and column.length:  # shorter values take the converter, which pads
+        raw = f"r{i}"
+        fits = f"_len({raw} := _a2b({v}, strict_mode=True)) == {column.length}"
+        return f"(_quote({raw}) if _type({v}) is str and {fits} else {slow})"
     if family is TypeFamily.DOUBLE:
         # json-iterator and orjson agree on non-integral doubles in [1e-5, 1e16)
         fits = f"1e-5 <= _abs({v}) < 1e16 and not {v}.is_integer()"
@@ -79,6 +83,7 @@ def namespace(
         "_padded": CANONICAL_PADDED_TAILS,
         "_decimal": DECIMAL.fullmatch,
         "_quote": go_quote,
+        "_len": len,
     }
     for i, (spec, convert) in enumerate(zip(specs, converters, strict=True)):
         names[f"k{i}"], names[f"c{i}"] = spec.name, convert

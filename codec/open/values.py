@@ -154,7 +154,22 @@ def _members(column: ColumnInfo) -> Converter:
     if column.family is TypeFamily.ENUM:
         indexes = {"": 0} | {name: enum_index(column, name) for name in column.elements}
         return lambda v: indexes[v] if v in indexes else enum_index(column, v)
-    return lambda v: set_bitmask(column, v)
+    bits: dict[str, int] = {}
+    for position, name in enumerate(column.elements):
+        bits.setdefault(name, 1 << position)  # the first of equal members, as set_bitmask
+
+    def bitmask(v: Any) -> int:
+        if type(v) is list:
+            mask = 0
+            try:
+                for name in v:
+                    mask |= bits[name]
+                return mask
+            except (KeyError, TypeError):
+                pass
+        return set_bitmask(column, v)  # comma strings, and the error naming the member
+
+    return bitmask
 
 
 def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:
