@@ -17,6 +17,7 @@ import datetime
 import logging
 import uuid
 from collections.abc import Callable, Sequence
+from itertools import repeat
 
 import orjson
 
@@ -27,7 +28,7 @@ from tisink.codec.canal.rows import RowRenderer
 from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig
 from tisink.codec.errors import MessageTooLargeError
-from tisink.codec.message import EncodedRows, Message, MessageType, Record
+from tisink.codec.message import EncodedRows, Message, MessageType
 from tisink.codec.values import zone_for
 from tisink.core.clock import Clock, WallClock
 from tisink.core.errors import ConfigError
@@ -110,11 +111,8 @@ class CanalJSONEncoder:
         """One record per row, in order; the ``es``/``ts`` bytes made once per commitTs."""
         now_ms = self._clock.now_ms()
         extension = self._options.enable_tidb_extension
-        compress = self._compress if self._compressing else None
-        records: list[Record] = []
-        append = records.append
-        encoded = EncodedRows(records, 0)
-        size, limit = 0, self._limit
+        values: list[bytes] = []
+        append = values.append
         last_table: TableInfo | None = None
         last_ts = -1
         renderer: RowRenderer | None = None
@@ -132,21 +130,29 @@ class CanalJSONEncoder:
                 renderer = self.renderer(last_table)
                 fast = renderer.fast
                 heads = renderer.heads(mid)
-            assert renderer is not None
-            if fast is None:
-                value = renderer.encode(row, mid, tail)
-            else:
+            if fast is not None:
                 try:
-                    value = fast(row, heads, tail)
+                    append(fast(row, heads, tail))
+                    continue
                 except Exception:  # the general path names the column or repairs the text
-                    value = renderer.encode(row, mid, tail)
-            if compress is not None:
-                value = compress(value)
-            if len(value) > limit:
-                value = self._large_row(row, mid, value, encoded)
-            append((None, value))
-            size += len(value)
-        encoded.size = size
+                    pass
+            assert renderer is not None
+            append(renderer.encode(row, mid, tail))
+        if self._compressing:
+            values = [self._compress(value) for value in values]
+        size = sum(map(len, values))
+        encoded = EncodedRows(list(zip(repeat(None), values)), size)
+        limit = self._limit
+        if size > limit and max(map(len, values)) > limit:
+            records = encoded.records
+            for index, value in enumerate(values):
+                if len(value) > limit:
+                    row = rows[index]
+                    last_ts = row.commit_ts
+                    mid = b',"es":%d,"ts":%d,"sql":"","sqlType":' % (last_ts >> 18, now_ms)
+                    reduced = self._large_row(row, mid, value, encoded)
+                    records[index] = (None, reduced)
+                    encoded.size += len(reduced) - len(value)
         return encoded
 
     def _large_row(

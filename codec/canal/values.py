@@ -117,7 +117,10 @@ def _set(column: ColumnInfo) -> Converter:
 def _vector(v: Any) -> str:
     if type(v) is not list:
         raise TypeError(f"want a list of numbers, got {type(v).__name__}")
-    return vector_text([_number(x) for x in v])
+    for x in v:
+        if type(x) is not float and type(x) is not int:
+            raise TypeError(f"want numbers, got {type(x).__name__}")
+    return vector_text(v)
 
 
 def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:
