@@ -18,9 +18,11 @@ from tisink.core.framing import RECORD_OVERHEAD
 BATCH_VERSION = 1
 VERSION_HEAD = struct.pack(">Q", BATCH_VERSION)
 LENGTH = struct.Struct(">Q")
-_SMALL_LENGTHS = tuple(LENGTH.pack(n) for n in range(4096))
+SMALL_LENGTHS = tuple(LENGTH.pack(n) for n in range(4096))
 """The length prefixes of most events, made once: indexing beats packing."""
 LENGTH_BYTES = 8
+MESSAGE_OVERHEAD = len(VERSION_HEAD) + RECORD_OVERHEAD
+"""A message's ``Length()`` before its first event: the version head and the record overhead."""
 SINGLE_EVENT_OVERHEAD = RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEAD)
 """What ticdc adds to an event's key and value before checking it alone against
 ``max-message-bytes``: the record overhead, both lengths and the version head."""
@@ -39,7 +41,7 @@ def pack(
     the bytes of those messages."""
     records: list[Record] = []
     size = 0
-    small, length_of = _SMALL_LENGTHS, LENGTH.pack
+    small, length_of = SMALL_LENGTHS, LENGTH.pack
     count = len(keys)
     start = 0
     while start < count:
