@@ -1,0 +1,180 @@
+"""The two engines of ``tisink play``, each turned into a ``RunSummary``: the inline player on
+this process's event loop, and the Spark job (imported only when it plays)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tisink.core.clock import Clock, FeedClock, WallClock
+from tisink.eventsink.stats import AcknowledgedEnds
+from tisink.feed.errors import PlayError
+from tisink.feed.inline import play_with_factory
+from tisink.feed.pacing import Pacer
+from tisink.feed.reader import read_feed
+from tisink.feed.records import FeedRecord, FeedRow
+from tisink.feed.stats import PlayStats
+from tisink.feed.workload import generate_records
+from tisink.interrupt import StopRequest
+from tisink.measures import Measured, apply_measures
+from tisink.play_options import DEFAULT_WORKLOAD, PlayOptions
+from tisink.sink import ChangefeedConfig, SinkFactory
+from tisink.summary import RunSummary
+
+if TYPE_CHECKING:
+    from tisink.feed.spark.task_result import SparkRun
+
+log = logging.getLogger(__name__)
+
+
+def play_spark(
+    options: PlayOptions,
+    sink_uri: str,
+    started_at: float,
+    acknowledged: AcknowledgedEnds,
+    stop: StopRequest,
+) -> RunSummary:
+    """The Spark engine; fills ``acknowledged`` with what the tasks' producers saw stored.
+    A stop request creates the marker file the tasks watch."""
+    with tempfile.TemporaryDirectory(prefix="tisink-stop-") as folder:
+        marker = Path(folder) / "stop"
+        stop.on_stop(lambda: _touch(marker))
+        run = _run_spark(options, sink_uri, started_at, str(marker))
+    acknowledged.update(run.acknowledged)
+    summary = RunSummary(
+        rows=run.rows,
+        ddl=run.ddl,
+        startup_s=run.startup_s,
+        rows_per_s=run.rows_per_s,
+        elapsed_s=run.elapsed_s,
+        checkpoint_ts=run.checkpoint_ts,
+        sink_uri=run.sink_uri,
+        engine="spark",
+        partitions=run.partitions,
+    )
+    summary.add_sink_stats(run.sink_stats)
+    measured = Measured(
+        latency=run.latency,
+        seconds=run.acked_seconds,
+        started_at=started_at,
+        sending_s=run.sending_s,
+        rate=options.rate,
+        behind_s=run.behind_s,
+    )
+    apply_measures(summary, measured)
+    return summary
+
+
+def _touch(marker: Path) -> None:
+    with contextlib.suppress(OSError):  # the play may have ended and removed its folder
+        marker.touch()
+
+
+def _run_spark(options: PlayOptions, sink_uri: str, started_at: float, marker: str) -> SparkRun:
+    from tisink.feed.spark import run_spark_play
+
+    return run_spark_play(
+        feed_path=str(options.feed) if options.feed else None,
+        workload=None if options.feed else (options.workload or DEFAULT_WORKLOAD),
+        seed=options.seed,
+        rows=options.workload_rows,
+        sink_uri=sink_uri,
+        config_path=str(options.config_path) if options.config_path else None,
+        master=options.master,
+        feed_clock=options.feed_clock,
+        rate=options.rate,
+        watermark_interval_ms=options.watermark_interval_ms,
+        archive=options.spark_archive,
+        started_at=started_at,
+        stop_marker=marker,
+    )
+
+
+def play_inline(
+    options: PlayOptions,
+    sink_uri: str,
+    on_progress: Callable[[PlayStats], None] | None,
+    stop: StopRequest,
+    started_at: float,
+    acknowledged: AcknowledgedEnds,
+) -> RunSummary:
+    """The inline player (the watermark policy's points are added by ``play_with_factory``).
+    Fills ``acknowledged`` with what the destination acknowledged per partition."""
+    config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
+    clock: Clock = FeedClock() if options.feed_clock else WallClock()
+    factory = SinkFactory(sink_uri, config, clock=clock)
+    if options.feed is not None:
+        records: Iterable[FeedRecord] = read_feed(options.feed)
+    else:
+        workload = options.workload or DEFAULT_WORKLOAD
+        records = generate_records(workload, options.seed, options.workload_rows)
+    interval = options.watermark_interval_ms
+    first_row = _FirstRow()
+    records = first_row.watch(stop.stoppable(records))
+    pacer = Pacer(options.rate) if options.rate else None
+    summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))
+    acknowledged.update(factory.acknowledged_offsets())
+    ended = time.time()
+    sent_at = first_row.at or ended
+    summary.set_timing(startup_s=sent_at - started_at, sending_s=ended - sent_at)
+    measured = Measured(
+        latency=factory.ack_latency.report(),
+        seconds=factory.acked_seconds(),
+        started_at=started_at,
+        sending_s=ended - sent_at,
+        rate=options.rate,
+        behind_s=pacer.behind_s if pacer is not None else 0.0,
+    )
+    apply_measures(summary, measured)
+    return summary
+
+
+class _FirstRow:
+    """When the player took the first row: where start-up ends."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def watch(self, records: Iterable[FeedRecord]) -> Iterator[FeedRecord]:
+        for record in records:
+            if self.at is None and type(record) is FeedRow:
+                self.at = time.time()
+            yield record
+
+
+async def _play(
+    records: Iterable[FeedRecord],
+    factory: SinkFactory,
+    on_progress: Callable[[PlayStats], None] | None,
+    clock: Clock,
+    interval_ms: int,
+    pacer: Pacer | None,
+) -> RunSummary:
+    try:
+        stats = await play_with_factory(
+            records,
+            factory,
+            clock=clock,
+            on_progress=on_progress,
+            pacer=pacer,
+            watermark_interval_ms=interval_ms,
+        )
+    except PlayError as err:
+        log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
+        raise
+    summary = RunSummary(
+        rows=stats.rows,
+        ddl=stats.ddl,
+        checkpoint_ts=stats.checkpoint_ts,
+        sink_uri=factory.uri.redacted(),
+        engine="inline",
+    )
+    for sink_stats in stats.sink_stats:
+        summary.add_sink_stats(sink_stats)
+    return summary

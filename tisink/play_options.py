@@ -1,0 +1,71 @@
+"""What ``tisink play`` was asked to do: the options, checked before anything starts."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
+
+DEFAULT_WORKLOAD = "demo"
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """What ``tisink play`` was asked to do; ``sink_uri`` None means the embedded broker."""
+
+    feed: Path | None = None
+    workload: str | None = None
+    sink_uri: str | None = None
+    config_path: Path | None = None
+    engine: str = "spark"
+    master: str = "local[*]"
+    seed: int = 0
+    rows: int | None = None
+    rate: float | None = None
+    feed_clock: bool = False
+    verify_after: bool = True
+    watermark_interval_s: float = DEFAULT_WATERMARK_INTERVAL_MS / 1000
+    """Commit time between watermarks (TiCDC's resolved-ts cadence: 1 s)."""
+    spark_archive: str = "auto"
+    """On a Spark cluster: the executors' Python environment (auto, none or a packed venv)."""
+    append: bool = False
+    """Let a file sink continue the topics an earlier run left in its folder (no verify)."""
+    duration_s: float | None = None
+    """With ``rate`` and a workload: generate ``rate * duration_s`` rows instead of ``rows``."""
+
+    def __post_init__(self) -> None:
+        """Numbers that cannot mean anything fail before anything starts."""
+        if self.feed is not None and self.workload is not None:
+            raise ValueError("give --feed or --workload, not both")
+        if self.rows is not None and self.rows <= 0:
+            raise ValueError(f"--rows must be positive, got {self.rows}")
+        if self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0):
+            raise ValueError(f"--rate must be a positive number of rows/s, got {self.rate}")
+        if self.duration_s is not None:
+            self._check_duration(self.duration_s)
+        interval = self.watermark_interval_s
+        if not (math.isfinite(interval) and interval * 1000 >= 1):
+            raise ValueError(f"--watermark-interval must be at least 0.001 s, got {interval}")
+
+    @property
+    def watermark_interval_ms(self) -> int:
+        return round(self.watermark_interval_s * 1000)
+
+    def _check_duration(self, duration: float) -> None:
+        if not (math.isfinite(duration) and duration > 0):
+            raise ValueError(f"--duration must be a positive number of seconds, got {duration}")
+        if self.rate is None:
+            raise ValueError("--duration needs --rate: the play generates rate x duration rows")
+        if self.feed is not None:
+            raise ValueError("--duration generates a workload; a --feed plays all its rows")
+        if self.rows is not None:
+            raise ValueError("give --rows or --duration, not both")
+
+    @property
+    def workload_rows(self) -> int | None:
+        """The rows to generate: ``--rows``, ``--rate`` x ``--duration``, or the scenario's."""
+        if self.duration_s is not None and self.rate is not None:
+            return max(1, round(self.rate * self.duration_s))
+        return self.rows
