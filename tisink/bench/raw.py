@@ -5,7 +5,9 @@ protobuf messages); the baseline then times only the library serialising them ag
 the floor of any encoder built on the library: it renders no MySQL value, builds no message,
 routes nothing.
 
-- ``json``: ``orjson.dumps`` of each record's key and value;
+- ``json``: ``orjson.dumps`` of each record's key and value, or of each event's key and value
+  JSON in a batched record (Open Protocol: 8-byte big-endian lengths, the key after a version
+  head);
 - ``avro``: fastavro's generic ``schemaless_writer`` with the protocol's schema file: the file
   as a whole when that reads the records (a list is a union: Simple's ``message.json``), else
   its last schema (a DTS ``Record.avsc`` ends with the ``Record``, of which each record is a
@@ -59,8 +61,26 @@ def raw_baseline(
     raise BaselineUnavailable(f"no raw baseline for encoding format {encoding_format!r}")
 
 
+def _json_documents(part: bytes) -> list[bytes]:
+    """The JSON documents of one key or value: itself, or the events of a batched stream."""
+    if part[:1] in (b"{", b"["):
+        return [part]
+    documents, at = [], 8 if part[:8] == (1).to_bytes(8, "big") else 0
+    while at < len(part):
+        size = int.from_bytes(part[at : at + 8], "big")
+        documents.append(part[at + 8 : at + 8 + size])
+        at += 8 + size
+    return [document for document in documents if document]
+
+
 def _json_run(records: Sequence[Record]) -> Run:
-    values = [orjson.loads(part) for record in records for part in record if part]
+    values = [
+        orjson.loads(document)
+        for record in records
+        for part in record
+        if part
+        for document in _json_documents(part)
+    ]
     dumps = orjson.dumps
 
     def run() -> None:
