@@ -51,7 +51,7 @@ def test_the_readme_command(tmp_path):
     assert sinks.returncode == 0, sinks.stderr
     # table borders differ by terminal encoding: keep the words only
     listed = [re.findall(r"[\w.-]+", line) for line in sinks.stdout.splitlines()]
-    assert ["sqlite", "tisink-sqlite"] in listed
+    assert ["sqlite", "tisink-sqlite", "ddl"] in listed
     play = subprocess.run(
         [TISINK, "play", "--engine", "inline", "--workload", "demo", "--rows", "4000",
          "--sink-uri", "sqlite:///demo.db"],
