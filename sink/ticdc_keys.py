@@ -56,7 +56,6 @@ _SASL_EXTRAS = ("gssapi", "oauth")
 UNIMPLEMENTED_URI = frozenset(
     {
         "kafka-version",
-        "max-batch-size",
         "write-timeout",
         "schema-registry",
         "avro-decimal-handling-mode",
