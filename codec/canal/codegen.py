@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.codec.canal.jsontext import SPECIAL_CHARACTERS, fix, html_tags, text_fragment
+from tisink.codec.canal.jsontext import CONTROLS, fix, text_fragment
 from tisink.codec.canal.values import Converter
+from tisink.codec.gojson import html_escape
 from tisink.codec.values import float32_text, float64_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
@@ -86,46 +87,52 @@ def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
             fits = f"_len({t} := {latin}) == {column.length}"
             return f"{t} if _type({v}) is str and {fits} else {slow}"
         return f"{latin} if _type({v}) is str else {slow}"
-    if family is TypeFamily.ENUM:
-        return f"None if {v} is None else (e{i}.get({v}) or c{i}({v}))"
+    if family is TypeFamily.ENUM:  # a name outside the members raises: the general path tells
+        return f"None if {v} is None else e{i}[{v}]"
     return slow
 
 
-def _read(image: str, exprs: list[str], prefix: str) -> list[str]:
+def _read(image: str, exprs: list[str], prefix: str, inline: frozenset[int]) -> list[str]:
+    """Read ``image`` into ``v{i}``; the texts of columns not ``inline`` into ``{prefix}{i}``
+    (those written straight into the map's display stay expressions of ``v{i}``)."""
     lines = []
     for i, expr in enumerate(exprs):
         lines.append(f"    v{i} = {image}[k{i}]")
-        lines.append(f"    {prefix}{i} = {expr}")
+        if i not in inline:
+            lines.append(f"    {prefix}{i} = {expr}")
     return lines
 
 
+def _display(exprs: list[str], prefix: str, inline: frozenset[int]) -> str:
+    """The map of an image: inline expressions, or the texts kept in ``{prefix}{i}``."""
+    values = (expr if i in inline else f"{prefix}{i}" for i, expr in enumerate(exprs))
+    return "{" + ", ".join(f"k{i}: {value}" for i, value in enumerate(values)) + "}"
+
+
 def _dump(target: str, display: str, odd_names: bool) -> list[str]:
-    """Dump a map and give it Go's escapes: the texts' own are done (``_special``), so
-    ``<>&`` are left, unless a column name holds another special character."""
+    """Dump a map and give it Go's escapes: the texts' controls are done (``_controls``), so
+    the HTML-safe ones and U+2028/U+2029 are left (``html_escape``), unless a column name holds
+    a control too."""
     if odd_names:
         return [f"    {target} = _fix(_dumps({display}))"]
     return [
         f"    {target} = _dumps({display})",
-        f"    if 60 in {target} or 62 in {target} or 38 in {target}:",
+        f"    if 60 in {target} or 62 in {target} or 38 in {target} or 226 in {target}:",
         f"        {target} = _html({target})",
     ]
 
 
-def _special(prefix: str, columns: list[ColumnInfo], old: bool = False) -> list[str]:
-    """Lines turning a text ``{prefix}{i}`` that holds a character of ``SPECIAL_CHARACTERS``
-    into a Fragment with Go's escapes (orjson writes ``\\b``/``\\f`` and U+2028/9 raw). Only
-    string and binary columns can hold them (binary text is ISO-8859-1: no U+2028/9; TiDB's
-    JSON text escapes all four). Testing the texts is far cheaper than searching the map for
-    a multi-byte sequence. ``old``: also replace the text in the ``o`` map of
+def _controls(prefix: str, columns: list[ColumnInfo], old: bool = False) -> list[str]:
+    """Lines turning a text ``{prefix}{i}`` that holds a backspace or form feed into a Fragment
+    with Go's escapes (``jsontext.CONTROLS``). Only string and binary columns can hold them
+    (TiDB's JSON text escapes them). ``old``: also replace the text in the ``o`` map of
     only-output-updated-columns, built from the plain texts."""
     lines = []
     for i, column in enumerate(columns):
         if column.family not in (TypeFamily.STRING, TypeFamily.BINARY):
             continue
         v = f"{prefix}{i}"
-        binary = column.family is TypeFamily.BINARY
-        characters = SPECIAL_CHARACTERS[:2] if binary else SPECIAL_CHARACTERS
-        tests = " or ".join(f"{c!r} in {v}" for c in characters)
+        tests = " or ".join(f"{c!r} in {v}" for c in CONTROLS)
         lines += [f"    if {v} is not None and ({tests}):", f"        {v} = _frag({v})"]
         if old:
             lines.append(f"        if k{i} in o: o[k{i}] = {v}")
@@ -176,7 +183,7 @@ def compile_row_encoder(
         "_len": len,
         "_dumps": dumps,
         "_frag": lambda text: text_fragment(text, dumps),
-        "_html": html_tags,
+        "_html": html_escape,
         "_fix": fix,
         "_join": b"".join,
         "_f32": float32_text,
@@ -196,34 +203,37 @@ def compile_row_encoder(
         if column.family is TypeFamily.ENUM:
             namespace[f"e{i}"] = {name: convert(name) for name in ("", *column.elements)}
         exprs.append(_expression(i, column, utc))
-    count = len(exprs)
-    data = "{" + ", ".join(f"k{i}: a{i}" for i in range(count)) + "}"
-    old_all = "{" + ", ".join(f"k{i}: b{i}" for i in range(count)) + "}"
     kinds = [column for column, _ in columns]
-    odd = any(c in column.name for column in kinds for c in SPECIAL_CHARACTERS)
-    after = _special("a", kinds) + _dump("data", data, odd)
+    texts = frozenset(
+        i for i, c in enumerate(kinds) if c.family in (TypeFamily.STRING, TypeFamily.BINARY)
+    )
+    # Texts are tested for special characters, and only-output-updated-columns compares every
+    # column: those stay in locals; the rest go straight into the display, as Simple's do.
+    inline = frozenset() if only_updated else frozenset(range(len(exprs))) - texts
+    odd = any(c in column.name for column in kinds for c in CONTROLS)
+    after = _controls("a", kinds) + _dump("data", _display(exprs, "a", inline), odd)
     promoted = bool(templates.promotions)
     mask = _mask(templates.promotions) if promoted else []
     if only_updated:
-        old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(count))]
-        old += _special("b", kinds, old=True) + _dump("old", "o", odd)
+        old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(len(exprs)))]
+        old += _controls("b", kinds, old=True) + _dump("old", "o", odd)
+        update_path = [*_read("before", exprs, "b", inline), *_read("after", exprs, "a", inline)]
+        update_path += [*mask, *old, *after]
     else:
-        old = _special("b", kinds) + _dump("old", old_all, odd)
+        old = _controls("b", kinds) + _dump("old", _display(exprs, "b", inline), odd)
+        update_path = [*_read("before", exprs, "b", inline), *old]
+        update_path += [*_read("after", exprs, "a", inline), *mask, *after]
     insert, update, delete = _returns(promoted)
     body = [
         "    after = row.after",
         "    before = row.before",
         "    if before is None:",
-        *_indent(_read("after", exprs, "a") + mask + after),
+        *_indent(_read("after", exprs, "a", inline) + mask + after),
         f"        return {insert}",
         "    if after is None:",
-        *_indent(_read("before", exprs, "a") + mask + after),
+        *_indent(_read("before", exprs, "a", inline) + mask + after),
         f"        return {delete}",
-        *_read("before", exprs, "b"),
-        *_read("after", exprs, "a"),
-        *mask,
-        *old,
-        *after,
+        *update_path,
         f"    return {update}",
     ]
     defaults = ", ".join(f"{name}={name}" for name in namespace)

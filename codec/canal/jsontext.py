@@ -4,8 +4,7 @@ Rows go through easyjson's ``jwriter`` and DDL/WATERMARK messages through goccy/
 ``Marshal``; both escape like Go's ``encoding/json`` before Go 1.22: HTML-safe (``<`` ``>``
 ``&`` as ``\\u003c`` ``\\u003e`` ``\\u0026``, U+2028/U+2029 escaped), ``"`` ``\\`` ``\\n``
 ``\\r`` ``\\t`` short, every other control character as ``\\u00xx``, ``\\b`` and ``\\f`` too.
-orjson writes ``\\b`` and ``\\f`` short and nothing HTML-safe, so ``fix`` rewrites those bytes
-after a cheap membership test (``HTML_BYTES``, or a backslash before b or f).
+orjson writes ``\\b`` and ``\\f`` short and nothing HTML-safe, so ``fix`` rewrites those bytes.
 """
 
 from __future__ import annotations
@@ -19,16 +18,11 @@ from orjson import Fragment
 
 from tisink.codec.gojson import html_escape
 
-HTML_BYTES = (60, 62, 38, 226)
-"""``<``, ``>``, ``&`` and the UTF-8 lead byte of U+2028/U+2029: output holding one needs
-``fix``, as does output with a ``\\b`` or ``\\f`` escape."""
-
-SPECIAL_CHARACTERS = ("\x08", "\x0c", "\u2028", "\u2029")
-"""The characters whose escapes ``fix`` rewrites besides ``<>&``: a row renderer tests its
-texts for them and escapes only those texts (``text_fragment``), so each map needs a memchr for
-``<``, ``>`` and ``&`` and nothing more (``html_tags``)."""
-_LINE_SEPARATOR = "\u2028".encode()
-_PARAGRAPH_SEPARATOR = "\u2029".encode()
+CONTROLS = ("\x08", "\x0c")
+"""Backspace and form feed: orjson writes ``\\b``/``\\f``, Go ``\\u0008``/``\\u000c``. Row
+renderers test their texts for them and escape only those texts (``text_fragment``): finding the
+two-byte escape in a dumped map costs far more than a memchr per text. The HTML-safe escapes and
+U+2028/U+2029 are done on the whole map (``gojson.html_escape``, behind a memchr each)."""
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -39,31 +33,15 @@ def fix(out: bytes) -> bytes:
     return fix_controls(html_escape(out))
 
 
-def html_tags(out: bytes) -> bytes:
-    """Go's escapes of ``<``, ``>`` and ``&`` (the rest of ``fix`` done on the texts)."""
-    if 60 in out:
-        out = out.replace(b"<", b"\\u003c")
-    if 62 in out:
-        out = out.replace(b">", b"\\u003e")
-    if 38 in out:
-        out = out.replace(b"&", b"\\u0026")
-    return out
-
-
 def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
-    """A text holding a character of ``SPECIAL_CHARACTERS``, dumped with Go's escapes for them
-    (``<>&`` are left to the map it goes into). The text says which are there, so only their
-    replaces run, and without a backslash in it no ``\\\\`` escape can precede a ``b``."""
+    """A text holding a backspace or form feed, dumped with Go's escapes for them as a Fragment
+    of its map (``<>&`` and U+2028/U+2029 are left to the map). Without a backslash in the text
+    no ``\\\\`` escape can precede a ``b`` or ``f``, so plain replaces do."""
     out = dumps(text)
-    if "\u2028" in text:
-        out = out.replace(_LINE_SEPARATOR, b"\\u2028")
-    if "\u2029" in text:
-        out = out.replace(_PARAGRAPH_SEPARATOR, b"\\u2029")
-    if "\x08" in text or "\x0c" in text:
-        if "\\" in text:
-            out = fix_controls(out)
-        else:
-            out = out.replace(b"\\b", b"\\u0008").replace(b"\\f", b"\\u000c")
+    if "\\" in text:
+        out = fix_controls(out)
+    else:
+        out = out.replace(b"\\b", b"\\u0008").replace(b"\\f", b"\\u000c")
     return Fragment(out)
 
 
