@@ -162,7 +162,7 @@ class FeedParser:
         table = validator.table
         before, after = obj.get("before"), obj.get("after")
         op = obj.get("op")
-        if _OPS.get(op) != (before is not None, after is not None):
+        if _OPS.get(op) != (before is not None, after is not None):  # type: ignore[arg-type]
             raise FeedError(
                 f"op {op!r} does not match the images (INSERT: after, UPDATE: before and after, "
                 "DELETE: before)",
@@ -186,7 +186,7 @@ class FeedParser:
         commit_ts = _ts(obj, "commitTs")
         start_ts = _ts(obj, "startTs") if "startTs" in obj else 0
         try:
-            ddl_type = DDLType(obj.get("ddlType"))
+            ddl_type = DDLType(obj.get("ddlType"))  # type: ignore[arg-type]  # ValueError below
         except ValueError:
             raise FeedError(
                 f"unknown ddlType {obj.get('ddlType')!r} (expected one of "

@@ -58,12 +58,14 @@ class FeedWriter:
     """
 
     def __init__(self, target: str | os.PathLike[str] | IO[bytes] | IO[str]) -> None:
-        self._owned = isinstance(target, str | os.PathLike)
-        if self._owned:
+        self._stream: IO[Any]
+        if isinstance(target, str | os.PathLike):
             # held open until close(): the writer is the context manager
-            self._stream: IO[Any] = Path(target).open("wb")  # noqa: SIM115
+            self._stream = Path(target).open("wb")  # noqa: SIM115
+            self._owned = True
         else:
-            self._stream = target  # type: ignore[assignment]
+            self._stream = target
+            self._owned = False
         self._text = isinstance(self._stream, io.TextIOBase)
         self.lines = 0
 

@@ -17,7 +17,7 @@ from tisink.codec.debezium.rows import RowRenderer
 from tisink.codec.debezium.source import source_block
 from tisink.codec.debezium.watermark import encode_watermark
 from tisink.codec.errors import MessageTooLargeError
-from tisink.codec.message import EncodedRows, Message, MessageType
+from tisink.codec.message import EncodedRows, Message, MessageType, Record
 from tisink.codec.values import zone_for
 from tisink.core.clock import Clock, WallClock
 from tisink.core.errors import ConfigError
@@ -72,7 +72,7 @@ class DebeziumEncoder:
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """One record per row, in order; one clock reading for the run."""
         now_ms = self._clock.now_ms()
-        records: list[tuple[bytes | None, bytes]] = []
+        records: list[Record] = []
         size = 0
         limit = self._max_bytes - RECORD_OVERHEAD
         last_table: TableInfo | None = None

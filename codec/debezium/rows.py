@@ -117,6 +117,7 @@ class RowRenderer:
         before, after = row.before, row.after
         try:
             if before is None:
+                images: tuple[bytes, ...]
                 op, images = "c", (self._image(after),)
                 key_image = after
             elif after is None:

@@ -112,7 +112,7 @@ class JSONMarshaller:
                     table_id, commit_ts = row.physical_table_id, row.commit_ts
                     heads = renderer.heads(table_id, commit_ts, build_ts)  # type: ignore[union-attr]
                 try:
-                    append(dml(row, heads))
+                    append(dml(row, heads))  # type: ignore[arg-type]  # heads set with table_id
                     continue
                 except RENDER_ERRORS:
                     pass

@@ -70,11 +70,12 @@ def float32_text(v: float) -> str:
     size = len(text)
     if (size <= 7 or (size == 8 and text[0] == "-")) and "." in text and "e" not in text:
         return text[:-2] if text.endswith(".0") else text
-    text = _F32_TEXT.get(v)
-    if text is None:
-        text = _float32_text(v)
-        if v and v == v and len(_F32_TEXT) < _F32_TEXT_LIMIT:
-            _F32_TEXT[v] = text
+    cached = _F32_TEXT.get(v)
+    if cached is not None:
+        return cached
+    text = _float32_text(v)
+    if v and v == v and len(_F32_TEXT) < _F32_TEXT_LIMIT:
+        _F32_TEXT[v] = text
     return text
 
 

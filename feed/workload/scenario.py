@@ -7,12 +7,13 @@ default) and returns a frozen Scenario.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.types import parse_column_type
@@ -113,7 +114,7 @@ def builtin_scenarios() -> list[str]:
     )
 
 
-def load_scenario(name_or_path: str | Path) -> Scenario:
+def load_scenario(name_or_path: str | os.PathLike[str]) -> Scenario:
     """A built-in scenario by name, or the scenario file at a path."""
     text_name = str(name_or_path)
     if text_name in builtin_scenarios():
@@ -138,7 +139,7 @@ class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, reason: str, table: str | None = None, column: str | None = None) -> None:
+    def fail(self, reason: str, table: str | None = None, column: str | None = None) -> NoReturn:
         raise ScenarioError(reason, file=self.source, table=table, column=column)
 
     def keys(self, obj: Any, allowed: set[str], where: str) -> dict[str, Any]:
@@ -157,11 +158,8 @@ class _Parser:
         rows = doc.get("rows")
         if rows is None:
             rows = int(float(doc.get("duration_s", 10)) * rate)
-        defaults = {
-            key: doc[key]
-            for key in ("txn_size", "mix", "null_ratio", "keys", "zipf_s")
-            if key in doc
-        }
+        shared = ("txn_size", "mix", "null_ratio", "keys", "zipf_s")
+        defaults: dict[str, Any] = {key: doc[key] for key in shared if key in doc}
         tables = [self.table(t, defaults) for t in doc.get("tables", [])]
         if not tables:
             self.fail("a scenario needs at least one [[tables]] entry")

@@ -93,14 +93,15 @@ class TransactionFrames:
         q = seqs[-1]
         txid = b"%d" % start_ts  # binlog.transaction_id(start_ts)
         digits = len(txid) - 1
+        ending: tuple[bytes, ...]
         if digits < len(COMMIT_EVENTS):
             commit = cached_prefix(_COMMIT, fixed + 2 * len(q), COMMIT_SIZES[digits])
-            event = (COMMIT_EVENTS[digits], txid)
+            ending = (COMMIT_EVENTS[digits], txid)
         else:  # more digits than any TSO: no template
             body = commit_event(start_ts)
             commit = item_prefix(_COMMIT, fixed + 2 * len(q), len(body))
-            event = (ENTRY_EVENT, varint(len(body)), body)
-        out.append(b"".join((commit, shared, q, gtid, SEQ_ID, q, *event)))
+            ending = (ENTRY_EVENT, varint(len(body)), body)
+        out.append(b"".join((commit, shared, q, gtid, SEQ_ID, q, *ending)))
         return out
 
     def single(

@@ -13,7 +13,7 @@ from tisink.codec.dts.tencent.enums import SV_TYPES, DataType, DMLType, MessageT
 from tisink.codec.dts.tencent.values import python_codec
 from tisink.codec.dts.tencent.wire import LEN, VARINT, Reader, signed64
 
-EVENT_FIELD = {
+EVENT_FIELD: dict[int, int] = {
     MessageType.BEGIN: 1,
     MessageType.DML: 2,
     MessageType.COMMIT: 3,

@@ -47,6 +47,7 @@ def raw_default(column: ColumnInfo) -> bytes | None:
         return None
     if column.family is TypeFamily.BIT:
         number = bit_default_number(default)
+        assert number is not None  # the default is not None
         width = max(1, (column.length + 7) // 8)
         try:
             return number.to_bytes(width, "big")
