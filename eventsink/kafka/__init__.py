@@ -1,7 +1,8 @@
-"""The Kafka side of the MQ sinks: settings, topic manager and the aiokafka producer.
+"""The Kafka side of the MQ sinks: settings, topic manager, the aiokafka producer, and the
+librdkafka reader verify reads a stream back with (``reader.py``).
 
-The sink layer's MQ assembly (``sink.providers``) puts a producer behind the MQ DML and DDL
-sinks, as it does for the file producer.
+The sink layer's Kafka provider (``sink.providers``, through ``sink.mq_sinks``) puts the
+producer behind the MQ DML and DDL sinks, as the file provider does its file producer.
 """
 
 from tisink.core.framing import RECORD_OVERHEAD
