@@ -26,7 +26,8 @@ from tisink.codec.debezium.jsonwriter import quote
 from tisink.codec.open.columns import ColumnSpec
 from tisink.codec.open.escapes import long_escapes
 from tisink.codec.open.expressions import expression, namespace
-from tisink.codec.open.values import Converter
+from tisink.codec.open.values import TEXT_TYPES, Converter
+from tisink.model.mysqltypes import TypeFamily
 
 ValueWriter = Callable[[Any], bytes]
 
@@ -68,25 +69,43 @@ def _values(specs: Sequence[ColumnSpec], positions: tuple[int, ...], utc: bool) 
     return ", _M, ".join(expression(i, specs[i], utc) for i in positions)
 
 
+def _controls(specs: Sequence[ColumnSpec], positions: tuple[int, ...]) -> list[str]:
+    """A line setting ``ctl`` when a CHAR/VARCHAR value just read holds a backspace or a form
+    feed, the only characters orjson escapes short (as ``\\b`` / ``\\f``)."""
+    tests = [
+        f"(v{i} is not None and ('\\x08' in v{i} or '\\x0c' in v{i}))"
+        for i in positions
+        if _free_text(specs[i])
+    ]
+    return [f"ctl = ctl or {' or '.join(tests)}"] if tests else []
+
+
 def _plain_body(specs: Sequence[ColumnSpec], shape: Shape, utc: bool) -> list[str]:
-    """Template mode: the values alone are dumped."""
+    """Template mode: the values alone are dumped; the long-escape scan runs only for a row
+    whose CHAR/VARCHAR values hold a backspace or form feed."""
     main, deleted = shape.main, shape.deleted
-    update = [*_read("after", main), f"a = [{_values(specs, main, utc)}]"]
+    update = [*_read("after", main), f"a = [{_values(specs, main, utc)}]", *_controls(specs, main)]
     if shape.old_value:
         update += [*_read("before", main), f"a += [_M, {_values(specs, main, utc)}]"]
+        update += _controls(specs, main)
     return [
+        "ctl = False",
         "if before is None:",
         *("    " + line for line in _read("after", main)),
         f"    out = _dumps([{_values(specs, main, utc)}])",
+        *("    " + line for line in _controls(specs, main)),
         "    out = insert % _tuple(out[1:-1].split(_sep))",
         "elif after is None:",
         *("    " + line for line in _read("before", deleted)),
         f"    out = _dumps([{_values(specs, deleted, utc)}])",
+        *("    " + line for line in _controls(specs, deleted)),
         "    out = delete % _tuple(out[1:-1].split(_sep))",
         "else:",
         *("    " + line for line in update),
         "    out = _dumps(a)",
         "    out = update % _tuple(out[1:-1].split(_sep))",
+        "if ctl:",
+        "    out = _fix(out)",
     ]
 
 
@@ -123,6 +142,14 @@ def _dict_body(specs: Sequence[ColumnSpec], shape: Shape, slow: bool) -> list[st
     ]
 
 
+def _free_text(spec: ColumnSpec) -> bool:
+    """Whether the column's text reaches orjson as the feed gave it: CHAR and VARCHAR. Only
+    such a value can hold the backspace or form feed that orjson escapes short (temporal text
+    is checked by the feed reader; Go-quoted, base64 and JSON text hold no control
+    character)."""
+    return spec.column.family is TypeFamily.STRING and spec.column.mysql_type not in TEXT_TYPES
+
+
 def compile_value_writer(
     specs: Sequence[ColumnSpec],
     converters: Sequence[Converter],
@@ -149,15 +176,11 @@ def compile_value_writer(
             update=_template(specs, update_maps),
         )
         body = _plain_body(specs, shape, tz is datetime.UTC)
-    body = [
-        "after = row.after",
-        "before = row.before",
-        *body,
+    body = ["after = row.after", "before = row.before", *body]
+    if repairing or shape.only_updated:
         # a \b or \f, maybe an escape that json-iterator writes long
-        "if 92 in out and (b'\\\\b' in out or b'\\\\f' in out):",
-        "    out = _fix(out)",
-        "return out",
-    ]
+        body += ["if 92 in out and (b'\\\\b' in out or b'\\\\f' in out):", "    out = _fix(out)"]
+    body.append("return out")
     defaults = ", ".join(f"{name}={name}" for name in names)
     source = "\n".join([f"def generated(row, {defaults}):", *("    " + line for line in body)])
     exec(compile(source, "<open-value-writer>", "exec"), names)

@@ -243,3 +243,30 @@ def test_no_bootstrap() -> None:
     enc = encoder()
     assert enc.encode_bootstrap(_T) is None
     assert enc.encode_ddl(DDLEvent.bootstrap(_T)) is None
+
+
+@pytest.mark.parametrize("only_updated", [False, True])
+def test_backspace_and_form_feed_are_long_in_every_map(only_updated: bool) -> None:
+    """The scan for orjson's short ``\\b`` / ``\\f`` runs for whichever image holds them, and
+    a Go-quoted ``\\b`` (a 0x08 byte of a VARBINARY) stays as Go wrote it."""
+    from tests.codec.open.support import delete, update
+
+    columns = [
+        ColumnInfo("id", "int", nullable=False),
+        ColumnInfo("c", "varchar", "utf8mb4", "utf8mb4_bin", 10),
+        ColumnInfo("vb", "varbinary", length=4),
+    ]
+    table = make_table("s", "t", 1, 1, columns, [IndexInfo("primary", ("id",), True, True)])
+    enc = encoder(only_output_updated_columns=only_updated)
+    rows = [
+        update(table, {"id": 1, "c": "a\bb", "vb": "CA=="}, {"id": 1, "c": "plain", "vb": "CA=="}),
+        update(table, {"id": 1, "c": "plain", "vb": "CA=="}, {"id": 1, "c": "x\fy", "vb": "DA=="}),
+        delete(table, {"id": 1, "c": "\b", "vb": None}),
+        insert(table, {"id": 2, "c": "ok", "vb": "CAw="}),
+    ]
+    values = [v for record in enc.encode_rows(rows).records for _, v in events(*record)]
+    assert b'"v":"a\\u0008b"' in values[0]
+    assert b'"v":"x\\u000cy"' in values[1] and b'"v":"\\\\f"' in values[1]
+    assert b'"v":"\\u0008"' in values[2]
+    assert b'"v":"\\\\b\\\\f"' in values[3]
+    assert all(json.loads(v) for v in values)
