@@ -17,7 +17,7 @@ such as DTS's ``ps`` are added where a partition's records are sent in order."""
 
 def record_headers(record: Record) -> Headers:
     """The headers of a record; () for a plain ``(key, value)``."""
-    return record[2] if len(record) == 3 else ()  # type: ignore[misc]
+    return record[2] if len(record) == 3 else ()
 
 
 def with_sequence(records: Sequence[Record], header: str, first: int) -> list[Record]:

@@ -149,10 +149,10 @@ def _lines(records: Sequence[Record], offset: int) -> bytes:
         key, value = record[0], record[1]
         # base64 needs no JSON escaping, so the record is formatted directly.
         key_text = b"null" if key is None else b'"%s"' % b64encode(key)
-        if len(record) == 3 and record[2]:  # type: ignore[misc]
+        if len(record) == 3 and record[2]:
             lines.append(
                 b'{"offset":%d,"key":%s,"value":"%s","headers":%s}\n'
-                % (offset, key_text, b64encode(value), _headers_json(record[2]))  # type: ignore[misc]
+                % (offset, key_text, b64encode(value), _headers_json(record[2]))
             )
         else:
             lines.append(

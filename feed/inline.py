@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from tisink.core.clock import Clock, ObservingClock
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
+from tisink.eventsink.capabilities import ReportsStats
 from tisink.feed.driver import MakeTableSink, TableSinkLike
 from tisink.feed.errors import PlayError
 from tisink.feed.pacing import Pacer
@@ -100,7 +101,6 @@ async def play_with_factory(
         if ddl_sink is not None:
             await ddl_sink.close()
         for sink in (event_sink, ddl_sink):
-            report = getattr(sink, "stats", None)
-            if stats is not None and callable(report):
-                stats.sink_stats.append(report())
+            if stats is not None and isinstance(sink, ReportsStats):
+                stats.sink_stats.append(sink.stats())
     return stats

@@ -142,7 +142,7 @@ class KafkaProducer:
         for index in range(start, len(records)):
             record = records[index]
             # a third item is the record's Kafka headers; aiokafka's builder takes a list
-            headers = list(record[2]) if len(record) == 3 else _NO_HEADERS  # type: ignore[misc]
+            headers = list(record[2]) if len(record) == 3 else _NO_HEADERS
             if append(timestamp=None, key=record[0], value=record[1], headers=headers) is None:
                 break
             end = index + 1

@@ -55,7 +55,7 @@ def consumer_settings(config: KafkaConfig) -> dict[str, Any]:
     return settings
 
 
-class _DebugLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
+class _DebugLogger(logging.LoggerAdapter):
     """librdkafka's log lines, whatever their level, as DEBUG records of ``logger``."""
 
     def __init__(self, logger: logging.Logger) -> None:

@@ -56,7 +56,7 @@ class QueueProducer:
             offset = len(path.read_bytes().splitlines()) if path.exists() else 0
         lines = []
         for record in records:
-            headers = record[2] if len(record) > 2 else ()  # type: ignore[misc]
+            headers = record[2] if len(record) > 2 else ()
             lines.append(
                 json.dumps(
                     {
