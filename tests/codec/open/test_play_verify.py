@@ -44,10 +44,17 @@ def _play(directory: Path, workload: str, rows: int, params: str = "") -> tuple[
         ("all-types", ""),
         ("demo", "&max-batch-size=4&large-message-handle-compression=snappy"),
         ("demo", "&max-message-bytes=2048&open-output-old-value=false"),
+        ("demo", "&max-message-bytes=1200&large-message-handle-option=handle-key-only"),
+        (
+            "demo",
+            "&max-message-bytes=1200&large-message-handle-option=claim-check"
+            "&claim-check-storage-uri=file://{tmp}/cc",
+        ),
     ],
 )
 def test_a_file_play_verifies(tmp_path: Path, workload: str, params: str) -> None:
     directory = tmp_path / "out"
+    params = params.replace("{tmp}", str(tmp_path))
     uri, summary = _play(directory, workload, 2000, params)
     report = verify(uri)
     assert report.ok, [str(v) for v in report.violations]
@@ -57,8 +64,11 @@ def test_a_file_play_verifies(tmp_path: Path, workload: str, params: str) -> Non
     for partition in range(PARTITIONS):
         for key, value in _records(directory, partition):
             assert len(events(key, value)) <= batch
-            if "max-message-bytes=2048" in params:
-                assert len(key) + len(value) + 36 <= 2048
+            if "max-message-bytes=" in params:
+                limit = int(params.split("max-message-bytes=")[1].split("&")[0])
+                assert len(key) + len(value) + 36 <= limit
+    if "claim-check" in params:
+        assert list((tmp_path / "cc").glob("*.json"))
 
 
 def _records(directory: Path, partition: int) -> list[tuple[bytes, bytes]]:
