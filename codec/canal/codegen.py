@@ -77,7 +77,14 @@ def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
         digits = f"({s} := {v}.strip('0123456789')) == '.' and {v}[0] != '.' and {v}[-1] != '.'"
         return f"{v} if _type({v}) is str and ({digits} or not {s} and {v}) else {slow}"
     if family is TypeFamily.DOUBLE:
-        return f"_f64({v}) if _type({v}) is float else {slow}"
+        # float64_text inline: orjson writes the shortest digits as repr does, already in Go's
+        # 'f' form but for a trailing ".0", unless it needs an exponent (101 is "e") or the
+        # value is not finite ("null", 110 is "n"): those take float64_text.
+        t = f"t{i}"
+        special = f"_f64({v}) if 101 in ({t} := _dumps({v})) or 110 in {t}"
+        return (
+            f"({special} else {t}.decode().removesuffix('.0')) if _type({v}) is float else {slow}"
+        )
     if family is TypeFamily.FLOAT:
         return f"_f32({v}) if _type({v}) is float else {slow}"
     if family is TypeFamily.BINARY:
@@ -179,7 +186,7 @@ def compile_row_encoder(
     """``encode(row, heads, tail)`` for rows of one table version over ``columns``."""
     namespace: dict[str, Any] = {
         "_type": type,
-        "_str": int.__repr__,
+        "_str": str,  # behind ``type(v) is int``: str of an int is its repr
         "_len": len,
         "_dumps": dumps,
         "_frag": lambda text: text_fragment(text, dumps),
