@@ -33,16 +33,21 @@ def fix(out: bytes) -> bytes:
     return fix_controls(html_escape(out))
 
 
+_PLACEHOLDERS = ("\ue008", "\ue00c")
+"""Private-use characters standing in for backspace and form feed while orjson dumps a text:
+their UTF-8 (EE 80 88 / EE 80 8C) starts with a byte that is rare in text, so finding them
+afterwards is quick, unlike finding ``\\b`` among the backslashes of other escapes."""
+_PLACEHELD = ("\ue008".encode(), "\ue00c".encode())
+
+
 def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
     """A text holding a backspace or form feed, dumped with Go's escapes for them as a Fragment
-    of its map (``<>&`` and U+2028/U+2029 are left to the map). Without a backslash in the text
-    no ``\\\\`` escape can precede a ``b`` or ``f``, so plain replaces do."""
-    out = dumps(text)
-    if "\\" in text:
-        out = fix_controls(out)
-    else:
-        out = out.replace(b"\\b", b"\\u0008").replace(b"\\f", b"\\u000c")
-    return Fragment(out)
+    of its map (``<>&`` and U+2028/U+2029 are left to the map)."""
+    backspace, form_feed = _PLACEHOLDERS
+    if backspace in text or form_feed in text:  # the placeholders themselves: the exact way
+        return Fragment(fix_controls(dumps(text)))
+    out = dumps(text.replace("\x08", backspace).replace("\x0c", form_feed))
+    return Fragment(out.replace(_PLACEHELD[0], b"\\u0008").replace(_PLACEHELD[1], b"\\u000c"))
 
 
 def fix_controls(out: bytes) -> bytes:
