@@ -39,3 +39,14 @@ def test_odd_column_names_are_escaped_too() -> None:
 def test_an_escaped_backslash_before_b_stays() -> None:
     assert fix(orjson.dumps("\\b\x08\\\x0c")) == b'"\\\\b\\u0008\\\\\\u000c"'
     assert dumps({"k": "\ud800<"}) == '{"k":"\ufffd\\u003c"}'.encode()
+
+
+@pytest.mark.parametrize("text", ["\ue008\x08\\b", "\ue00c\x0c\\f", "a\x08b\x0cc", "\\\x08\\"])
+def test_texts_with_controls_and_placeholder_characters(text: str) -> None:
+    table = table_of([("id", {"mysqlType": "int"}), ("s", TEXT)])
+    value = encoder().encode_rows([row(table, {"id": 1, "s": text})]).records[0][1]
+    expected = orjson.dumps(text).replace(b"\\b", b"\\u0008").replace(b"\\f", b"\\u000c")
+    if "\\" in text:  # the escaped backslash before a b or f stays
+        expected = fix(orjson.dumps(text))
+    assert b'"s":' + expected + b"}" in value
+    assert orjson.loads(value)["data"][0]["s"] == text
