@@ -96,6 +96,9 @@ class TableSinkDriver:
             event_sink.add_ack_listener(self._acked.set)
         self.sinks: dict[int, TableSinkLike] = {}
         self._pending: dict[tuple[int, int], list[RowChangedEvent]] = {}
+        self._last_table: object = None
+        self._last_ts = -1
+        self._last_txn: list[RowChangedEvent] = []
         self._bootstraps: list[tuple[int, int, BootstrapSend]] = []
         """Planned BOOTSTRAPs, each at the (commitTs, table id) of the transaction it precedes
         (table id -1: before every transaction after that ts)."""
@@ -109,12 +112,17 @@ class TableSinkDriver:
 
     def add_row(self, row: RowChangedEvent) -> None:
         """Take one row (commit order is the caller's promise)."""
-        key = (row.table.table_id, row.commit_ts)
-        txn = self._pending.get(key)
-        if txn is None:
-            self._pending[key] = [row]
+        table = row.table
+        if table is self._last_table and row.commit_ts == self._last_ts:
+            self._last_txn.append(row)  # the common case: the same transaction as before
         else:
-            txn.append(row)
+            key = (table.table_id, row.commit_ts)
+            txn = self._pending.get(key)
+            if txn is None:
+                txn = self._pending[key] = [row]
+            else:
+                txn.append(row)
+            self._last_table, self._last_ts, self._last_txn = table, row.commit_ts, txn
         self._since_rows += 1
         self._since_bytes += row.approximate_size
 
@@ -144,25 +152,38 @@ class TableSinkDriver:
             await self._capacity.wait_for_capacity()
 
     def _flush(self) -> None:
+        """Each pending transaction to its table sink, in (commitTs, table id) order; a run of
+        transactions of one table is resolved in one call (one ``write_events``), planned
+        BOOTSTRAPs go between them."""
         order = self._order_rows
         sinks = self.sinks
         planned = sorted(self._bootstraps, key=_place) if self._bootstraps else []
         at = 0
+        run: TableSinkLike | None = None
+        run_ts = 0
         for (table_id, commit_ts), rows in sorted(self._pending.items(), key=_txn_order):
             while at < len(planned) and _place(planned[at]) <= (commit_ts, table_id):
+                if run is not None:
+                    run.update_resolved_ts(ResolvedTs(run_ts))
+                    run = None
                 self._write_bootstrap(planned[at][2])
                 at += 1
             sink = sinks.get(table_id)
             if sink is None:
                 sink = self._open(table_id)
+            if run is not None and run is not sink:
+                run.update_resolved_ts(ResolvedTs(run_ts))
             if order is not None:
                 rows = order(table_id, rows)
             sink.append_row_changed_events(rows)
-            sink.update_resolved_ts(ResolvedTs(commit_ts))
+            run, run_ts = sink, commit_ts
+        if run is not None:
+            run.update_resolved_ts(ResolvedTs(run_ts))
         for _, _, send in planned[at:]:
             self._write_bootstrap(send)
         self._bootstraps.clear()
         self._pending.clear()
+        self._last_table = None
         self._since_rows = self._since_bytes = 0
 
     def _write_bootstrap(self, send: BootstrapSend) -> None:

@@ -20,6 +20,7 @@ So what each partition receives depends on the records alone, never on timing.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -45,6 +46,8 @@ from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 
+YIELD_EVERY_ROWS = 1024
+"""Rows between two turns the player gives the event loop when nothing else awaits."""
 DEFAULT_WATERMARK_INTERVAL_MS = 1000
 """TiCDC's owner checks the checkpoint on a 1 s ticker and writes it only when it advanced."""
 
@@ -90,8 +93,9 @@ class Player:
         self._timers = event_sink if isinstance(event_sink, RunsTimers) else None
         self._pacer = pacer
         self._on_progress = on_progress
-        self._paced_rows = 0
-        self._since_pace = 0
+        self._paced = False
+        self._paced_at = 0
+        self._yielded_at = 0
         self._watermark = 0
 
     async def play(self, records: Iterable[PlayRecord]) -> PlayStats:
@@ -99,10 +103,16 @@ class Player:
         started = time.perf_counter()
         driver = self._driver
         try:
+            stats, add_row = self.stats, driver.add_row
             for record in records:
                 kind = type(record)
                 if kind is FeedRow:
-                    await self._row(record)  # type: ignore[arg-type]
+                    row: RowChangedEvent = record.row  # type: ignore[union-attr]
+                    if row.commit_ts != driver.txn_ts:
+                        await self._boundary(record)  # type: ignore[arg-type]
+                    add_row(row)
+                    stats.rows += 1
+                    stats.bytes += row.approximate_size
                 elif kind is FeedDDL:
                     await self._ddl(record)  # type: ignore[arg-type]
                 elif kind is WatermarkPoint:
@@ -134,38 +144,37 @@ class Player:
         self.stats.checkpoint_ts = max(self._watermark, driver.resolved)
         return self.stats
 
-    async def _row(self, record: FeedRow) -> None:
-        row: RowChangedEvent = record.row
+    async def _boundary(self, record: FeedRow) -> None:
+        """The first row of a new commitTs: everything before it is complete, so this is the
+        place to resolve (the cadence), to pace, and now and then to let the sinks run."""
         driver = self._driver
-        ts = row.commit_ts
-        if ts != driver.txn_ts:
-            if ts < driver.txn_ts:
-                where = record.source
-                raise FeedError(
-                    f"commitTs {ts} goes back (previous {driver.txn_ts})",
-                    file=where.file if where else None,
-                    line=where.line if where else None,
-                )
-            if self._pacer is not None:
-                await self._pace(self._pacer)
-            if driver.cadence_due():
-                await driver.resolve(driver.txn_ts)
-            driver.txn_ts = ts
-        driver.add_row(row)
-        self.stats.rows += 1
-        self.stats.bytes += row.approximate_size
-        self._since_pace += 1
+        ts = record.row.commit_ts
+        if ts < driver.txn_ts:
+            where = record.source
+            raise FeedError(
+                f"commitTs {ts} goes back (previous {driver.txn_ts})",
+                file=where.file if where else None,
+                line=where.line if where else None,
+            )
+        rows = self.stats.rows
+        if self._pacer is not None:
+            await self._pace(self._pacer, rows)
+        elif rows - self._yielded_at >= YIELD_EVERY_ROWS:
+            self._yielded_at = rows
+            await asyncio.sleep(0)  # the event sink's worker and acks run meanwhile
+        if driver.cadence_due():
+            await driver.resolve(driver.txn_ts)
+        driver.txn_ts = ts
 
-    async def _pace(self, pacer: Pacer) -> None:
-        """At a commit boundary, every ``pacer.chunk`` rows: wait for the schedule, handing
-        every complete transaction to the event sink meanwhile."""
-        if self._paced_rows == 0 and self._since_pace == 0:
+    async def _pace(self, pacer: Pacer, rows: int) -> None:
+        """Every ``pacer.chunk`` rows: wait for the schedule, handing every complete
+        transaction to the event sink meanwhile."""
+        if not self._paced:
+            self._paced = True
             pacer.start()
-            return
-        if self._since_pace >= pacer.chunk:
-            self._paced_rows += self._since_pace
-            self._since_pace = 0
-            await pacer.pace(self._paced_rows, self._hand_over)
+        elif rows - self._paced_at >= pacer.chunk:
+            self._paced_at = rows
+            await pacer.pace(rows, self._hand_over)
 
     async def _hand_over(self) -> None:
         driver = self._driver

@@ -66,18 +66,21 @@ def with_watermark_points(records: Iterable[FeedRecord], interval_ms: int) -> It
     current: int | None = None
     last_ts = 0
     started = False
+    row_type = FeedRow
     for record in records:
-        ts = record_ts(record)
-        k = physical_ms(ts) // interval_ms
-        if current is None:
-            current = k
-        elif k > current:
-            current = k
-            yield WatermarkPoint(point_before(k * interval_ms))
-        if not started and type(record) is FeedRow:
+        ts = record.row.commit_ts if type(record) is row_type else record_ts(record)  # type: ignore[union-attr]
+        k = (ts >> LOGICAL_BITS) // interval_ms
+        if k != current:
+            if current is None:
+                current = k
+            elif k > current:
+                current = k
+                yield WatermarkPoint(point_before(k * interval_ms))
+        if not started and type(record) is row_type:
             started = True
             yield RowsStart(ts)
-        last_ts = max(last_ts, ts)
+        if ts > last_ts:
+            last_ts = ts
         yield record
     if current is not None:
         yield WatermarkPoint(last_ts)
