@@ -68,7 +68,7 @@ def with_watermark_points(records: Iterable[FeedRecord], interval_ms: int) -> It
     started = False
     row_type = FeedRow
     for record in records:
-        ts = record.row.commit_ts if type(record) is row_type else record_ts(record)  # type: ignore[union-attr]
+        ts = record.row.commit_ts if type(record) is row_type else record_ts(record)
         k = (ts >> LOGICAL_BITS) // interval_ms
         if k != current:
             if current is None:
