@@ -12,7 +12,6 @@ the common cases and call these for the rest.
 from __future__ import annotations
 
 import datetime
-import re
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +27,7 @@ from tisink.codec.values import (
     timestamp_texts,
     vector_text,
 )
+from tisink.codec.values.checks import as_number, as_text, decimal_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -44,7 +44,6 @@ VALUE_ERRORS = (
 )
 """What a bad row image raises inside a converter or a generated renderer."""
 
-DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
 
 
@@ -67,29 +66,9 @@ def _bit(v: Any) -> str:
     return int.__repr__(v)
 
 
-def _number(v: Any) -> float:
-    if type(v) is float:
-        return v
-    if type(v) is int:
-        return float(v)
-    raise TypeError(f"want a number, got {type(v).__name__}")
-
-
-def _text(v: Any) -> str:
-    if type(v) is not str:
-        raise TypeError(f"want a string, got {type(v).__name__}")
-    return v
-
-
-def _decimal(v: Any) -> str:
-    if type(v) is str and DECIMAL.fullmatch(v):
-        return v
-    raise ValueError(f"want a decimal string like '-12.50', got {v!r}")
-
-
 def _binary(column: ColumnInfo) -> Converter:
     def convert(v: Any) -> str:
-        return binary_bytes(column, _text(v)).decode("latin-1")
+        return binary_bytes(column, as_text(v)).decode("latin-1")
 
     return convert
 
@@ -100,7 +79,7 @@ def _enum(column: ColumnInfo) -> Converter:
 
     def convert(v: Any) -> str:
         text = texts.get(v) if type(v) is str else None
-        return text if text is not None else str(enum_index(column, _text(v)))
+        return text if text is not None else str(enum_index(column, as_text(v)))
 
     return convert
 
@@ -144,16 +123,16 @@ def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:
     if family is TypeFamily.BIT:
         return _bit
     if family is TypeFamily.FLOAT:
-        return lambda v: float32_text(_number(v))
+        return lambda v: float32_text(as_number(v))
     if family is TypeFamily.DOUBLE:
-        return lambda v: float64_text(_number(v))
+        return lambda v: float64_text(as_number(v))
     if family is TypeFamily.DECIMAL:
-        return _decimal
+        return decimal_text
     if family in TEXT_FAMILIES:
-        return _text
+        return as_text
     if family is TypeFamily.TIMESTAMP:
         texts = timestamp_texts(tz)
-        return lambda v: texts(_text(v))
+        return lambda v: texts(as_text(v))
     if family is TypeFamily.BINARY:
         return _binary(column)
     if family is TypeFamily.ENUM:

@@ -16,6 +16,7 @@ from tisink.codec.debezium import temporal
 from tisink.codec.debezium.jsonwriter import double, single
 from tisink.codec.errors import CodecError
 from tisink.codec.values import binary_bytes, json_text, vector_text
+from tisink.codec.values.checks import as_number, as_text
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -45,28 +46,14 @@ def _integer(column: ColumnInfo) -> Converter:
     return convert
 
 
-def _number(v: Any) -> float:
-    if type(v) is float:
-        return v
-    if type(v) is int:
-        return float(v)
-    raise TypeError(f"want a number, got {type(v).__name__}")
-
-
-def _text(v: Any) -> str:
-    if type(v) is not str:
-        raise TypeError(f"want a string, got {type(v).__name__}")
-    return v
-
-
 def _decimal(v: Any) -> Any:
     """DECIMAL as float64 (``MyDecimal.ToFloat64`` parses the decimal text)."""
-    return double(float(_text(v)))
+    return double(float(as_text(v)))
 
 
 def _binary(column: ColumnInfo) -> Converter:
     def convert(v: Any) -> str:
-        return binascii.b2a_base64(binary_bytes(column, _text(v)), newline=False).decode()
+        return binascii.b2a_base64(binary_bytes(column, as_text(v)), newline=False).decode()
 
     return convert
 
@@ -120,7 +107,7 @@ def _date(column: ColumnInfo) -> Converter:
     invalid = 0 if not column.nullable else None
 
     def convert(v: Any) -> int | None:
-        days = temporal.date_days(_text(v))
+        days = temporal.date_days(as_text(v))
         return invalid if days is None else days
 
     return convert
@@ -131,7 +118,7 @@ def _datetime(column: ColumnInfo) -> Converter:
     fsp = column.decimal
 
     def convert(v: Any) -> int | None:
-        value = temporal.datetime_value(_text(v), fsp)
+        value = temporal.datetime_value(as_text(v), fsp)
         return invalid if value is None else value
 
     return convert
@@ -143,7 +130,7 @@ def _timestamp(column: ColumnInfo) -> Converter:
     fsp = column.decimal
 
     def convert(v: Any) -> str:
-        return temporal.zoned_timestamp(_text(v), fsp) or temporal.ZERO_ZONED
+        return temporal.zoned_timestamp(as_text(v), fsp) or temporal.ZERO_ZONED
 
     return convert
 
@@ -155,7 +142,7 @@ def _json(v: Any) -> str:
 def _vector(v: Any) -> str:
     if type(v) is not list:
         raise TypeError(f"want a list of numbers, got {type(v).__name__}")
-    return vector_text([_number(x) for x in v])
+    return vector_text([as_number(x) for x in v])
 
 
 def converter_for(column: ColumnInfo) -> Converter:
@@ -166,13 +153,13 @@ def converter_for(column: ColumnInfo) -> Converter:
     if family is TypeFamily.YEAR:
         return _year
     if family is TypeFamily.FLOAT:
-        return lambda v: single(_number(v))
+        return lambda v: single(as_number(v))
     if family is TypeFamily.DOUBLE:
-        return lambda v: double(_number(v))
+        return lambda v: double(as_number(v))
     if family is TypeFamily.DECIMAL:
         return _decimal
     if family is TypeFamily.STRING:
-        return _text
+        return as_text
     if family is TypeFamily.BINARY:
         return _binary(column)
     if family is TypeFamily.BIT:
@@ -188,7 +175,7 @@ def converter_for(column: ColumnInfo) -> Converter:
     if family is TypeFamily.TIMESTAMP:
         return _timestamp(column)
     if family is TypeFamily.TIME:
-        return lambda v: temporal.time_micros(_text(v))
+        return lambda v: temporal.time_micros(as_text(v))
     if family is TypeFamily.JSON:
         return _json
     if family is TypeFamily.VECTOR:

@@ -15,8 +15,9 @@ from typing import Any
 
 from tisink.codec.debezium.jsonwriter import single
 from tisink.codec.open.columns import ColumnSpec
-from tisink.codec.open.values import BLOB_TYPES, DECIMAL, TEXT_TYPES, Converter, go_quote
+from tisink.codec.open.values import BLOB_TYPES, TEXT_TYPES, Converter, go_quote
 from tisink.codec.values import CANONICAL_PADDED_TAILS, timestamp_texts
+from tisink.codec.values.checks import DECIMAL
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 
 _PLAIN_TEXT = (TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)

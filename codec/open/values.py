@@ -30,6 +30,7 @@ from tisink.codec.values import (
     timestamp_texts,
     vector_text,
 )
+from tisink.codec.values.checks import as_number, as_text, decimal_text
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -38,7 +39,6 @@ Converter = Callable[[Any], Any]
 VALUE_ERRORS = (KeyError, TypeError, ValueError, OverflowError, AttributeError, CodecError)
 """What a bad row value raises inside a converter."""
 
-DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 TEXT_TYPES = frozenset({"tinytext", "text", "mediumtext", "longtext"})
 BLOB_TYPES = frozenset({"tinyblob", "blob", "mediumblob", "longblob"})
 
@@ -102,26 +102,6 @@ def _integer(column: ColumnInfo) -> Converter:
     return convert
 
 
-def _number(v: Any) -> float:
-    if type(v) is float:
-        return v
-    if type(v) is int:
-        return float(v)
-    raise TypeError(f"want a number, got {type(v).__name__}")
-
-
-def _text(v: Any) -> str:
-    if type(v) is not str:
-        raise TypeError(f"want a string, got {type(v).__name__}")
-    return v
-
-
-def _decimal(v: Any) -> str:
-    if type(v) is str and DECIMAL.fullmatch(v):
-        return v
-    raise ValueError(f"want a decimal string like '-12.50', got {v!r}")
-
-
 def _bit(v: Any) -> int:
     if type(v) is int and 0 <= v < 1 << 64:
         return v
@@ -133,7 +113,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _utf8(v: Any) -> bytes:
     """A TEXT value's bytes; a lone surrogate, which no Go string holds, becomes U+FFFD."""
-    text = _text(v)
+    text = as_text(v)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -146,8 +126,8 @@ def _base64(raw: bytes) -> str:
 
 def _bytes_converter(column: ColumnInfo) -> Converter:
     if column.mysql_type in BLOB_TYPES:
-        return lambda v: _base64(binary_bytes(column, _text(v)))
-    return lambda v: go_quote(binary_bytes(column, _text(v)))
+        return lambda v: _base64(binary_bytes(column, as_text(v)))
+    return lambda v: go_quote(binary_bytes(column, as_text(v)))
 
 
 def _members(column: ColumnInfo) -> Converter:
@@ -180,20 +160,20 @@ def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:
     if family is TypeFamily.STRING:
         if column.mysql_type in TEXT_TYPES:
             return lambda v: _base64(_utf8(v))
-        return _text
+        return as_text
     if family in (TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME):
-        return _text
+        return as_text
     if family is TypeFamily.FLOAT:
-        return lambda v: single(_number(v))
+        return lambda v: single(as_number(v))
     if family is TypeFamily.DOUBLE:
-        return lambda v: double(_number(v))
+        return lambda v: double(as_number(v))
     if family is TypeFamily.DECIMAL:
-        return _decimal
+        return decimal_text
     if family is TypeFamily.BINARY:
         return _bytes_converter(column)
     if family is TypeFamily.TIMESTAMP:
         texts = timestamp_texts(tz)
-        return lambda v: texts(_text(v))
+        return lambda v: texts(as_text(v))
     if family in (TypeFamily.ENUM, TypeFamily.SET):
         return _members(column)
     if family is TypeFamily.BIT:
