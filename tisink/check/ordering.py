@@ -1,0 +1,87 @@
+"""Rows of one side in the order of their normalised sort keys, with memory bounded.
+
+The server sorts by the key columns, but its order need not be Python's order of the
+normalised keys (a key stored as text sorts ``"10"`` before ``"9"``; collations differ). So
+each chunk of ``chunk_rows`` rows is sorted here; a table of one chunk never leaves memory,
+a larger one is spilled to a temporary file as sorted runs (a chunk that continues the
+previous run's order joins it, so a server-ordered table makes one run) and the runs are
+merged lazily, reading each in small blocks."""
+
+from __future__ import annotations
+
+import heapq
+import pickle
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import itemgetter
+from typing import IO, Any
+
+from tisink.check.normalise import Unreadable
+
+Item = tuple[tuple[Any, ...], tuple[Any, ...], Sequence[Any]]
+"""(sort key, normalised values, values as read)."""
+
+BLOCK_ROWS = 1024
+_first = itemgetter(0)
+
+
+def sortable(value: Any) -> tuple[Any, ...]:
+    """A sort key component that orders NULL, values and unreadable values without comparing
+    across kinds (None and Unreadable do not compare with ints)."""
+    if value is None:
+        return (0,)
+    if isinstance(value, Unreadable):
+        return (2, value.text)
+    return (1, value)
+
+
+def sorted_items(
+    chunks: Iterable[Sequence[Sequence[Any]]],
+    prepare: Callable[[Sequence[Any]], Item],
+    chunk_rows: int,
+) -> Iterator[Item]:
+    """The rows of ``chunks`` prepared and ordered by sort key (stable for equal keys)."""
+    pending: list[Item] = []
+    with tempfile.TemporaryFile() as spill:
+        runs: list[tuple[int, int]] = []  # (file offset, items) of each run
+        last_key: tuple[Any, ...] | None = None
+        for chunk in chunks:
+            pending.extend(map(prepare, chunk))
+            if len(pending) < chunk_rows:
+                continue
+            pending.sort(key=_first)
+            last_key = _spill(spill, runs, pending, last_key)
+            pending = []
+        pending.sort(key=_first)
+        if not runs:
+            yield from pending
+            return
+        if pending:
+            _spill(spill, runs, pending, last_key)
+        yield from heapq.merge(*(_read_run(spill, run) for run in runs), key=_first)
+
+
+def _spill(
+    spill: IO[bytes], runs: list[tuple[int, int]], items: list[Item], last: tuple[Any, ...] | None
+) -> tuple[Any, ...]:
+    spill.seek(0, 2)
+    if last is not None and items[0][0] >= last:
+        offset, count = runs[-1]
+        runs[-1] = (offset, count + len(items))
+    else:
+        runs.append((spill.tell(), len(items)))
+    for start in range(0, len(items), BLOCK_ROWS):
+        pickle.dump(items[start : start + BLOCK_ROWS], spill, pickle.HIGHEST_PROTOCOL)
+    return items[-1][0]
+
+
+def _read_run(spill: IO[bytes], run: tuple[int, int]) -> Iterator[Item]:
+    """The items of one run; the file is shared by every run, so each block is read after
+    seeking to where this run left off."""
+    offset, remaining = run
+    while remaining > 0:
+        spill.seek(offset)
+        block: list[Item] = pickle.load(spill)
+        offset = spill.tell()
+        remaining -= len(block)
+        yield from block
