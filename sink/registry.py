@@ -1,4 +1,5 @@
-"""Which sink schemes exist: the built-in ones plus plugins from the ``tisink.sinks`` entry points.
+"""Which sink schemes exist: the built-in ones (``sink/providers.py``; the databases in
+``sink/sql_providers.py``) plus plugins from the ``tisink.sinks`` entry points.
 
 A plugin distribution declares, in its ``pyproject.toml``::
 
@@ -33,6 +34,7 @@ from tisink.sink.providers import (
     LogProvider,
     kafka_available,
 )
+from tisink.sink.sql_providers import MySQLProvider, PostgreSQLProvider, SQLiteProvider
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,9 @@ _BUILT_INS: dict[str, Callable[[], EventSinkProvider]] = {
     "blackhole": BlackholeProvider,
     "log": LogProvider,
     "file": FileProvider,
+    "sqlite": SQLiteProvider,
+    "mysql": MySQLProvider,
+    "postgresql": PostgreSQLProvider,
 }
 
 

@@ -35,40 +35,53 @@ class SinkURI:
         return self.params.get(name, default)
 
     def redacted(self) -> str:
-        """The URI for logs: secrets among the parameters replaced by ``xxxxx``."""
+        """The URI for logs: the password of ``user:password@`` and secrets among the
+        parameters replaced by ``xxxxx``."""
+        raw = mask_password(self.raw)
         if not any(name in self.params for name in _SECRET_PARAMS):
-            return self.raw
+            return raw
         masked = {k: ("xxxxx" if k in _SECRET_PARAMS else v) for k, v in self.params.items()}
-        return self.raw.split("?", 1)[0] + "?" + urlencode(masked)
+        return raw.split("?", 1)[0] + "?" + urlencode(masked)
+
+
+def mask_password(uri: str) -> str:
+    """``uri`` with the password of its ``user:password@`` part (database URIs) as ``xxxxx``."""
+    scheme, sep, rest = uri.partition("://")
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, hosts = authority.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return uri
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:xxxxx@{hosts}{slash}{tail}"
 
 
 def parse_sink_uri(uri: str) -> SinkURI:
     """Split a sink URI into scheme, hosts, path/topic and parameters; SinkURIError if malformed."""
     if not isinstance(uri, str) or not uri.strip():
         raise SinkURIError(f"sink URI must be a non-empty string, got {uri!r}")
+    shown = mask_password(uri)
     if uri != uri.strip() or any(ch.isspace() for ch in uri):
-        raise SinkURIError(f"sink URI {uri!r} contains whitespace")
+        raise SinkURIError(f"sink URI {shown!r} contains whitespace")
     if "://" not in uri:
         raise SinkURIError(
-            f"sink URI {uri!r} has no scheme; expected scheme://... (e.g. file:///dir)"
+            f"sink URI {shown!r} has no scheme; expected scheme://... (e.g. file:///dir)"
         )
     try:
         parts = urlsplit(uri)
     except ValueError as err:
-        raise SinkURIError(f"sink URI {uri!r} is malformed: {err}") from err
+        raise SinkURIError(f"sink URI {shown!r} is malformed: {err}") from err
     scheme = parts.scheme.lower()
     if not _SCHEME.match(scheme):
-        raise SinkURIError(f"sink URI {uri!r} has an invalid scheme {parts.scheme!r}")
-    params = _parse_params(uri, parts.query)
+        raise SinkURIError(f"sink URI {shown!r} has an invalid scheme {parts.scheme!r}")
+    params = _parse_params(shown, parts.query)
     if scheme in PATH_SCHEMES:
         path = unquote(parts.netloc + parts.path)
         if not path:
-            raise SinkURIError(f"sink URI {uri!r} names no directory (e.g. file:///tmp/out)")
+            raise SinkURIError(f"sink URI {shown!r} names no directory (e.g. file:///tmp/out)")
         return SinkURI(uri, scheme, (), path, params.get("topic", ""), params)
     netloc = parts.netloc.rsplit("@", 1)[-1]
     hosts = tuple(h for h in netloc.split(",") if h)
     for host in hosts:
-        _check_host(uri, host)
+        _check_host(shown, host)
     path = unquote(parts.path)
     return SinkURI(uri, scheme, hosts, path, path.strip("/"), params)
 

@@ -1,0 +1,162 @@
+"""MySQL and MariaDB (driver: PyMySQL, pure Python; mysqlclient has no wheel for Linux and
+would need a C toolchain and the client headers): TiCDC's MySQL sink role.
+
+A TiDB schema is a database and a table a table of it, as TiCDC's MySQL sink writes them. A
+column's type is the MySQL type itself (``SHOW CREATE TABLE``'s spelling), but VECTOR, which
+MariaDB before 11.7 lacks, is LONGTEXT holding the JSON array. Tables are utf8mb4 with the binary
+collation, as TiDB's default, so keys that differ in case or trailing spaces stay apart. The
+session writes TIMESTAMPs in UTC and in strict mode, so a value a column cannot hold is an error
+naming the column. Rows are written with ``INSERT ... ON DUPLICATE KEY UPDATE``, which PyMySQL's
+``executemany`` sends as multi-row statements, and deleted by key lists. MySQL commits around
+every DDL, so a DDL and its metadata are two steps; a DDL applied again is harmless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pymysql
+
+from tisink.codec.dts.mysql_codes import original_type
+from tisink.eventsink.sql.dialect import Cursor, Dialect, Params
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo
+
+RETRIABLE_CODES = frozenset({1205, 1213})
+"""ER_LOCK_WAIT_TIMEOUT, ER_LOCK_DEADLOCK."""
+DELETE_CHUNK = 1000
+MAX_STATEMENT_BYTES = 4 << 20
+INDEX_PREFIX = 191
+"""Characters of a TEXT or BLOB column an index covers (767 bytes of utf8mb4)."""
+_PREFIXED = frozenset(
+    {"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob", "longblob",
+     "vector"}
+)  # fmt: skip
+SESSION = (
+    "SET SESSION time_zone = '+00:00'",
+    "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'",
+    "SET SESSION explicit_defaults_for_timestamp = 1",
+)
+
+
+class MySQLDialect(Dialect):
+    name = "mysql"
+    transactional_ddl = False
+
+    def __init__(self, host: str, port: int, user: str, password: str) -> None:
+        super().__init__()
+        self._host, self._port, self._user, self._password = host, port, user, password
+
+    def connect(self) -> None:
+        self.conn = pymysql.connect(
+            host=self._host,
+            port=self._port,
+            user=self._user,
+            password=self._password,
+            charset="utf8mb4",
+            autocommit=False,
+        )
+        with self.conn.cursor() as cur:
+            for statement in SESSION:
+                cur.execute(statement)
+
+    def describe(self) -> str:
+        return f"mysql://{self._user}@{self._host}:{self._port}"
+
+    def begin(self, cur: Cursor) -> None:
+        self.conn.begin()
+
+    def is_retriable(self, err: Exception) -> bool:
+        return (
+            isinstance(err, pymysql.err.OperationalError | pymysql.err.InternalError)
+            and bool(err.args)
+            and err.args[0] in RETRIABLE_CODES
+        )
+
+    def quote(self, identifier: str) -> str:
+        return "`" + identifier.replace("`", "``") + "`"
+
+    def table_ref(self, schema: str, table: str) -> str:
+        return f"{self.quote(schema)}.{self.quote(table)}"
+
+    def column_type(self, col: ColumnInfo) -> str:
+        if col.family is TypeFamily.VECTOR:
+            return "longtext"
+        return original_type(col)
+
+    def table_options(self) -> str:
+        return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+
+    def upsert_sql(self, ref: str, names: Sequence[str], key: Sequence[str]) -> str:
+        others = [n for n in names if n not in key] or list(key[:1])
+        update = ", ".join(f"{self.quote(n)} = VALUES({self.quote(n)})" for n in others)
+        return f"{self.insert_sql(ref, names)} ON DUPLICATE KEY UPDATE {update}"
+
+    def delete_one_sql(self, ref: str, names: Sequence[str]) -> str:
+        match = " AND ".join(f"{self.quote(n)} <=> %s" for n in names)
+        return f"DELETE FROM {ref} WHERE {match} LIMIT 1"
+
+    def write_rows(self, cur: Cursor, sql: str, params: list[Params]) -> None:
+        cur.max_stmt_length = MAX_STATEMENT_BYTES
+        cur.executemany(sql, params)
+
+    def delete_rows(self, cur: Cursor, ref: str, key: Sequence[str], params: list[Params]) -> None:
+        """``DELETE ... WHERE key IN (...)``: one statement per ``DELETE_CHUNK`` keys."""
+        columns = ", ".join(map(self.quote, key))
+        one = f"({self.marks(len(key))})" if len(key) > 1 else "%s"
+        target = f"({columns})" if len(key) > 1 else columns
+        for start in range(0, len(params), DELETE_CHUNK):
+            chunk = params[start : start + DELETE_CHUNK]
+            flat: list[Any] = [value for row in chunk for value in row]
+            marks = ", ".join([one] * len(chunk))
+            cur.execute(f"DELETE FROM {ref} WHERE {target} IN ({marks})", flat)
+
+    def copy_rows(self, cur: Cursor, sql: str) -> None:
+        cur.execute("SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'")
+        try:
+            cur.execute(sql)
+        finally:
+            cur.execute(SESSION[1])
+
+    def ensure_schema(self, cur: Cursor, schema: str) -> None:
+        cur.execute(
+            f"CREATE DATABASE IF NOT EXISTS {self.quote(schema)} "
+            "CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+        )
+
+    def table_exists(self, cur: Cursor, schema: str, table: str) -> bool:
+        cur.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
+            (schema, table),
+        )
+        return bool(cur.fetchall())
+
+    def column_names(self, cur: Cursor, schema: str, table: str) -> list[str]:
+        cur.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
+            (schema, table),
+        )
+        return [row[0] for row in cur.fetchall()]
+
+    def managed_indexes(self, cur: Cursor, schema: str, table: str) -> list[str]:
+        cur.execute(
+            "SELECT DISTINCT index_name FROM information_schema.statistics "
+            "WHERE table_schema = %s AND table_name = %s AND index_name <> 'PRIMARY'",
+            (schema, table),
+        )
+        return [row[0] for row in cur.fetchall()]
+
+    def index_column(self, col: ColumnInfo) -> str | None:
+        if col.family is TypeFamily.JSON:
+            return None
+        if col.mysql_type in _PREFIXED:
+            return f"{self.quote(col.name)}({INDEX_PREFIX})"
+        return self.quote(col.name)
+
+    def drop_index_sql(self, schema: str, table: str, index_name: str) -> str:
+        return f"DROP INDEX {self.quote(index_name)} ON {self.table_ref(schema, table)}"
+
+    def rename_sqls(self, old: tuple[str, str], new: tuple[str, str]) -> list[str]:
+        return [f"RENAME TABLE {self.table_ref(*old)} TO {self.table_ref(*new)}"]

@@ -1,0 +1,198 @@
+"""PostgreSQL (driver: psycopg 3): the URI names a database, a TiDB schema is a PostgreSQL
+schema of it and a table a table.
+
+Column types hold every value of the MySQL type: integers in the smallest type that fits the
+signed or unsigned range (unsigned BIGINT and BIT(64) as ``numeric(20,0)``), DECIMAL as
+``numeric(p,s)``, FLOAT ``real``, DOUBLE ``double precision``, CHAR and VARCHAR ``varchar(n)``
+(PostgreSQL's ``char`` pads, MySQL's does not), the TEXTs ``text``, binary strings ``bytea``, DATE
+``date``, DATETIME ``timestamp(n)``, TIMESTAMP ``timestamptz(n)`` (the session is in UTC), TIME
+``interval`` (MySQL's TIME spans -838..838 hours), YEAR ``smallint``, ENUM and SET ``text``, JSON
+and VECTOR ``jsonb``. Rows are written with ``INSERT ... ON CONFLICT (key) DO UPDATE`` through
+psycopg's pipelined ``executemany``. DDL is transactional: a DDL and its metadata commit together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import make_conninfo
+
+from tisink.eventsink.sql.dialect import Cursor, Dialect, Params
+from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
+from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
+
+RETRIABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable)
+MAX_IDENTIFIER_BYTES = 63
+_INTEGERS = {  # (signed, unsigned)
+    "tinyint": ("smallint", "smallint"),
+    "smallint": ("smallint", "integer"),
+    "mediumint": ("integer", "integer"),
+    "int": ("integer", "bigint"),
+    "bigint": ("bigint", "numeric(20,0)"),
+    "year": ("smallint", "smallint"),
+}
+_FIXED = {
+    TypeFamily.FLOAT: "real",
+    TypeFamily.DOUBLE: "double precision",
+    TypeFamily.BINARY: "bytea",
+    TypeFamily.DATE: "date",
+    TypeFamily.ENUM: "text",
+    TypeFamily.SET: "text",
+    TypeFamily.JSON: "jsonb",
+    TypeFamily.VECTOR: "jsonb",
+    TypeFamily.TIME: "interval",
+}
+
+
+def _fraction(col: ColumnInfo) -> str:
+    return f"({col.decimal})" if col.decimal > 0 else "(0)"
+
+
+class PostgreSQLDialect(Dialect):
+    name = "postgresql"
+
+    def __init__(self, host: str, port: int, user: str, password: str, dbname: str) -> None:
+        super().__init__()
+        self._where = f"postgresql://{user}@{host}:{port}/{dbname}"
+        self._conninfo = make_conninfo(
+            "", host=host, port=port, user=user, password=password, dbname=dbname or None
+        )
+
+    def connect(self) -> None:
+        self.conn = psycopg.connect(self._conninfo, autocommit=False)
+        self.conn.execute("SET TIME ZONE 'UTC'")
+        self.conn.commit()
+
+    def describe(self) -> str:
+        return self._where
+
+    def is_retriable(self, err: Exception) -> bool:
+        return isinstance(err, RETRIABLE)
+
+    def table_ref(self, schema: str, table: str) -> str:
+        return f"{self.quote(schema)}.{self.quote(table)}"
+
+    def column_type(self, col: ColumnInfo) -> str:
+        family, name = col.family, col.mysql_type
+        if name in _INTEGERS:
+            return _INTEGERS[name][col.unsigned]
+        if family is TypeFamily.BIT:
+            return "numeric(20,0)" if (col.length or 1) >= 64 else "bigint"
+        if family is TypeFamily.DECIMAL:
+            return f"numeric({col.length or 10},{col.decimal})"
+        if family is TypeFamily.STRING:
+            return f"varchar({col.length})" if name in ("char", "varchar") else "text"
+        if family is TypeFamily.DATETIME:
+            return "timestamp" + _fraction(col)
+        if family is TypeFamily.TIMESTAMP:
+            return "timestamptz" + _fraction(col)
+        return _FIXED[family]
+
+    def bytes_literal(self, value: bytes) -> str:
+        return f"'\\x{value.hex()}'::bytea"
+
+    def upsert_sql(self, ref: str, names: Sequence[str], key: Sequence[str]) -> str:
+        others = [n for n in names if n not in key]
+        target = ", ".join(map(self.quote, key))
+        if not others:
+            return f"{self.insert_sql(ref, names)} ON CONFLICT ({target}) DO NOTHING"
+        update = ", ".join(f"{self.quote(n)} = EXCLUDED.{self.quote(n)}" for n in others)
+        return f"{self.insert_sql(ref, names)} ON CONFLICT ({target}) DO UPDATE SET {update}"
+
+    def delete_one_sql(self, ref: str, names: Sequence[str]) -> str:
+        match = " AND ".join(f"{self.quote(n)} IS NOT DISTINCT FROM %s" for n in names)
+        return f"DELETE FROM {ref} WHERE ctid = (SELECT ctid FROM {ref} WHERE {match} LIMIT 1)"
+
+    def bad_column(
+        self, columns: Sequence[ColumnInfo], rows: Sequence[Params]
+    ) -> tuple[str, str] | None:
+        """PostgreSQL's data errors name a type, not a column: cast each column's values,
+        as text, to its type until one fails."""
+        for index, col in enumerate(columns):
+            texts = [None if row[index] is None else str(row[index]) for row in rows]
+            if col.family is TypeFamily.BINARY:
+                continue
+            try:
+                with self.conn.cursor() as cur:
+                    cur.execute(
+                        f"SELECT CAST(v AS {self.column_type(col)}) FROM unnest(%s::text[]) AS v",
+                        (texts,),
+                    )
+            except psycopg.Error as err:
+                self.conn.rollback()
+                return col.name, str(err).strip()
+        self.conn.rollback()
+        return None
+
+    def ensure_schema(self, cur: Cursor, schema: str) -> None:
+        cur.execute(f"CREATE SCHEMA IF NOT EXISTS {self.quote(schema)}")
+
+    def table_exists(self, cur: Cursor, schema: str, table: str) -> bool:
+        cur.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
+            (schema, table),
+        )
+        return bool(cur.fetchall())
+
+    def column_names(self, cur: Cursor, schema: str, table: str) -> list[str]:
+        cur.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
+            (schema, table),
+        )
+        return [row[0] for row in cur.fetchall()]
+
+    def managed_indexes(self, cur: Cursor, schema: str, table: str) -> list[str]:
+        cur.execute(
+            "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
+            "JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace "
+            "WHERE n.nspname = %s AND t.relname = %s AND NOT x.indisprimary",
+            (schema, table),
+        )
+        return [row[0] for row in cur.fetchall() if "/" in row[0]]
+
+    def index_name(self, table: TableInfo, index: IndexInfo) -> str:
+        """``table/index``: unique within the schema, cut to PostgreSQL's 63 bytes."""
+        name = f"{table.table}/{index.name}".encode()[:MAX_IDENTIFIER_BYTES]
+        return name.decode(errors="ignore")
+
+    def drop_index_sql(self, schema: str, table: str, index_name: str) -> str:
+        return f"DROP INDEX {self.table_ref(schema, index_name)}"
+
+    def rename_sqls(self, old: tuple[str, str], new: tuple[str, str]) -> list[str]:
+        sqls: list[str] = []
+        schema, table = old
+        if new[0] != schema:
+            sqls.append(f"ALTER TABLE {self.table_ref(*old)} SET SCHEMA {self.quote(new[0])}")
+            schema = new[0]
+        if new[1] != table:
+            moved = self.table_ref(schema, table)
+            sqls.append(f"ALTER TABLE {moved} RENAME TO {self.quote(new[1])}")
+        return sqls
+
+    def copy_expr(self, source: str, col: ColumnInfo) -> str:
+        """Cast to the new type; numbers clamped to the MySQL type's range first, as MySQL's
+        ALTER outside strict mode does (CAST to ``varchar(n)`` cuts texts itself)."""
+        value, target = self.quote(source), self.column_type(col)
+        bounds = _bounds(col)
+        if bounds is not None:
+            low, high = bounds
+            value = f"LEAST(GREATEST(CAST({value} AS numeric), {low}), {high})"
+        return f"CAST({value} AS {target})"
+
+
+def _bounds(col: ColumnInfo) -> tuple[str, str] | None:
+    """The lowest and highest value of a DECIMAL or integer column, as SQL numbers."""
+    if col.family is TypeFamily.DECIMAL:
+        precision, scale = col.length or 10, col.decimal
+        high = "9" * (precision - scale) or "0"
+        if scale:
+            high += "." + "9" * scale
+        return ("0" if col.unsigned else "-" + high), high
+    ranges = INTEGER_RANGES.get(col.mysql_type)
+    if ranges is None:
+        return None
+    signed_low, signed_high, unsigned_high = ranges
+    return ("0", str(unsigned_high)) if col.unsigned else (str(signed_low), str(signed_high))
