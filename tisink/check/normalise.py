@@ -30,12 +30,16 @@ class Unreadable:
 
 
 def _text(value: Any) -> str:
+    if type(value) is str:
+        return value
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value).decode("utf-8", errors="replace")
     return str(value)
 
 
 def _integer(value: Any) -> int:
+    if type(value) is int:
+        return value
     if isinstance(value, int):
         return int(value)
     if isinstance(value, bytes | bytearray | memoryview):  # BIT as bytes (MySQL drivers)

@@ -1,11 +1,12 @@
 """Rows of one side in the order of their normalised sort keys, with memory bounded.
 
-The server sorts by the key columns, but its order need not be Python's order of the
-normalised keys (a key stored as text sorts ``"10"`` before ``"9"``; collations differ). So
-each chunk of ``chunk_rows`` rows is sorted here; a table of one chunk never leaves memory,
-a larger one is spilled to a temporary file as sorted runs (a chunk that continues the
-previous run's order joins it, so a server-ordered table makes one run) and the runs are
-merged lazily, reading each in small blocks."""
+The server sorts by the key columns, and usually that is Python's order of the normalised
+keys too: then rows stream straight through (``in_server_order``), and the first row out of
+order raises OutOfOrder. It is not when a key stored as text sorts ``"10"`` before ``"9"``, or
+a collation ignores case; then ``sorted_items`` sorts each chunk of ``chunk_rows`` rows here:
+a table of one chunk never leaves memory, a larger one is spilled to a temporary file as
+sorted runs (a chunk that continues the previous run's order joins it) that are merged
+lazily, each read in small blocks."""
 
 from __future__ import annotations
 
@@ -18,11 +19,16 @@ from typing import IO, Any
 
 from tisink.check.normalise import Unreadable
 
-Item = tuple[tuple[Any, ...], tuple[Any, ...], Sequence[Any]]
-"""(sort key, normalised values, values as read)."""
+Item = tuple[tuple[Any, ...], Sequence[Any]]
+"""(sort key, the row as read)."""
+Prepare = Callable[[Sequence[Any]], Item]
 
 BLOCK_ROWS = 1024
 _first = itemgetter(0)
+
+
+class OutOfOrder(Exception):
+    """The server's order is not the order of the normalised keys."""
 
 
 def sortable(value: Any) -> tuple[Any, ...]:
@@ -35,10 +41,19 @@ def sortable(value: Any) -> tuple[Any, ...]:
     return (1, value)
 
 
+def in_server_order(chunks: Iterable[Sequence[Sequence[Any]]], prepare: Prepare) -> Iterator[Item]:
+    """The rows as the server sends them; OutOfOrder at the first key below its predecessor."""
+    last: tuple[Any, ...] | None = None
+    for chunk in chunks:
+        for item in map(prepare, chunk):
+            if last is not None and item[0] < last:
+                raise OutOfOrder
+            last = item[0]
+            yield item
+
+
 def sorted_items(
-    chunks: Iterable[Sequence[Sequence[Any]]],
-    prepare: Callable[[Sequence[Any]], Item],
-    chunk_rows: int,
+    chunks: Iterable[Sequence[Sequence[Any]]], prepare: Prepare, chunk_rows: int
 ) -> Iterator[Item]:
     """The rows of ``chunks`` prepared and ordered by sort key (stable for equal keys)."""
     pending: list[Item] = []
@@ -64,6 +79,8 @@ def sorted_items(
 def _spill(
     spill: IO[bytes], runs: list[tuple[int, int]], items: list[Item], last: tuple[Any, ...] | None
 ) -> tuple[Any, ...]:
+    """Append sorted ``items`` to the file: to the last run when they continue its order
+    (the last run's blocks end the file), else as a new run."""
     spill.seek(0, 2)
     if last is not None and items[0][0] >= last:
         offset, count = runs[-1]

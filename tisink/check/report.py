@@ -109,11 +109,12 @@ class CheckReport:
     def ok(self) -> bool:
         return not self.extra_tables and all(t.equal for t in self.tables)
 
-    def note(self, difference: Difference) -> None:
-        """Count a difference; keep it while fewer than ``max_differences`` are kept."""
-        self.total_differences += 1
-        if len(self.differences) < self.max_differences:
-            self.differences.append(difference)
+    def add(self, differences: list[Difference], total: int) -> None:
+        """Count ``total`` differences of a table, keep the first of ``differences`` while
+        fewer than ``max_differences`` are kept."""
+        self.total_differences += total
+        room = self.max_differences - len(self.differences)
+        self.differences.extend(differences[: max(room, 0)])
 
     def to_dict(self) -> dict[str, Any]:
         return {
