@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 from tisink.codec.encoder import RowEventEncoder
 from tisink.codec.errors import CodecError
-from tisink.codec.message import Message
+from tisink.codec.message import Message, MessageType
 from tisink.ddlsink.errors import DDLSinkError
 from tisink.eventsink.capabilities import acknowledged_ends
-from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.faults import InjectedFault, faults_of
+from tisink.eventsink.mq.producer import Mark, Producer, SendsMarked
 from tisink.eventsink.mq.stats import MQStats
 from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds, SinkStats
 from tisink.model.events import DDLEvent
@@ -59,7 +60,7 @@ class MQDDLSink:
             log.info("DDL %s is not sent by this protocol", ddl.describe())
             return
         topic = self._router.topic_for_ddl(ddl)
-        await self._broadcast(topic, message, what=f"DDL {ddl.describe()}")
+        await self._broadcast(topic, message, what=f"DDL {ddl.describe()}", ts=ddl.commit_ts)
 
     async def write_bootstrap_at_start(self, tables: Sequence[TableInfo]) -> None:
         """``send-all-bootstrap-at-start``: one BOOTSTRAP per table through the DDL path, to every
@@ -84,12 +85,16 @@ class MQDDLSink:
         if ts <= self._last_checkpoint_ts:
             return
         message = self._encoder.encode_checkpoint(ts)
+        topics = self._router.active_topics(tables)
         if message is None:
+            # no WATERMARK in this protocol; a producer that follows the stream (the fault
+            # injector's restart points) is still told where the checkpoint moved
+            if isinstance(self._producer, SendsMarked):
+                await asyncio.gather(*(self._mark_checkpoint(topic, ts) for topic in topics))
             self._last_checkpoint_ts = ts
             return
-        topics = self._router.active_topics(tables)
         await asyncio.gather(
-            *(self._broadcast(topic, message, what=f"WATERMARK {ts}") for topic in topics)
+            *(self._broadcast(topic, message, what=f"WATERMARK {ts}", ts=ts) for topic in topics)
         )
         self._last_checkpoint_ts = ts
 
@@ -109,19 +114,38 @@ class MQDDLSink:
         """The producer's acknowledged ends per partition (empty if it does not track them)."""
         return acknowledged_ends(self._producer)
 
+    def injected_faults(self) -> list[InjectedFault]:
+        """The faults the producer injected (``--faults``); empty without."""
+        return faults_of(self._producer)
+
     async def close(self) -> None:
         await self._producer.close()
         log.info("MQ DDL sink closed: %s", self._stats.snapshot().to_dict())
 
-    async def _broadcast(self, topic: str, message: Message, *, what: str) -> None:
+    async def _partitions(self, topic: str, what: str) -> int:
         try:
-            partitions = await self._producer.partition_count(topic)
+            return await self._producer.partition_count(topic)
         except Exception as err:
             raise DDLSinkError(f"{what}: partitions of topic {topic!r}: {err}") from err
-        results = await asyncio.gather(
-            *(self._producer.send(topic, p, (message.record(),)) for p in range(partitions)),
-            return_exceptions=True,
-        )
+
+    async def _mark_checkpoint(self, topic: str, ts: int) -> None:
+        producer = self._producer
+        assert isinstance(producer, SendsMarked)
+        mark = (Mark(MessageType.WATERMARK, "", ts, 0),)
+        partitions = await self._partitions(topic, f"checkpoint {ts}")
+        for partition in range(partitions):
+            await producer.send_marked(topic, partition, (), mark)
+
+    async def _broadcast(self, topic: str, message: Message, *, what: str, ts: int = 0) -> None:
+        partitions = await self._partitions(topic, what)
+        producer = self._producer
+        records = (message.record(),)
+        if isinstance(producer, SendsMarked):
+            marks = (Mark(message.type, message.table, ts, 1),)
+            sends = [producer.send_marked(topic, p, records, marks) for p in range(partitions)]
+        else:
+            sends = [producer.send(topic, p, records) for p in range(partitions)]
+        results = await asyncio.gather(*sends, return_exceptions=True)
         for partition, result in enumerate(results):
             if isinstance(result, BaseException):
                 if not isinstance(result, Exception):

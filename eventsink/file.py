@@ -124,6 +124,11 @@ class FileProducer:
             pass
         return _count_lines(path)
 
+    def acknowledged_offsets(self) -> dict[tuple[str, int], int]:
+        """The end offset after this producer's last write to each partition (what it saw
+        stored: verify's acknowledged-stored check, the fault list's offsets)."""
+        return {key: end[0] for key, end in self._ends.items()}
+
     async def close(self) -> None:
         """Close the files; a later ``send`` opens them again and continues the offsets."""
         files, self._files = self._files, {}

@@ -25,6 +25,7 @@ from tisink.codec.config import COMMON_OPTIONS, EncoderConfig
 from tisink.codec.registry import get_protocol
 from tisink.core.errors import ConfigError
 from tisink.core.options import build_options, convert_options
+from tisink.eventsink.faults import FaultPlan
 from tisink.eventsink.kafka.config import KAFKA_OPTIONS, KafkaConfig
 from tisink.eventsink.router import DispatchRule
 from tisink.sink.config_keys import CHANGEFEED_OPTIONS, key_index
@@ -46,6 +47,7 @@ class _Changefeed:
     case_sensitive: bool = False
     output_raw_change_event: bool = False
     encoder_concurrency: int = 0
+    faults: FaultPlan | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class ChangefeedConfig:
     output_raw_change_event: bool = False
     #: MQ sinks: encoder processes (0, the default, encodes in the sink's own process)
     encoder_concurrency: int = 0
+    #: MQ sinks: the delivery faults to inject (``--faults``, ``[sink] faults``)
+    faults: FaultPlan | None = None
     case_sensitive: bool = False
     dispatch_rules: tuple[DispatchRule, ...] = ()
     #: raw values by key, TOML then URI: what the config was built from
@@ -85,6 +89,16 @@ class ChangefeedConfig:
             {**self.settings, "protocol": protocol}, self.labels, self.source, self.dispatch_rules
         )
         return dataclasses.replace(built, protocol_set=False, ignored_keys=self.ignored_keys)
+
+    def with_setting(self, key: str, value: Any, label: str) -> ChangefeedConfig:
+        """This config with one more setting (a command-line flag over the file's value),
+        ``label`` naming where it came from in errors."""
+        settings = {**self.settings, key: value}
+        labels = {**self.labels, key: label}
+        built = _build(settings, labels, self.source, self.dispatch_rules)
+        return dataclasses.replace(
+            built, protocol_set=self.protocol_set, ignored_keys=self.ignored_keys
+        )
 
     def with_uri(self, uri: SinkURI, own_params: tuple[str, ...] | None = ()) -> ChangefeedConfig:
         """The URI's parameters override the file's values (as in TiCDC). ``own_params`` are
@@ -176,6 +190,7 @@ def _build(
         protocol_set=bool(own.protocol),
         output_raw_change_event=own.output_raw_change_event,
         encoder_concurrency=own.encoder_concurrency,
+        faults=own.faults,
         case_sensitive=own.case_sensitive,
         dispatch_rules=rules,
         settings=dict(settings),

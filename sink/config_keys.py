@@ -15,6 +15,7 @@ from functools import cache
 from tisink.codec.config import COMMON_OPTIONS
 from tisink.codec.registry import protocols
 from tisink.core.options import Option, to_bool, to_lower, to_non_negative_int
+from tisink.eventsink.faults import parse_faults
 from tisink.eventsink.kafka.config import KAFKA_OPTIONS
 
 SINK = (("sink",),)
@@ -36,6 +37,14 @@ CHANGEFEED_OPTIONS: tuple[Option, ...] = (
         to_non_negative_int,
         SINK,
         help="MQ sinks: encoder processes (0: in process); as a URI parameter, tisink's addition",
+    ),
+    Option(
+        "faults",
+        "faults",
+        parse_faults,
+        SINK,
+        uri=False,
+        help="MQ sinks: delivery faults to inject (tisink's addition; see tisink play --faults)",
     ),
 )
 """The changefeed's own keys (``ChangefeedConfig`` fields)."""

@@ -22,6 +22,7 @@ from tisink.eventsink.capabilities import (
     merge_ends,
     merge_seconds,
 )
+from tisink.eventsink.faults import InjectedFault, injected_faults, merge_faults
 from tisink.eventsink.reading import RecordSource
 from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds
 from tisink.sink.capabilities import (
@@ -103,6 +104,10 @@ class SinkFactory:
         """What the destination acknowledged to the sinks this factory built, per partition
         (for verify's acknowledged-stored check); empty where the sinks do not track it."""
         return merge_ends(*(acknowledged_ends(sink) for sink in self._created))
+
+    def injected_faults(self) -> list[InjectedFault]:
+        """The faults the sinks this factory built injected (``--faults``), in offset order."""
+        return merge_faults(injected_faults(sink) for sink in self._created)
 
     def acked_seconds(self) -> AckedSeconds:
         """Messages and bytes the sinks this factory built saw acknowledged, per epoch second

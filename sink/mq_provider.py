@@ -14,10 +14,16 @@ from typing import Any
 from tisink.core.clock import Clock
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
+from tisink.eventsink.faults import FaultInjector
 from tisink.eventsink.mq.senders import PartitionSequences
 from tisink.sink.capabilities import MQTarget, OpenedProducer
 from tisink.sink.config import ChangefeedConfig
-from tisink.sink.mq_sinks import new_mq_ddl_sink, new_mq_dml_sink, new_sequences
+from tisink.sink.mq_sinks import (
+    new_fault_injector,
+    new_mq_ddl_sink,
+    new_mq_dml_sink,
+    new_sequences,
+)
 from tisink.sink.uri import SinkURI
 
 
@@ -27,6 +33,7 @@ class MQSinkProvider(ABC):
 
     def __init__(self) -> None:
         self._sequences: dict[object, PartitionSequences | None] = {}
+        self._faults: dict[object, FaultInjector | None] = {}
 
     @abstractmethod
     def mq_target(self, uri: SinkURI, config: ChangefeedConfig) -> MQTarget: ...
@@ -49,6 +56,13 @@ class MQSinkProvider(ABC):
             self._sequences[key] = new_sequences(target.config)
         return self._sequences[key]
 
+    def faults_for(self, uri: SinkURI, target: MQTarget) -> FaultInjector | None:
+        """The fault injector of a target, shared by its sinks (None without faults)."""
+        key = self.target_key(uri)
+        if key not in self._faults:
+            self._faults[key] = new_fault_injector(target.config)
+        return self._faults[key]
+
     async def create_event_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> EventSink[Any]:
@@ -62,6 +76,7 @@ class MQSinkProvider(ABC):
             scheme=target.scheme,
             max_message_bytes=opened.max_message_bytes,
             sequences=self.sequences_for(uri, target),
+            faults=self.faults_for(uri, target),
         )
 
     async def create_ddl_sink(
@@ -76,4 +91,5 @@ class MQSinkProvider(ABC):
             clock,
             max_message_bytes=opened.max_message_bytes,
             sequences=self.sequences_for(uri, target),
+            faults=self.faults_for(uri, target),
         )

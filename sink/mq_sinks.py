@@ -14,6 +14,7 @@ from tisink.codec.bootstrap import BootstrapCadence
 from tisink.codec.config import EncoderConfig
 from tisink.core.clock import Clock
 from tisink.ddlsink.mq import MQDDLSink
+from tisink.eventsink.faults import FaultInjector, FaultyProducer
 from tisink.eventsink.mq.dml_sink import MQDMLSink
 from tisink.eventsink.mq.encoder_group import new_txn_encoder
 from tisink.eventsink.mq.heartbeats import IdlePartitions
@@ -49,9 +50,23 @@ def _encoder_config(config: ChangefeedConfig, max_message_bytes: int | None) -> 
     return dataclasses.replace(config.encoder, max_message_bytes=max_message_bytes)
 
 
-def _sequenced(producer: Producer, sequences: PartitionSequences | None) -> Producer:
-    """The producer stamping the protocol's per-partition sequence header, if it has one."""
-    return producer if sequences is None else SequencedProducer(producer, sequences)
+def _sequenced(
+    producer: Producer, sequences: PartitionSequences | None, faults: FaultInjector | None
+) -> Producer:
+    """The producer stamping the protocol's per-partition sequence header, if it has one,
+    under the fault injector, if there is one (a copy is a new record to the header)."""
+    if sequences is not None:
+        producer = SequencedProducer(producer, sequences)
+    return producer if faults is None else FaultyProducer(producer, faults)
+
+
+def new_fault_injector(
+    config: ChangefeedConfig, *, owned_partition: int | None = None
+) -> FaultInjector | None:
+    """The injector of ``config.faults``; the DML and DDL sinks of one changefeed share it."""
+    if not config.faults:
+        return None
+    return FaultInjector(config.faults, owned_partition=owned_partition)
 
 
 def new_mq_dml_sink(
@@ -64,11 +79,13 @@ def new_mq_dml_sink(
     max_message_bytes: int | None = None,
     sequences: PartitionSequences | None = None,
     own_cadence: bool = True,
+    faults: FaultInjector | None = None,
 ) -> MQDMLSink:
     """The MQ DML sink over any producer. ``sequences`` must be the object the DDL sink of the
     same changefeed gets. Without ``own_cadence`` the sink sends no BOOTSTRAP of its own (a
-    Spark owner writes the feed's planned ones through ``write_bootstrap``)."""
-    producer = _sequenced(producer, sequences)
+    Spark owner writes the feed's planned ones through ``write_bootstrap``). ``faults`` too is
+    shared with the DDL sink."""
+    producer = _sequenced(producer, sequences, faults)
     encoder_config = _encoder_config(config, max_message_bytes)
     encoder = new_encoder(encoder_config, clock)
     router = new_router(default_topic, config)
@@ -99,9 +116,10 @@ def new_mq_ddl_sink(
     *,
     max_message_bytes: int | None = None,
     sequences: PartitionSequences | None = None,
+    faults: FaultInjector | None = None,
 ) -> MQDDLSink:
     """The MQ DDL sink over any producer, with the DML sink's routing."""
-    producer = _sequenced(producer, sequences)
+    producer = _sequenced(producer, sequences, faults)
     encoder_config = _encoder_config(config, max_message_bytes)
     bootstrap = encoder_config.bootstrap
     return MQDDLSink(

@@ -29,7 +29,12 @@ from tisink.sink.capabilities import MQTarget
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
 from tisink.sink.factory import SinkFactory
-from tisink.sink.mq_sinks import new_mq_ddl_sink, new_mq_dml_sink, new_sequences
+from tisink.sink.mq_sinks import (
+    new_fault_injector,
+    new_mq_ddl_sink,
+    new_mq_dml_sink,
+    new_sequences,
+)
 
 
 class OwnedPartition:
@@ -118,6 +123,7 @@ async def open_partition_sinks(
     inner, max_bytes = await factory.open_producer(target)
     producer = owned_partition(inner, topic, partition)
     sequences = new_sequences(target.config)
+    faults = new_fault_injector(target.config, owned_partition=partition)
     dml = new_mq_dml_sink(
         producer,
         _topics_only(target.config),
@@ -127,6 +133,7 @@ async def open_partition_sinks(
         max_message_bytes=max_bytes,
         sequences=sequences,
         own_cadence=False,
+        faults=faults,
     )
     ddl = new_mq_ddl_sink(
         producer,
@@ -135,6 +142,7 @@ async def open_partition_sinks(
         factory.clock,
         max_message_bytes=max_bytes,
         sequences=sequences,
+        faults=faults,
     )
     return dml, ddl
 

@@ -59,6 +59,7 @@ def play_spark(
         partitions=run.partitions,
     )
     summary.add_sink_stats(run.sink_stats)
+    summary.faults = [fault.to_dict() for fault in run.faults]
     measured = Measured(
         latency=run.latency,
         seconds=run.acked_seconds,
@@ -90,6 +91,7 @@ def _run_spark(options: PlayOptions, sink_uri: str, started_at: float, marker: s
         feed_clock=options.feed_clock,
         rate=options.rate,
         watermark_interval_ms=options.watermark_interval_ms,
+        faults=options.faults,
         archive=options.spark_archive,
         started_at=started_at,
         stop_marker=marker,
@@ -107,6 +109,8 @@ def play_inline(
     """The inline player (the watermark policy's points are added by ``play_with_factory``).
     Fills ``acknowledged`` with what the destination acknowledged per partition."""
     config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
+    if options.faults is not None:
+        config = (config or ChangefeedConfig()).with_setting("faults", options.faults, "--faults")
     clock: Clock = FeedClock() if options.feed_clock else WallClock()
     factory = SinkFactory(sink_uri, config, clock=clock)
     if options.feed is not None:
@@ -120,6 +124,7 @@ def play_inline(
     pacer = Pacer(options.rate) if options.rate else None
     summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))
     acknowledged.update(factory.acknowledged_offsets())
+    summary.faults = [fault.to_dict() for fault in factory.injected_faults()]
     ended = time.time()
     sent_at = first_row.at or ended
     summary.set_timing(startup_s=sent_at - started_at, sending_s=ended - sent_at)

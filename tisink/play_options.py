@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from tisink.eventsink.faults import parse_faults
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 
 DEFAULT_WORKLOAD = "demo"
@@ -34,6 +35,8 @@ class PlayOptions:
     """Let a file sink continue the topics an earlier run left in its folder (no verify)."""
     duration_s: float | None = None
     """With ``rate`` and a workload: generate ``rate * duration_s`` rows instead of ``rows``."""
+    faults: str | None = None
+    """Delivery faults to inject (``eventsink/faults``), over the changefeed's ``[sink] faults``."""
 
     def __post_init__(self) -> None:
         """Numbers that cannot mean anything fail before anything starts."""
@@ -45,6 +48,8 @@ class PlayOptions:
             raise ValueError(f"--rate must be a positive number of rows/s, got {self.rate}")
         if self.duration_s is not None:
             self._check_duration(self.duration_s)
+        if self.faults is not None:
+            self._check_faults(self.faults)
         interval = self.watermark_interval_s
         if not (math.isfinite(interval) and interval * 1000 >= 1):
             raise ValueError(f"--watermark-interval must be at least 0.001 s, got {interval}")
@@ -52,6 +57,14 @@ class PlayOptions:
     @property
     def watermark_interval_ms(self) -> int:
         return round(self.watermark_interval_s * 1000)
+
+    def _check_faults(self, text: str) -> None:
+        plan = parse_faults(text)  # ValueError names the item and key
+        if plan.of("skew") is not None and self.engine == "spark":
+            raise ValueError(
+                "--faults skew needs --engine inline: it holds one partition behind the "
+                "others, and a Spark task writes a single partition"
+            )
 
     def _check_duration(self, duration: float) -> None:
         if not (math.isfinite(duration) and duration > 0):

@@ -43,6 +43,9 @@ class RunSummary:
     """The signal that stopped the play early (SIGINT, SIGTERM); None when it ran to the end."""
     error: str | None = None
     """Why the play failed (rows and checkpoint_ts then say how far it got); None on success."""
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    """With ``--faults``: each fault injected (topic, partition, first_offset, last_offset,
+    kind, commit_ts, messages), in topic, partition and offset order."""
     series: list[dict[str, Any]] = field(default_factory=list)
     """One entry per second since the command started: t, rows, messages, bytes, p99_ms; the
     rows add up to ``latency_ms["count"]``, the messages and bytes to the totals."""

@@ -2,11 +2,12 @@
 engineer can paste, worded like ``kafka-producer-perf-test``'s last line.
 
 The per-second series stays out of the table (it is in ``--summary-json`` and the chart of
-``--report``).
+``--report``); injected faults show as counts by kind.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich.console import Console
@@ -18,7 +19,16 @@ BEHIND_WARNING_S = 0.1
 """Falling behind the schedule by less than this is timer noise, not a play that cannot keep up."""
 
 
-def _cell(value: Any) -> str:
+def faults_cell(faults: list[dict[str, Any]]) -> str:
+    """Injected faults counted by kind (the list, with offsets, is in ``--summary-json``)."""
+    kinds = Counter(fault["kind"] for fault in faults)
+    copies = sum(fault["messages"] for fault in faults)
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) + f" ({copies} messages)"
+
+
+def _cell(key: str, value: Any) -> str:
+    if key == "faults" and isinstance(value, list):
+        return faults_cell(value)
     if isinstance(value, dict):
         return ", ".join(f"{k} {v}" for k, v in value.items())
     return str(value)
@@ -56,8 +66,8 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
     """The summary table, the rate held (paced plays), then the perf-test line."""
     table = Table("summary", "value", show_header=False)
     for key, value in summary.items():
-        if key not in HIDDEN and value is not None:
-            table.add_row(key, escape(_cell(value)))
+        if key not in HIDDEN and value is not None and (key != "faults" or value):
+            table.add_row(key, escape(_cell(key, value)))
     console.print(table)
     rate = summary.get("rate")
     if rate:

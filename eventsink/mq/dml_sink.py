@@ -29,6 +29,7 @@ from tisink.codec.encoder import RowEventEncoder
 from tisink.eventsink.base import CallbackableEvent
 from tisink.eventsink.capabilities import acknowledged_ends
 from tisink.eventsink.errors import EventSinkError, SinkDeadError
+from tisink.eventsink.faults import InjectedFault, faults_of
 from tisink.eventsink.mq.heartbeats import IdlePartitions
 from tisink.eventsink.mq.producer import Producer
 from tisink.eventsink.mq.txn_encoding import InlineEncoder, TxnEncoder
@@ -186,6 +187,10 @@ class MQDMLSink:
     def acknowledged_offsets(self) -> AcknowledgedEnds:
         """The producer's acknowledged ends per partition (empty if it does not track them)."""
         return acknowledged_ends(self._producer)
+
+    def injected_faults(self) -> list[InjectedFault]:
+        """The faults the producer injected (``--faults``); empty without."""
+        return faults_of(self._producer)
 
     # --- the worker ----------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from tisink.codec.message import Message, MessageType, Record
 from tisink.eventsink.errors import EventSinkError
-from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.producer import Mark, Producer, SendsMarked
 
 log = logging.getLogger(__name__)
 
@@ -52,21 +52,32 @@ class Delivery:
 class Segment:
     """Records of one message type and table for one partition, part of one Delivery."""
 
-    __slots__ = ("delivery", "records", "table", "type")
+    __slots__ = ("commit_ts", "delivery", "records", "table", "type")
 
     def __init__(
-        self, records: list[Record], type: MessageType, table: str, delivery: Delivery
+        self,
+        records: list[Record],
+        type: MessageType,
+        table: str,
+        delivery: Delivery,
+        commit_ts: int = 0,
     ) -> None:
         self.records = records
         self.type = type
         self.table = table
         self.delivery = delivery
+        self.commit_ts = commit_ts
 
     @classmethod
     def of_message(cls, message: Message) -> Segment:
         """A message that is a delivery of its own (a BOOTSTRAP copy)."""
         delivery = Delivery(1, None, size=message.length(), rows=message.rows)
         return cls([message.record()], message.type, message.table, delivery)
+
+
+def marks_of(batch: list[Segment]) -> list[Mark]:
+    """What a SendsMarked producer is told of a batch: one mark per segment."""
+    return [Mark(s.type, s.table, s.commit_ts, len(s.records)) for s in batch]
 
 
 def group_by_partition(
@@ -110,6 +121,7 @@ class PartitionSender:
         self._producer = producer
         self._on_acked = on_acked
         self._on_failed = on_failed
+        self._marked = producer if isinstance(producer, SendsMarked) else None
         self._queue: list[Segment] = []
         self._ready = asyncio.Event()
         self._closing = False
@@ -156,7 +168,12 @@ class PartitionSender:
                 for segment in batch:
                     records.extend(segment.records)
             try:
-                await self._producer.send(self.topic, self.partition, records)
+                if self._marked is None:
+                    await self._producer.send(self.topic, self.partition, records)
+                else:
+                    await self._marked.send_marked(
+                        self.topic, self.partition, records, marks_of(batch)
+                    )
             except asyncio.CancelledError:
                 raise
             except Exception as err:

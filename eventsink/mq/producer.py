@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
-from tisink.codec.message import Record
+from tisink.codec.message import MessageType, Record
 
 
 class Producer(Protocol):
@@ -34,4 +34,24 @@ class NumbersRecords(Protocol):
 
     async def send_sequenced(
         self, topic: str, partition: int, records: Sequence[Record], header: str
+    ) -> None: ...
+
+
+class Mark(NamedTuple):
+    """What a run of ``length`` consecutive records of a batch are: their message type, table
+    (qualified name; "" for none) and commit ts (0 where the message has none, a BOOTSTRAP)."""
+
+    type: MessageType
+    table: str
+    commit_ts: int
+    length: int
+
+
+@runtime_checkable
+class SendsMarked(Protocol):
+    """A producer that wants to know what it sends (the fault injector): the MQ sinks then
+    call ``send_marked`` with ``marks`` covering ``records`` in order, instead of ``send``."""
+
+    async def send_marked(
+        self, topic: str, partition: int, records: Sequence[Record], marks: Sequence[Mark]
     ) -> None: ...

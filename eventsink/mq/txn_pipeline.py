@@ -234,12 +234,13 @@ class TxnPipeline:
         delivery = Delivery(len(groups), callback, size=size, rows=len(rows))
         self.inflight_bytes += size
         table = txn.table.qualified_name
+        commit_ts = rows[0].commit_ts
         for partition, segment_records in groups:
             sender = senders[partition]
             if sender is None:
                 sender = self.senders.start(topic, partition)
-            sender.put(Segment(segment_records, _DML, table, delivery))
-        self.timers.written(topic, [p for p, _ in groups], rows[0].commit_ts)
+            sender.put(Segment(segment_records, _DML, table, delivery, commit_ts))
+        self.timers.written(topic, [p for p, _ in groups], commit_ts)
         self.stats.txns += 1
 
     def _topic_for(self, schema: str, table: str) -> str:

@@ -30,6 +30,7 @@ from tisink.eventsink.capabilities import (
     merge_seconds,
     stats_of,
 )
+from tisink.eventsink.faults import injected_faults, merge_faults
 from tisink.feed.errors import PlayError
 from tisink.feed.pacing import Pacer
 from tisink.feed.records import FeedRow
@@ -129,7 +130,7 @@ async def _play(
     pacer = Pacer(plan.rate) if plan.rate else None
     latency: AckLatency | None = None
     try:
-        factory = make_factory(plan.sink_uri, plan.config_text, clock)
+        factory = make_factory(plan.sink_uri, plan.config_text, clock, plan.faults)
         latency = factory.ack_latency
         event_sink: EventSink[Any]
         if plan.owners:
@@ -171,6 +172,7 @@ async def _play(
     result.last_ack = time.time()
     result.sink_stats = stats_of(sinks)
     result.acknowledged = merge_ends(*(acknowledged_ends(sink) for sink in sinks))
+    result.faults = merge_faults(injected_faults(sink) for sink in sinks)
     result.acked_seconds = merge_seconds(acked_seconds(sink) for sink in sinks)
     result.latency = latency.report() if latency is not None else None
     return result

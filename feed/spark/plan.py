@@ -65,6 +65,8 @@ class PlayPlan:
     """Rows per second for each owner."""
     stop_marker: str | None = None
     """A file whose appearance asks every owner to stop taking records (Ctrl-C)."""
+    faults: str | None = None
+    """``--faults``, over the TOML file's ``[sink] faults``."""
     intervals: tuple[int, ...] = ()
     """The commit-time intervals (indices) that hold records: the watermark policy's grid."""
     bootstrap: BootstrapSettings | None = None

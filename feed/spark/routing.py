@@ -33,11 +33,15 @@ RowValue = tuple[int, int, Any, Any, int, bool]
 """(table's DDL index, startTs, before, after, approximate size, counts as a feed row)."""
 
 
-def make_factory(sink_uri: str, config_text: str | None, clock: Clock) -> SinkFactory:
-    """The play's SinkFactory, rebuilt in any process from the URI and the changefeed TOML
-    text. Spark's tasks are already the parallel encoders, so encoder processes
+def make_factory(
+    sink_uri: str, config_text: str | None, clock: Clock, faults: str | None = None
+) -> SinkFactory:
+    """The play's SinkFactory, rebuilt in any process from the URI, the changefeed TOML text
+    and ``--faults``. Spark's tasks are already the parallel encoders, so encoder processes
     (``encoder-concurrency``) are not used."""
     config = ChangefeedConfig.from_toml(config_text) if config_text else None
+    if faults is not None:
+        config = (config or ChangefeedConfig()).with_setting("faults", faults, "--faults")
     factory = SinkFactory(sink_uri, config, clock=clock)
     if factory.config.encoder_concurrency:
         factory.config = dataclasses.replace(factory.config, encoder_concurrency=0)

@@ -26,6 +26,7 @@ from typing import Any
 from tisink.core.clock import WallClock
 from tisink.core.errors import TisinkError
 from tisink.eventsink.capabilities import merge_ends, merge_seconds
+from tisink.eventsink.faults import merge_faults
 from tisink.eventsink.stats import SinkStats
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.spark.errors import SparkPlayError
@@ -60,6 +61,7 @@ def run_spark_play(
     archive: str = AUTO_ARCHIVE,
     started_at: float | None = None,
     stop_marker: str | None = None,
+    faults: str | None = None,
 ) -> SparkRun:
     """Play a feed or a workload on Spark into ``sink_uri``: rows, DDLs, what the sinks
     delivered (messages by type, bytes), startup_s, rows_per_s, elapsed_s, checkpoint_ts and
@@ -71,7 +73,7 @@ def run_spark_play(
     started_at = started_at or time.time()
     started = time.perf_counter()
     config_text = Path(config_path).read_text(encoding="utf-8") if config_path else None
-    factory = make_factory(sink_uri, config_text, WallClock())
+    factory = make_factory(sink_uri, config_text, WallClock(), faults)
     spark = spark_session(master, archive=archive)
     source: PlayInput
     if feed_path is not None:
@@ -81,7 +83,7 @@ def run_spark_play(
         scenario = load_scenario(workload or "")
         source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
     plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
-    plan = dataclasses.replace(plan, stop_marker=stop_marker)
+    plan = dataclasses.replace(plan, stop_marker=stop_marker, faults=faults)
     log.info(
         "playing into %d partition owners (%s), %d DDLs, %d watermark points",
         plan.tasks,
@@ -210,6 +212,7 @@ def _summary(
         feed_bytes=stats.bytes,
         sink_stats=SinkStats.total(r.sink_stats for r in results),
         acknowledged=merge_ends(*(r.acknowledged for r in results)),
+        faults=merge_faults(r.faults for r in results),
         startup_s=round((first_send or last_ack) - started_at, 3),
         rows_per_s=round(stats.rows / span, 1) if span > 0 else 0.0,
         sending_s=span,

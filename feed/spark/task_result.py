@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tisink.core.errors import TisinkError
+from tisink.eventsink.faults import InjectedFault
 from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds, SinkStats
 from tisink.feed.errors import FeedError
 from tisink.feed.spark.reports import InputProblem
@@ -59,6 +60,7 @@ class TaskResult:
     last_ack: float = 0.0
     sink_stats: SinkStats = field(default_factory=SinkStats)
     acknowledged: AcknowledgedEnds = field(default_factory=dict)
+    faults: list[InjectedFault] = field(default_factory=list)
     acked_seconds: AckedSeconds = field(default_factory=dict)
     latency: LatencyReport | None = None
 
@@ -99,6 +101,7 @@ class SparkRun:
     feed_bytes: int
     sink_stats: SinkStats
     acknowledged: AcknowledgedEnds
+    faults: list[InjectedFault]
     startup_s: float
     rows_per_s: float
     sending_s: float

@@ -51,6 +51,26 @@ class Violation:
         return f"{self.location()} {self.rule}: {self.detail} | {self.message}"
 
 
+@dataclass(slots=True)
+class Redelivery:
+    """Consecutive records of one partition that repeat earlier ones."""
+
+    topic: str
+    partition: int
+    first_offset: int
+    last_offset: int
+    messages: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "first_offset": self.first_offset,
+            "last_offset": self.last_offset,
+            "messages": self.messages,
+        }
+
+
 @dataclass
 class VerifyReport:
     """Counts and the first ``max_violations`` violations of one verify run."""
@@ -67,6 +87,21 @@ class VerifyReport:
     violation_counts: Counter[str] = field(default_factory=Counter)
     unfinished: list[str] = field(default_factory=list)
     """Partitions whose end was not reached before the timeout ("topic[p]: why")."""
+    redeliveries: list[Redelivery] = field(default_factory=list)
+    """Runs of records that repeat earlier ones (at-least-once delivery: replays, retries)."""
+
+    def add_redelivery(self, topic: str, partition: int, offset: int) -> None:
+        """Count a repeated record at ``offset``: it extends the partition's last run when it
+        follows it, else starts a new run."""
+        runs = self.redeliveries
+        for run in reversed(runs):
+            if run.topic == topic and run.partition == partition:
+                if run.last_offset + 1 == offset:
+                    run.last_offset = offset
+                    run.messages += 1
+                    return
+                break
+        runs.append(Redelivery(topic, partition, offset, offset, 1))
 
     @property
     def ok(self) -> bool:
@@ -91,6 +126,7 @@ class VerifyReport:
             "violation_counts": dict(sorted(self.violation_counts.items())),
             "violations": [v.to_dict() for v in self.violations],
             "unfinished": list(self.unfinished),
+            "redeliveries": [r.to_dict() for r in self.redeliveries],
         }
 
 
@@ -105,6 +141,13 @@ def render_text(report: VerifyReport) -> str:
         f"tables: {', '.join(sorted(report.tables)) or '-'}",
     ]
     lines.extend(f"unfinished: {entry}" for entry in report.unfinished)
+    if report.redeliveries:
+        runs = report.redeliveries
+        copies = sum(run.messages for run in runs)
+        lines.append(
+            f"redelivered: {copies} message(s) in {len(runs)} run(s), as at-least-once delivery "
+            "(replays, retries) brings them; skipped, not violations"
+        )
     if report.violation_counts:
         lines.append("violations:")
         for rule in RULES:

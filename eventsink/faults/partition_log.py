@@ -1,0 +1,127 @@
+"""One partition's stream as the injector sees it: what was sent since the last WATERMARK, the
+BOOTSTRAPs a restart would send again, and the faults' decisions for each run of records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tisink.codec.message import MessageType, Record
+from tisink.eventsink.faults.spec import FaultPlan
+from tisink.eventsink.faults.triggers import Trigger
+from tisink.eventsink.mq.producer import Mark
+
+_DML = MessageType.DML
+_DDL = MessageType.DDL
+_BOOTSTRAP = MessageType.BOOTSTRAP
+_WATERMARK = MessageType.WATERMARK
+
+Added = tuple[str, int, int, int]
+"""A fault's records in a batch: kind, index of the first, count, commit ts it fired at."""
+
+
+class PartitionLog:
+    """The state of one (topic, partition). ``apply`` turns a batch into the batch to send,
+    the faults' copies in place, and says where each fault's records are."""
+
+    def __init__(self, plan: FaultPlan, topic: str, partition: int) -> None:
+        self.triggers = {
+            spec.kind: Trigger(spec, topic, partition)
+            for spec in plan.faults
+            if spec.kind != "skew" and spec.applies_to(topic, partition)
+        }
+        self._since: list[tuple[Mark, Sequence[Record]]] = []
+        """Runs sent since the last WATERMARK (DML, DDL, BOOTSTRAP), as sent."""
+        self._dml_since = 0
+        self._bootstraps: dict[str, Record] = {}
+        self._bootstraps_at_watermark: dict[str, Record] = {}
+        self._watermark: Sequence[Record] | None = None
+        self.last_ts = 0
+        """The newest commit ts among the partition's marks (skew's clock)."""
+
+    def apply(
+        self, records: Sequence[Record], marks: Sequence[Mark]
+    ) -> tuple[list[Record], list[Added]]:
+        if not self.triggers and not marks:
+            return list(records), []
+        out: list[Record] = []
+        added: list[Added] = []
+        start = 0
+        for mark in marks:
+            run = records[start : start + mark.length]
+            start += mark.length
+            if mark.commit_ts > self.last_ts:
+                self.last_ts = mark.commit_ts
+            if mark.type is _WATERMARK:
+                self._watermark_run(mark, run, out, added)
+            else:
+                self._change_run(mark, run, out, added)
+        out.extend(records[start:])
+        return out, added
+
+    def _fire(self, kind: str, commit_ts: int) -> bool:
+        trigger = self.triggers.get(kind)
+        return trigger is not None and trigger.fires(commit_ts)
+
+    @staticmethod
+    def _add(
+        kind: str, ts: int, copies: Sequence[Record], out: list[Record], added: list[Added]
+    ) -> None:
+        if copies:
+            added.append((kind, len(out), len(copies), ts))
+            out.extend(copies)
+
+    def _watermark_run(
+        self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]
+    ) -> None:
+        ts = mark.commit_ts
+        if self._watermark is not None and self._fire("restart-replay", ts):
+            self._add("restart-replay", ts, self._replay(), out, added)
+        out.extend(run)
+        if self._fire("duplicate-watermark", ts):
+            self._add("duplicate-watermark", ts, run, out, added)
+        if self._watermark is not None and self._fire("stale-watermark", ts):
+            self._add("stale-watermark", ts, self._watermark, out, added)
+        self._watermark = run
+        self._since.clear()
+        self._dml_since = 0
+        self._bootstraps_at_watermark = dict(self._bootstraps)
+
+    def _change_run(
+        self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]
+    ) -> None:
+        out.extend(run)
+        kind = mark.type
+        if kind is _BOOTSTRAP:
+            if run:
+                self._bootstraps[mark.table] = run[-1]
+        elif kind is not _DML and kind is not _DDL:
+            return  # a HEARTBEAT: neither replayed nor duplicated
+        self._since.append((mark, run))
+        ts = mark.commit_ts
+        if kind is _DDL and self._fire("duplicate-ddl", ts):
+            self._add("duplicate-ddl", ts, run, out, added)
+        if kind is not _DML:
+            return
+        self._dml_since += 1
+        if self._fire("producer-retry", ts):
+            self._add("producer-retry", ts, run, out, added)
+        if self._dml_since >= 2 and self._fire("bab", ts):
+            copies = [record for _, sent in self._since for record in sent]
+            self._add("bab", ts, copies, out, added)
+
+    def _replay(self) -> list[Record]:
+        """What a restarted sink sends after the last WATERMARK: the same runs, each table's
+        first row after its BOOTSTRAP (as a new sink sends one before a table's first row)
+        unless a BOOTSTRAP or DDL of it comes first."""
+        out: list[Record] = []
+        announced: set[str] = set()
+        for mark, run in self._since:
+            if mark.type is not _DML:
+                announced.add(mark.table)
+            elif mark.table not in announced:
+                announced.add(mark.table)
+                bootstrap = self._bootstraps_at_watermark.get(mark.table)
+                if bootstrap is not None:
+                    out.append(bootstrap)
+            out.extend(run)
+        return out

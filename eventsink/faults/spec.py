@@ -1,0 +1,177 @@
+"""The fault spec: ``NAME[:key=value,...]`` items joined by ``;``, as ``tisink play --faults``
+and the changefeed's ``[sink] faults`` take it.
+
+Every kind fires at *points* of one partition's stream, chosen by its trigger keys:
+
+* ``every=DURATION``: once per DURATION of commit time (``5s``, ``500ms``, ``2m``; a bare
+  number is seconds), at the first eligible message of each new slot of that length;
+* ``at=TSO``: at the first eligible message at or past that commit ts (repeat the key for more);
+* ``p=PROBABILITY``: each eligible message with that probability, drawn from a generator
+  seeded by ``seed``, the kind, the topic and the partition, so a seeded play is repeatable.
+
+``topic=NAME`` and ``partition=N`` limit a kind to one topic or partition. Without trigger keys
+a kind uses its default (``DEFAULTS``). ``skew`` takes ``by=DURATION`` (default 5s) and
+``partition`` (default 0) instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from tisink.eventsink.faults.errors import FaultSpecError
+
+FAULT_KINDS: dict[str, str] = {
+    "restart-replay": "before a WATERMARK, the partition is sent again from just after the "
+    "previous one (with the BOOTSTRAPs and DDLs a restarted TiCDC sends again)",
+    "bab": "after a transaction, the partition's earlier transactions since the last "
+    "WATERMARK are sent again, then that transaction itself",
+    "duplicate-ddl": "a DDL message is sent twice",
+    "duplicate-watermark": "a WATERMARK is sent twice",
+    "stale-watermark": "after a WATERMARK, the one before it is sent again (as after a restart)",
+    "producer-retry": "a transaction's records are sent again right after it, as a retried "
+    "batch whose acknowledgement was lost",
+    "skew": "one partition is held back by a span of commit time behind the others "
+    "(inline engine; the bytes of the partition do not change)",
+}
+"""Kind -> what it does, in the order ``tisink play --help`` lists them."""
+
+DEFAULTS: dict[str, dict[str, str]] = {
+    "restart-replay": {"every": "10s"},
+    "bab": {"every": "5s"},
+    "duplicate-ddl": {"p": "1"},
+    "duplicate-watermark": {"every": "5s"},
+    "stale-watermark": {"every": "5s"},
+    "producer-retry": {"p": "0.02"},
+    "skew": {"by": "5s", "partition": "0"},
+}
+
+_KEYS = {"every", "at", "p", "seed", "topic", "partition"}
+_SKEW_KEYS = {"by", "topic", "partition"}
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, None: 1000}
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    """One item of a spec: a kind and its parsed keys."""
+
+    kind: str
+    every_ms: int = 0
+    at: tuple[int, ...] = ()
+    p: float = 0.0
+    seed: int = 1
+    topic: str | None = None
+    partition: int | None = None
+    by_ms: int = 0
+
+    def applies_to(self, topic: str, partition: int) -> bool:
+        return (self.topic is None or self.topic == topic) and (
+            self.partition is None or self.partition == partition
+        )
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    """The parsed spec; ``text`` is what the user wrote (shown in the summary)."""
+
+    text: str
+    faults: tuple[FaultSpec, ...] = field(default=())
+
+    def of(self, kind: str) -> FaultSpec | None:
+        return next((f for f in self.faults if f.kind == kind), None)
+
+    def __bool__(self) -> bool:
+        return bool(self.faults)
+
+
+def parse_duration_ms(text: str) -> int:
+    match = _DURATION.match(text.strip())
+    if match is None:
+        raise ValueError(f"{text!r} is no duration (5s, 500ms, 2m)")
+    millis = int(float(match.group(1)) * _UNIT_MS[match.group(2)])
+    if millis <= 0:
+        raise ValueError(f"{text!r} must be longer than 0")
+    return millis
+
+
+def parse_faults(value: object) -> FaultPlan:
+    """Parse a spec (a str; a TOML array of item strings is joined). ValueError (with the item
+    and key) for anything unknown or malformed, as option converters raise."""
+    if isinstance(value, list | tuple):
+        value = ";".join(str(item) for item in value)
+    if not isinstance(value, str):
+        raise ValueError(f"expected a fault spec string, got {value!r}")
+    items = [item.strip() for item in value.split(";") if item.strip()]
+    faults = tuple(_item(item) for item in items)
+    kinds = [f.kind for f in faults]
+    for kind in kinds:
+        if kinds.count(kind) > 1:
+            raise ValueError(f"fault {kind!r} is given twice")
+    return FaultPlan(value.strip(), faults)
+
+
+def _item(item: str) -> FaultSpec:
+    name, _, params = item.partition(":")
+    kind = name.strip().lower()
+    if kind not in FAULT_KINDS:
+        raise ValueError(f"unknown fault {name.strip()!r} (known: {', '.join(FAULT_KINDS)})")
+    pairs = [p.strip() for p in params.split(",") if p.strip()] if params else []
+    given: list[tuple[str, str]] = []
+    allowed = _SKEW_KEYS if kind == "skew" else _KEYS
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in allowed:
+            raise ValueError(f"fault {kind!r}: {pair!r} is no key=value of {sorted(allowed)}")
+        given.append((key, raw.strip()))
+    if not any(key in ("every", "at", "p", "by") for key, _ in given):
+        given = [*DEFAULTS[kind].items(), *given]
+    elif kind == "skew" and not any(key == "partition" for key, _ in given):
+        given.append(("partition", DEFAULTS["skew"]["partition"]))
+    try:
+        return _build(kind, given)
+    except ValueError as err:
+        raise ValueError(f"fault {kind!r}: {err}") from None
+
+
+def _build(kind: str, given: list[tuple[str, str]]) -> FaultSpec:
+    spec = FaultSpec(kind)
+    at: list[int] = []
+    for key, raw in given:
+        if key == "every":
+            spec = replace(spec, every_ms=parse_duration_ms(raw))
+        elif key == "by":
+            spec = replace(spec, by_ms=parse_duration_ms(raw))
+        elif key == "at":
+            at.append(_non_negative(key, raw))
+        elif key == "p":
+            p = float(raw)
+            if not 0.0 < p <= 1.0:
+                raise ValueError(f"p={raw} must be in (0, 1]")
+            spec = replace(spec, p=p)
+        elif key == "seed":
+            spec = replace(spec, seed=_non_negative(key, raw))
+        elif key == "partition":
+            spec = replace(spec, partition=_non_negative(key, raw))
+        else:
+            spec = replace(spec, topic=raw)
+    return replace(spec, at=tuple(sorted(at)))
+
+
+def _non_negative(key: str, raw: str) -> int:
+    try:
+        number = int(raw)
+    except ValueError:
+        raise ValueError(f"{key}={raw} is not an integer") from None
+    if number < 0:
+        raise ValueError(f"{key}={raw} must not be negative")
+    return number
+
+
+def faults_or_error(text: str, where: str) -> FaultPlan:
+    """``parse_faults`` for callers outside option conversion: FaultSpecError naming ``where``."""
+    try:
+        return parse_faults(text)
+    except ValueError as err:
+        raise FaultSpecError(f"{where}: {err}") from None
