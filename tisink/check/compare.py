@@ -122,4 +122,7 @@ def _chunks(
     db: Database, where: Location, columns: list[str], plan: TablePlan, chunk_rows: int
 ) -> Iterator[Sequence[Sequence[Any]]]:
     order = [columns[plan.columns.index(c)] for c in plan.key] or columns
-    return db.stream(where, columns, order, chunk_rows)
+    json = frozenset(
+        name for name, t in zip(columns, plan.types, strict=True) if t.family is TypeFamily.JSON
+    )
+    return db.stream(where, columns, order, chunk_rows, json)

@@ -133,12 +133,23 @@ class Database:
             return int(conn.execute(query).scalar_one())
 
     def stream(
-        self, where: Location, columns: Sequence[str], order_by: Sequence[str], chunk_rows: int
+        self,
+        where: Location,
+        columns: Sequence[str],
+        order_by: Sequence[str],
+        chunk_rows: int,
+        json_columns: frozenset[str] = frozenset(),
     ) -> Iterator[Sequence[Sequence[Any]]]:
         """The rows of ``where`` (``columns`` in that order), ordered by ``order_by`` on the
         server, in chunks of ``chunk_rows``: a server-side cursor, so memory stays bounded.
-        Columns are untyped here, so values come as the driver returns them."""
-        query = sa.select(*_columns(columns)).select_from(where.sql_table())
+        Columns are untyped here, so values come as the driver returns them; but PostgreSQL's
+        ``json_columns`` are read as text, since psycopg returns JSON ``null`` as None, which
+        would be SQL NULL."""
+        as_text = json_columns if self.url.dialect == "postgresql" else frozenset()
+        selected = [
+            sa.cast(col, sa.Text) if col.name in as_text else col for col in _columns(columns)
+        ]
+        query = sa.select(*selected).select_from(where.sql_table())
         if order_by:
             query = query.order_by(*_columns(order_by))
         with self.reading(f"read the rows of {where.table}"), self.engine.connect() as conn:
