@@ -13,7 +13,8 @@ says so and is fatal otherwise (the sink's ``error`` then names the table and th
 Optional hooks: ``write_ddl(ddl)`` and ``write_checkpoint(ts)`` make the same object a DDL sink
 (the log scheme keeps its own, ``ddlsink/log.py``), ``on_close()`` releases resources.
 To make a sink reachable from a sink URI, register a provider under the ``tisink.sinks`` entry
-point group (see ``sink/registry.py``; ``plugins/tisink-sqlite`` is a complete plugin).
+point group (see ``sink/registry.py``; ``tests/plugin_dist/`` holds complete plugins, and
+``eventsink/sql`` is a larger ``BatchingSink``: the feed applied to SQL databases).
 
 This sink "delivers" a row by logging one line through stdlib logging, with the row's facts as
 ``extra=`` fields (structured: the CLI's structlog setup renders them as key/value or JSON).

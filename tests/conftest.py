@@ -1,4 +1,5 @@
-"""Fixtures shared by every test package: where the golden data lives."""
+"""Fixtures shared by every test package: where the golden data lives, the broker, the database
+servers (``tests/db_servers.py``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,17 @@ from pathlib import Path
 import pytest
 
 from tests.broker_fixture import kafka_bootstrap
+from tests.db_servers import fresh_mariadb, fresh_postgresql, mariadb_url, postgresql_url
 
-__all__ = ["kafka_bootstrap", "shared_dir", "simple_golden"]
+__all__ = [
+    "fresh_mariadb",
+    "fresh_postgresql",
+    "kafka_bootstrap",
+    "mariadb_url",
+    "postgresql_url",
+    "shared_dir",
+    "simple_golden",
+]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -179,7 +179,8 @@ class PostgreSQLDialect(Dialect):
         bounds = _bounds(col)
         if bounds is not None:
             low, high = bounds
-            value = f"LEAST(GREATEST(CAST({value} AS numeric), {low}), {high})"
+            clamped = f"LEAST(GREATEST(CAST({value} AS numeric), {low}), {high})"
+            value = f"CASE WHEN {value} IS NULL THEN NULL ELSE {clamped} END"  # GREATEST skips NULL
         return f"CAST({value} AS {target})"
 
 
