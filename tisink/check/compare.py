@@ -29,7 +29,11 @@ def _preparer(plan: TablePlan, converters: list[Normalise]) -> Callable[[Sequenc
     pairs = [(i, converters[i]) for i in positions]
 
     def prepare(row: Sequence[Any]) -> Item:
-        return tuple(sortable(None if row[i] is None else f(row[i])) for i, f in pairs), row
+        # a plain tuple: compared and pickled much faster than SQLAlchemy's Row
+        values = tuple(row)
+        return tuple(
+            sortable(None if values[i] is None else f(values[i])) for i, f in pairs
+        ), values
 
     return prepare
 

@@ -8,6 +8,7 @@ INT column) becomes ``Unreadable``, equal only to the same unreadable text."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 from collections.abc import Callable
@@ -44,6 +45,9 @@ def _integer(value: Any) -> int:
         return int(value)
     if isinstance(value, bytes | bytearray | memoryview):  # BIT as bytes (MySQL drivers)
         return int.from_bytes(bytes(value), "big")
+    if type(value) is str:
+        with contextlib.suppress(ValueError):
+            return int(value)
     number = Decimal(_text(value).strip()) if not isinstance(value, float) else value
     if number != int(number):
         raise ValueError(f"{value!r} is not an integer")
