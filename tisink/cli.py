@@ -182,6 +182,14 @@ def play(
             "(verify is skipped); without it such a folder is refused."
         ),
     ] = False,
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            help="Delivery faults of at-least-once CDC to inject: NAME[:key=value,...] items "
+            "joined by ';' (restart-replay, bab, duplicate-ddl, duplicate-watermark, "
+            "stale-watermark, producer-retry, skew); listed in the summary's faults."
+        ),
+    ] = None,
 ) -> None:
     """Play a change feed or a generated workload through the sink framework to a sink.
     Ctrl-C (or SIGTERM) stops reading, lets sent messages finish, prints and writes the
@@ -213,6 +221,7 @@ def play(
             watermark_interval_s=watermark_interval,
             spark_archive=spark_archive,
             append=append,
+            faults=faults,
         )
     except ValueError as err:
         console.print(f"[bold red]play refused:[/] {err}")
@@ -325,6 +334,69 @@ def verify(
     if summary_json:
         summary_json.parent.mkdir(parents=True, exist_ok=True)
         summary_json.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command()
+def check(
+    actual: Annotated[
+        str,
+        typer.Option(
+            help="The consumer's database: sqlite:///rel.db, sqlite:////abs.db, "
+            "mysql://user:pw@host:port/, postgresql://user:pw@host:port/db."
+        ),
+    ],
+    expected: Annotated[
+        str | None,
+        typer.Option(help="The expected database URL, or a feed file to apply (temporary SQLite)."),
+    ] = None,
+    workload: Annotated[
+        str | None, typer.Option(help="Or a workload (built-in or TOML) to apply, as play does.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
+    rows: Annotated[int | None, typer.Option(help="Workload rows (default: scenario's).")] = None,
+    table: Annotated[
+        list[str] | None, typer.Option(help="Compare only schema.table (wildcards; repeatable).")
+    ] = None,
+    ignore_table: Annotated[
+        list[str] | None, typer.Option(help="Leave out schema.table (wildcards; repeatable).")
+    ] = None,
+    schema_map: Annotated[
+        list[str] | None, typer.Option(help="SRC=DST: schema SRC is DST on the actual side.")
+    ] = None,
+    table_map: Annotated[
+        list[str] | None, typer.Option(help="SRC=DST: table s.t is s2.t2 on the actual side.")
+    ] = None,
+    max_differences: Annotated[int, typer.Option(help="Differences to list.")] = 20,
+    report_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+) -> None:
+    """Compare a consumer's database with the state a change feed implies; exit 0 when equal,
+    1 when different, 2 when a database cannot be opened or read."""
+    from tisink.check import CheckError, command_options, render_text, write_json
+    from tisink.check import check as run_check
+
+    if report_json is not None:
+        _check_writable(report_json, command="check", what="the report")
+    try:
+        options = command_options(
+            expected=expected,
+            workload=workload,
+            seed=seed,
+            rows=rows,
+            actual=actual,
+            tables=table or (),
+            ignore_tables=ignore_table or (),
+            schema_map=schema_map or (),
+            table_map=table_map or (),
+            max_differences=max_differences,
+        )
+        report = run_check(options)
+    except (CheckError, ValueError) as err:
+        console.print(f"[bold red]check failed:[/] {err}")
+        raise typer.Exit(2) from err
+    typer.echo(render_text(report))
+    if report_json is not None:
+        write_json(report, report_json)
     raise typer.Exit(0 if report.ok else 1)
 
 

@@ -33,6 +33,11 @@ PARTITIONS = 3
 # TiCDC's per-table BOOTSTRAP cadence, its triggers close enough to fire many times in the feed
 BUSY = "[sink]\nsend-bootstrap-interval-in-sec = 5\nsend-bootstrap-in-msg-count = 50\n"
 PARTITION_ZERO = BUSY + "send-bootstrap-to-all-partition = false\n"
+# delivery faults, from the changefeed file: the same copies at the same offsets on both engines
+FAULTS = (
+    '[sink]\nfaults = "restart-replay:every=1s;bab:p=0.05;duplicate-ddl;producer-retry:p=0.05;'
+    'stale-watermark:every=1s;duplicate-watermark:p=0.3"\n'
+)
 CASES = {
     "simple": ("simple", None),
     "simple-busy-cadence": ("simple", BUSY),
@@ -40,6 +45,8 @@ CASES = {
     "debezium": ("debezium", None),
     "tencent-dts": ("tencent-dts", None),
     "alibaba-dts": ("alibaba-dts", None),
+    "simple-faults": ("simple", FAULTS),
+    "tencent-dts-faults": ("tencent-dts", FAULTS),
 }
 
 
@@ -148,6 +155,13 @@ def test_inline_and_spark_write_the_same_bytes(
 ) -> None:
     _play_both(demo_feed, tmp_path, case)
     protocol, text = CASES[case]
+    if text == FAULTS:  # the faults fired: partitions hold copies of earlier records
+        values = [
+            r.value
+            for t in list_file_topics(tmp_path / "inline")
+            for r in read_file_topic_records(tmp_path / "inline", t)
+        ]
+        assert len(values) - len(set(values)) > 20
     if protocol == "simple":
         # TiCDC's cadence: each table's first row, then every 50 messages or 5 s, everywhere
         # (or in partition 0 alone)

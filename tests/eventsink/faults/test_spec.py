@@ -1,0 +1,67 @@
+"""The fault spec: items, keys, defaults, and errors that name the item and key."""
+
+from __future__ import annotations
+
+import pytest
+
+from tisink.eventsink.faults import FAULT_KINDS, parse_faults
+from tisink.eventsink.faults.spec import DEFAULTS, parse_duration_ms
+from tisink.sink import ChangefeedConfig
+from tisink.sink.errors import ChangefeedConfigError
+
+
+def test_items_keys_and_defaults() -> None:
+    plan = parse_faults("restart-replay:every=3s,partition=2; bab ;producer-retry:p=0.5,seed=7")
+    restart, bab, retry = plan.faults
+    assert (restart.kind, restart.every_ms, restart.partition) == ("restart-replay", 3000, 2)
+    assert (bab.kind, bab.every_ms) == ("bab", 5000)
+    assert (retry.p, retry.seed) == (0.5, 7)
+    assert plan.of("skew") is None
+    assert parse_faults("restart-replay:at=5,at=3").faults[0].at == (3, 5)
+
+
+def test_every_kind_has_a_default_trigger() -> None:
+    assert set(DEFAULTS) == set(FAULT_KINDS)
+    for kind in FAULT_KINDS:
+        spec = parse_faults(kind).faults[0]
+        assert spec.every_ms or spec.p or spec.by_ms, kind
+
+
+def test_skew_defaults_to_partition_zero() -> None:
+    skew = parse_faults("skew:by=2s").faults[0]
+    assert (skew.by_ms, skew.partition) == (2000, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"), [("5s", 5000), ("250ms", 250), ("2m", 120_000), ("1.5", 1500)]
+)
+def test_durations(text: str, ms: int) -> None:
+    assert parse_duration_ms(text) == ms
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("restart:every=1s", "unknown fault 'restart'"),
+        ("bab:every=soon", "fault 'bab': 'soon' is no duration"),
+        ("producer-retry:p=2", "p=2 must be in (0, 1]"),
+        ("duplicate-ddl:sometimes", "'sometimes' is no key=value"),
+        ("skew:every=1s", "fault 'skew': 'every=1s' is no key=value"),
+        ("bab;bab:every=1s", "fault 'bab' is given twice"),
+        ("restart-replay:at=-1", "at=-1 must not be negative"),
+    ],
+)
+def test_errors_name_the_item_and_key(text: str, named: str) -> None:
+    with pytest.raises(ValueError, match=named.replace("(", r"\(").replace(")", r"\)")):
+        parse_faults(text)
+
+
+def test_the_changefeed_toml_and_the_flag_set_it() -> None:
+    config = ChangefeedConfig.from_toml('[sink]\nfaults = "duplicate-ddl"\n')
+    assert config.faults is not None and config.faults.faults[0].kind == "duplicate-ddl"
+    flagged = config.with_setting("faults", "bab:every=1s", "--faults")
+    assert flagged.faults is not None and [f.kind for f in flagged.faults.faults] == ["bab"]
+    with pytest.raises(ChangefeedConfigError, match="--faults: unknown fault 'nope'"):
+        config.with_setting("faults", "nope", "--faults")
+    with pytest.raises(ChangefeedConfigError, match=r"sink\.faults"):
+        ChangefeedConfig.from_toml('[sink]\nfaults = "bab:every=x"\n')

@@ -1,0 +1,158 @@
+"""``tisink play --faults``: every protocol's stream with replays verifies as valid with its
+faults listed, each listed fault holds copies of records sent before, and a row lost or out of
+order still fails verify. Kafka: the copies reach the broker (read with confluent-kafka)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.kafka_support.readback import read_partition, unique_topic
+from tisink.eventsink.file import partition_file
+from tisink.play import PlayOptions, run_play
+from tisink.sink.providers import DEFAULT_FILE_TOPIC
+from tisink.verify import verify
+
+PARTITIONS = 3
+ROWS = 3000
+FAULTS = "restart-replay:every=1s;producer-retry:p=0.02;duplicate-ddl;stale-watermark:every=2s"
+
+PROTOCOLS = [
+    "simple",
+    "simple&encoding-format=avro",
+    "debezium",
+    "tencent-dts",
+    "tencent-dts&encoding-format=avro",
+    "alibaba-dts",
+    "canal-json",
+    "canal-json&enable-tidb-extension=true",
+    "open",
+]
+
+
+def _play(uri: str, faults: str = FAULTS, **options: Any) -> dict[str, Any]:
+    summary = run_play(
+        PlayOptions(
+            workload="demo",
+            rows=ROWS,
+            sink_uri=uri,
+            engine="inline",
+            feed_clock=True,
+            watermark_interval_s=0.5,
+            faults=faults,
+            **options,
+        )
+    )
+    return summary.to_dict()
+
+
+def _lines(directory: Path, partition: int) -> list[dict[str, Any]]:
+    path = partition_file(directory, DEFAULT_FILE_TOPIC, partition)
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def _copied(lines: list[dict[str, Any]], first: int, last: int) -> bool:
+    """Every record first..last repeats (key and value) one written before ``first``."""
+    earlier = {(r["key"], r["value"]) for r in lines[:first]}
+    return all((r["key"], r["value"]) in earlier for r in lines[first : last + 1])
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_replayed_stream_verifies_with_its_faults_listed(tmp_path: Path, protocol: str) -> None:
+    out = tmp_path / "out"
+    uri = f"file://{out}?protocol={protocol}&partition-num={PARTITIONS}"
+    summary = _play(uri)
+    assert summary["verified"] is True
+    faults = summary["faults"]
+    assert {f["kind"] for f in faults} >= {"restart-replay", "duplicate-ddl", "producer-retry"}
+    lines = {p: _lines(out, p) for p in range(PARTITIONS)}
+    for fault in faults:
+        assert _copied(lines[fault["partition"]], fault["first_offset"], fault["last_offset"])
+    report = verify(uri)
+    assert report.ok
+    redelivered = {
+        (r.partition, o)
+        for r in report.redeliveries
+        for o in range(r.first_offset, r.last_offset + 1)
+    }
+    listed = {
+        (f["partition"], o) for f in faults for o in range(f["first_offset"], f["last_offset"] + 1)
+    }
+    assert listed <= redelivered
+
+    # one row lost (an original, not a copy): the partition's offsets show the gap
+    partition = max(lines, key=lambda p: len(lines[p]))
+    kept = lines[partition]
+    copies = {o for p, o in listed if p == partition}
+    counts: dict[tuple[str, str], int] = {}
+    for record in kept:
+        counts[record["key"], record["value"]] = counts.get((record["key"], record["value"]), 0) + 1
+    lost = next(
+        n
+        for n, r in enumerate(kept)
+        if n not in copies and n > 10 and counts[r["key"], r["value"]] == 1
+    )
+    path = partition_file(out, DEFAULT_FILE_TOPIC, partition)
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for n, r in enumerate(kept) if n != lost))
+    broken = verify(uri)
+    assert not broken.ok
+    assert broken.violation_counts["offsets-continuous"] == 1
+
+
+def test_a_row_out_of_order_still_fails_among_replays(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    uri = f"file://{out}?protocol=simple&partition-num=1"
+    assert _play(uri, faults="restart-replay:every=1s;bab:every=1s")["verified"] is True
+    lines = _lines(out, 0)
+    values = [orjson.loads(_b64(r["value"])) for r in lines]
+    rows = [
+        n for n, v in enumerate(values) if v.get("type") == "UPDATE" and v.get("table") == "orders"
+    ]
+    seen: set[str] = set()
+    originals = []
+    for n in rows:
+        if lines[n]["value"] not in seen:
+            seen.add(lines[n]["value"])
+            originals.append(n)
+    # move a later UPDATE of a row before an earlier one of the same row, as new records
+    by_key: dict[Any, list[int]] = {}
+    for n in originals:
+        by_key.setdefault(orjson.dumps(values[n]["data"]["id"]), []).append(n)
+    first, later = next(ns[:2] for ns in by_key.values() if len(ns) >= 2)
+    moved = (
+        lines[:first]
+        + [lines[later]]
+        + [r for n, r in enumerate(lines[first:], first) if n != later]
+    )
+    path = partition_file(out, DEFAULT_FILE_TOPIC, 0)
+    path.write_bytes(
+        b"".join(orjson.dumps({**r, "offset": n}) + b"\n" for n, r in enumerate(moved))
+    )
+    report = verify(uri)
+    assert report.violation_counts["handle-commit-ts-order"] >= 1
+
+
+def test_kafka_receives_the_copies(kafka_bootstrap: str) -> None:
+    topic = unique_topic("faults")
+    uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}"
+    summary = _play(uri, faults="restart-replay:every=1s;duplicate-watermark:every=1s")
+    assert summary["verified"] is True
+    faults = summary["faults"]
+    assert {f["kind"] for f in faults} == {"restart-replay", "duplicate-watermark"}
+    for partition in range(PARTITIONS):
+        listed = [f for f in faults if f["partition"] == partition]
+        records = read_partition(
+            kafka_bootstrap, topic, partition, max(f["last_offset"] for f in listed) + 1
+        )
+        for fault in listed:
+            earlier = set(records[: fault["first_offset"]])
+            copies = records[fault["first_offset"] : fault["last_offset"] + 1]
+            assert copies and all(record in earlier for record in copies)
+
+
+def _b64(text: str) -> bytes:
+    return base64.b64decode(text)
