@@ -9,6 +9,7 @@ again with both sides sorted here (``ordering``), so memory stays bounded either
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -102,24 +103,42 @@ def compare_table(
     plan: TablePlan, databases: tuple[Database, Database], report: CheckReport, chunk_rows: int
 ) -> TableResult:
     """Compare the rows of ``plan``'s table; the report keeps its first differences."""
+    try:
+        merge = _compare(plan, databases, report, chunk_rows, sort_here=False)
+    except OutOfOrder:
+        log.info("%s: the server's order is not the keys' order: sorting here", plan.name)
+        merge = _compare(plan, databases, report, chunk_rows, sort_here=True)
+    report.add(merge.found, merge.total)
+    return merge.result
+
+
+def _compare(
+    plan: TablePlan,
+    databases: tuple[Database, Database],
+    report: CheckReport,
+    chunk_rows: int,
+    *,
+    sort_here: bool,
+) -> _Merge:
+    """One pass over both sides; their cursors are closed when it ends, however it ends."""
+    merge = _Merge(plan, report)
+    prepare = _preparer(plan, merge.converters)
     sides = (
         (databases[0], plan.expected_at, plan.columns),
         (databases[1], plan.actual_at, plan.actual_columns),
     )
-    merge = _Merge(plan, report)
-    prepare = _preparer(plan, merge.converters)
-    try:
-        streams = [in_server_order(_chunks(*side, plan, chunk_rows), prepare) for side in sides]
+    with contextlib.ExitStack() as stack:
+        streams = []
+        for side in sides:
+            chunks = _chunks(*side, plan, chunk_rows)
+            items = (
+                sorted_items(chunks, prepare, chunk_rows)
+                if sort_here
+                else in_server_order(chunks, prepare)
+            )
+            streams.append(stack.enter_context(contextlib.closing(items)))
         merge.run(*streams)
-    except OutOfOrder:
-        log.info("%s: the server's order is not the keys' order: sorting here", plan.name)
-        merge = _Merge(plan, report)
-        streams = [
-            sorted_items(_chunks(*side, plan, chunk_rows), prepare, chunk_rows) for side in sides
-        ]
-        merge.run(*streams)
-    report.add(merge.found, merge.total)
-    return merge.result
+    return merge
 
 
 def _chunks(

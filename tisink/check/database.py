@@ -58,7 +58,7 @@ class Database:
     def __init__(self, url: DatabaseURL) -> None:
         self.url = url
         if url.dialect == "sqlite":
-            path = url.raw.partition("://")[2][1:]
+            path = url.raw.partition("://")[2][1:].partition("?")[0]
             if not Path(path).is_file():  # SQLAlchemy would create an empty database
                 raise CheckError(f"{url.masked}: no SQLite database file {path}")
         with self.reading("open the database"):

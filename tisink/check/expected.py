@@ -17,6 +17,8 @@ from tisink.core.errors import TisinkError
 from tisink.feed.workload import generate_feed
 from tisink.play import PlayOptions, run_play
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class ExpectedSource:
@@ -61,7 +63,5 @@ def applied_feed(source: ExpectedSource) -> Iterator[Expected]:
             types = feed_types(feed)
         except (TisinkError, ValueError, OSError) as err:
             raise CheckError(f"cannot apply {source.label}: {err}") from err
-        logging.getLogger(__name__).info(
-            "applied %s: %d rows, %d DDLs", source.label, summary.rows, summary.ddl
-        )
+        log.info("applied %s: %d rows, %d DDLs", source.label, summary.rows, summary.ddl)
         yield Expected(url, types)

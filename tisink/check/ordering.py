@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import pickle
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import IO, Any
 
@@ -41,7 +41,9 @@ def sortable(value: Any) -> tuple[Any, ...]:
     return (1, value)
 
 
-def in_server_order(chunks: Iterable[Sequence[Sequence[Any]]], prepare: Prepare) -> Iterator[Item]:
+def in_server_order(
+    chunks: Iterable[Sequence[Sequence[Any]]], prepare: Prepare
+) -> Generator[Item, None, None]:
     """The rows as the server sends them; OutOfOrder at the first key below its predecessor."""
     last: tuple[Any, ...] | None = None
     for chunk in chunks:
@@ -54,7 +56,7 @@ def in_server_order(chunks: Iterable[Sequence[Sequence[Any]]], prepare: Prepare)
 
 def sorted_items(
     chunks: Iterable[Sequence[Sequence[Any]]], prepare: Prepare, chunk_rows: int
-) -> Iterator[Item]:
+) -> Generator[Item, None, None]:
     """The rows of ``chunks`` prepared and ordered by sort key (stable for equal keys)."""
     pending: list[Item] = []
     with tempfile.TemporaryFile() as spill:
