@@ -84,7 +84,7 @@ class _Merge:
 
     def values_differ(self, expected: Sequence[Any], actual: Sequence[Any]) -> bool:
         """Note each column whose values differ once normalised."""
-        found = False
+        label: str | None = None
         for i, (ev, av) in enumerate(zip(expected, actual, strict=True)):
             if ev == av:
                 continue
@@ -92,11 +92,10 @@ class _Merge:
                 convert = self.converters[i]
                 if convert(ev) == convert(av) or (self.binary[i] and binary_equal(ev, av)):
                     continue
-            if not found:
-                label, found = self.label(expected), True
+            label = label or self.label(expected)
             column = self.plan.columns[i]
             self.note(Difference(self.plan.name, label, column, show(ev), show(av)))
-        return found
+        return label is not None
 
 
 def compare_table(

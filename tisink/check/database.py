@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
 
 from tisink.check.errors import CheckError
 from tisink.check.urls import DatabaseURL, scrub
@@ -76,7 +77,7 @@ class Database:
         """Turn any driver or SQLAlchemy error into a CheckError naming the URL and ``what``."""
         try:
             yield
-        except sa.exc.SQLAlchemyError as err:
+        except SQLAlchemyError as err:
             cause = str(getattr(err, "orig", None) or err).splitlines()[0]
             message = f"{self.url.masked}: cannot {what}: {scrub(cause, self.url.raw)}"
             raise CheckError(message) from None

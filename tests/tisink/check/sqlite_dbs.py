@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ class Table:
     name: str
     columns: Sequence[tuple[str, str, str]]
     key: tuple[str, ...] = ("id",)
-    rows: list[Sequence[Any]] = field(default_factory=list)
+    rows: Sequence[Sequence[Any]] = ()
 
     def create_sql(self) -> str:
         parts = [f'"{name}" {sql_type}' for name, sql_type, _ in self.columns]

@@ -35,6 +35,9 @@ POSTGRESQL_TABLE = """CREATE TABLE shop.orders (
     id text PRIMARY KEY, amount numeric(12, 4), created timestamp(3), paid timestamptz,
     doc jsonb, state text, tags text[], flags integer, payload bytea, ratio real, day date,
     span interval, qty bigint, note varchar(10))"""
+POSTGRESQL_INSERT = (
+    "INSERT INTO shop.orders VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
 UTC_PLUS_2 = dt.timezone(dt.timedelta(hours=2))
 POSTGRESQL_ROWS = [
     ("1", Decimal("1.5"), dt.datetime(2024, 1, 2, 3, 4, 5),
@@ -72,9 +75,8 @@ def fill_postgresql(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CREATE SCHEMA shop")
         conn.execute(POSTGRESQL_TABLE)
-        marks = ", ".join(["%s"] * len(POSTGRESQL_ROWS[0]))
         with conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO shop.orders VALUES ({marks})", POSTGRESQL_ROWS)
+            cur.executemany(POSTGRESQL_INSERT, POSTGRESQL_ROWS)
 
 
 def test_mariadb_in_other_types_is_equal_then_different(expected, fresh_mariadb):
