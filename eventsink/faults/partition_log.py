@@ -74,12 +74,12 @@ class PartitionLog:
         self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]
     ) -> None:
         ts = mark.commit_ts
-        if self._watermark is not None and self._fire("restart-replay", ts):
+        if self._fire("restart-replay", ts):  # before any WATERMARK: from the stream's start
             self._add("restart-replay", ts, self._replay(), out, added)
         out.extend(run)
         if self._fire("duplicate-watermark", ts):
             self._add("duplicate-watermark", ts, run, out, added)
-        if self._watermark is not None and self._fire("stale-watermark", ts):
+        if self._fire("stale-watermark", ts) and self._watermark is not None:
             self._add("stale-watermark", ts, self._watermark, out, added)
         self._watermark = run
         self._since.clear()
