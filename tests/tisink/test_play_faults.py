@@ -10,8 +10,10 @@ from typing import Any
 
 import orjson
 import pytest
+from typer.testing import CliRunner
 
 from tests.kafka_support.readback import read_partition, unique_topic
+from tisink.cli import app
 from tisink.eventsink.file import partition_file
 from tisink.play import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
@@ -156,3 +158,17 @@ def test_kafka_receives_the_copies(kafka_bootstrap: str) -> None:
 
 def _b64(text: str) -> bytes:
     return base64.b64decode(text)
+
+
+def test_a_bad_spec_or_skew_on_spark_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown fault 'restart'"):
+        PlayOptions(workload="demo", engine="inline", faults="restart:every=1s")
+    with pytest.raises(ValueError, match="skew needs --engine inline"):
+        PlayOptions(workload="demo", engine="spark", faults="skew:by=2s")
+    result = CliRunner().invoke(
+        app,
+        ["play", "--engine", "inline", "--sink-uri", f"file://{tmp_path}", "--faults", "bab:p=3"],
+    )
+    assert result.exit_code == 2
+    assert "p=3 must be in (0, 1]" in result.output
+    assert not list(tmp_path.iterdir())
