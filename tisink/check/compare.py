@@ -36,6 +36,16 @@ def _preparer(plan: TablePlan, converters: list[Normalise]) -> Callable[[Sequenc
             sortable(None if values[i] is None else f(values[i])) for i, f in pairs
         ), values
 
+    if len(pairs) == 1:
+        ((first, convert),) = pairs
+
+        def prepare_one(row: Sequence[Any]) -> Item:
+            """The common single-column key, without a generator per row."""
+            values = tuple(row)
+            value = values[first]
+            return (sortable(None if value is None else convert(value)),), values
+
+        return prepare_one
     return prepare
 
 

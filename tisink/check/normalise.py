@@ -8,7 +8,6 @@ INT column) becomes ``Unreadable``, equal only to the same unreadable text."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import struct
 from collections.abc import Callable
@@ -39,16 +38,19 @@ def _text(value: Any) -> str:
 
 
 def _integer(value: Any) -> int:
-    if type(value) is int:
+    kind = type(value)
+    if kind is int:
         return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, bytes | bytearray | memoryview):  # BIT as bytes (MySQL drivers)
-        return int.from_bytes(bytes(value), "big")
-    if type(value) is str:
-        with contextlib.suppress(ValueError):
+    if kind is str:
+        try:
             return int(value)
-    number = Decimal(_text(value).strip()) if not isinstance(value, float) else value
+        except ValueError:
+            pass  # "7.0", "1e3": read as a number below
+    elif isinstance(value, int):
+        return int(value)
+    elif isinstance(value, bytes | bytearray | memoryview):  # BIT as bytes (MySQL drivers)
+        return int.from_bytes(bytes(value), "big")
+    number = value if isinstance(value, float) else Decimal(_text(value).strip())
     if number != int(number):
         raise ValueError(f"{value!r} is not an integer")
     return int(number)
