@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 from tisink.eventsink.sql.values import Convert, common_converter, text_literal
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
+DELETE_CHUNK = 1000
+"""Keys per ``DELETE ... IN`` statement."""
 Cursor = Any
 """A DB-API 2 cursor of the dialect's driver."""
 Params = Sequence[Any]
+Writer = Callable[[Cursor, list[Params]], None]
 
 
 class Dialect(ABC):
@@ -135,13 +138,28 @@ class Dialect(ABC):
     def delete_one_sql(self, ref: str, names: Sequence[str]) -> str:
         """Deletes one row equal to the image in every column (tables without a key)."""
 
-    def write_rows(self, cur: Cursor, sql: str, params: list[Params]) -> None:
-        """Run ``sql`` once per parameter row, by the driver's fastest path."""
-        cur.executemany(sql, params)
+    def row_writer(self, ref: str, names: Sequence[str], key: Sequence[str]) -> Writer:
+        """What writes whole row images of one table version (upserts by ``key``, plain
+        inserts without one), built once; the rows of one call have distinct keys. By default
+        the driver's ``executemany``."""
+        sql = self.upsert_sql(ref, names, key) if key else self.insert_sql(ref, names)
+
+        def write(cur: Cursor, params: list[Params]) -> None:
+            cur.executemany(sql, params)
+
+        return write
 
     def delete_rows(self, cur: Cursor, ref: str, key: Sequence[str], params: list[Params]) -> None:
-        """Delete the rows with the keys in ``params``."""
-        cur.executemany(self.delete_sql(ref, key), params)
+        """Delete the rows with the keys in ``params``: ``DELETE ... WHERE key IN (...)``, one
+        statement per ``DELETE_CHUNK`` keys."""
+        columns = ", ".join(map(self.quote, key))
+        one = f"({self.marks(len(key))})" if len(key) > 1 else self.mark
+        target = f"({columns})" if len(key) > 1 else columns
+        for start in range(0, len(params), DELETE_CHUNK):
+            chunk = params[start : start + DELETE_CHUNK]
+            flat: list[Any] = [value for row in chunk for value in row]
+            marks = ", ".join([one] * len(chunk))
+            cur.execute(f"DELETE FROM {ref} WHERE {target} IN ({marks})", flat)
 
     def bad_column(
         self, columns: Sequence[ColumnInfo], rows: Sequence[Params]

@@ -19,7 +19,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import make_conninfo
 
-from tisink.eventsink.sql.dialect import Cursor, Dialect, Params
+from tisink.eventsink.sql.dialect import Cursor, Dialect, Params, Writer
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
@@ -55,6 +55,7 @@ class PostgreSQLDialect(Dialect):
 
     def __init__(self, host: str, port: int, user: str, password: str, dbname: str) -> None:
         super().__init__()
+        self._stages = 0
         self._where = f"postgresql://{user}@{host}:{port}/{dbname}"
         self._conninfo = make_conninfo(
             "", host=host, port=port, user=user, password=password, dbname=dbname or None
@@ -100,6 +101,42 @@ class PostgreSQLDialect(Dialect):
             return f"{self.insert_sql(ref, names)} ON CONFLICT ({target}) DO NOTHING"
         update = ", ".join(f"{self.quote(n)} = EXCLUDED.{self.quote(n)}" for n in others)
         return f"{self.insert_sql(ref, names)} ON CONFLICT ({target}) DO UPDATE SET {update}"
+
+    def row_writer(self, ref: str, names: Sequence[str], key: Sequence[str]) -> Writer:
+        """Rows with a key: ``COPY`` into a temporary stage table shaped like the table, then
+        one ``INSERT ... SELECT ... ON CONFLICT``: the server parses no statement of thousands
+        of parameters, and psycopg formats the COPY rows in C. The rows of one call have
+        distinct keys (``rows.RowStatements``), so the upsert touches no row twice."""
+        if not key:
+            return super().row_writer(ref, names, key)
+        self._stages += 1
+        stage = self.quote(f"tisink_stage_{self._stages}")
+        columns = ", ".join(map(self.quote, names))
+        create = f"CREATE TEMP TABLE IF NOT EXISTS {stage} (LIKE {ref}) ON COMMIT DELETE ROWS"
+        copy_sql = f"COPY {stage} ({columns}) FROM STDIN"
+        conflict = self.upsert_sql(ref, names, key).partition(") ON CONFLICT ")[2]
+        upsert = (
+            f"INSERT INTO {ref} ({columns}) SELECT {columns} FROM {stage} ON CONFLICT {conflict}"
+        )
+
+        def write(cur: Cursor, params: list[Params]) -> None:
+            cur.execute(create)
+            with cur.copy(copy_sql) as copy:
+                for row in params:
+                    copy.write_row(row)
+            cur.execute(upsert)
+            cur.execute(f"TRUNCATE {stage}")
+
+        return write
+
+    def delete_rows(self, cur: Cursor, ref: str, key: Sequence[str], params: list[Params]) -> None:
+        """One ``DELETE ... WHERE k = ANY(array)`` for a one-column key."""
+        if len(key) > 1:
+            super().delete_rows(cur, ref, key, params)
+            return
+        cur.execute(
+            f"DELETE FROM {ref} WHERE {self.quote(key[0])} = ANY(%s)", ([k for (k,) in params],)
+        )
 
     def delete_one_sql(self, ref: str, names: Sequence[str]) -> str:
         match = " AND ".join(f"{self.quote(n)} IS NOT DISTINCT FROM %s" for n in names)

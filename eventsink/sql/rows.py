@@ -7,8 +7,13 @@ leaves the same row, so a replay after a restart (at-least-once delivery) conver
 table. Without a handle key, rows are inserted, and a DELETE (or the old image of an UPDATE)
 removes one row equal to the old image in every column.
 
-Consecutive uses of one statement form a *run*, handed to the driver at once (``executemany``,
-multi-row statements, pipelines: the dialect's fastest path).
+A batch of a keyed table is applied by its net effect per key: rows of different keys commute
+(secondary indexes are not unique, ``schema.py``), and the batch is one database transaction, so
+only each key's last image (or its absence) matters. That is one delete of the keys that end
+absent and one upsert of the last images: two *runs*, each handed to the driver at once
+(multi-row statements, key lists, ``executemany``: the dialect's fastest path), however the
+batch's inserts, updates and deletes interleave. A table without a key keeps its rows' order,
+consecutive uses of one statement forming a run.
 """
 
 from __future__ import annotations
@@ -72,6 +77,7 @@ class RowStatements:
         name = table.qualified_name
         self.values = _Images(name, names, [dialect.converter(col) for col in self.columns])
         self.key = table.handle_key
+        self._key_positions = [names.index(k) for k in self.key]
         # what finds the row an old image describes: its key, else every column
         self._old = (
             _Images(name, list(self.key), [dialect.converter(by_name[k]) for k in self.key])
@@ -84,23 +90,45 @@ class RowStatements:
         else:
             self.write = dialect.insert_sql(self.ref, names)
             self.delete = dialect.delete_one_sql(self.ref, names)
+        self._writer = dialect.row_writer(self.ref, names, self.key)
         self.failed: Run | None = None
         """The run being written when ``apply`` raised."""
 
     def runs(self, rows: Iterable[RowChangedEvent]) -> list[Run]:
-        """The runs for ``rows``, in order."""
+        """The runs that leave the table as applying ``rows`` in order would."""
+        if not self.key:
+            return self._ordered_runs(rows)
+        net: dict[tuple[Any, ...], Params | None] = {}
+        old, values, positions = self._old, self.values, self._key_positions
+        for row in rows:
+            before, after = row.before, row.after
+            if after is not None:
+                image = values(after)
+                key = tuple([image[i] for i in positions])
+                if before is not None:
+                    was = tuple(old(before))
+                    if was != key:
+                        net[was] = None
+                net[key] = image
+            elif before is not None:
+                net[tuple(old(before))] = None
+        gone: list[Params] = [key for key, image in net.items() if image is None]
+        kept = [image for image in net.values() if image is not None]
+        return [run for run in ((DELETE, gone), (WRITE, kept)) if run[1]]
+
+    def _ordered_runs(self, rows: Iterable[RowChangedEvent]) -> list[Run]:
         runs: list[Run] = []
         last = ""
         params: list[Params] = []
-        key, old, values = self.key, self._old, self.values
+        values = self.values
         for row in rows:
             before, after = row.before, row.after
-            if before is not None and (after is None or not key or old(before) != old(after)):
+            if before is not None:
                 if last != DELETE:
                     params = []
                     runs.append((DELETE, params))
                     last = DELETE
-                params.append(old(before))
+                params.append(values(before))
             if after is not None:
                 if last != WRITE:
                     params = []
@@ -116,7 +144,7 @@ class RowStatements:
             self.failed = run
             kind, params = run
             if kind == WRITE:
-                dialect.write_rows(cur, self.write, params)
+                self._writer(cur, params)
             elif self.key:
                 dialect.delete_rows(cur, self.ref, self.key, params)
             else:

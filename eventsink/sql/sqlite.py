@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tisink.eventsink.sql.dialect import Cursor, Dialect
+from tisink.eventsink.sql.dialect import Cursor, Dialect, Params
 from tisink.eventsink.sql.errors import SQLSinkError
 from tisink.eventsink.sql.values import Convert, common_converter, number_text
 from tisink.model.mysqltypes import TypeFamily
@@ -104,6 +104,10 @@ class SQLiteDialect(Dialect):
 
     def upsert_sql(self, ref: str, names: Sequence[str], key: Sequence[str]) -> str:
         return "INSERT OR REPLACE" + self.insert_sql(ref, names).removeprefix("INSERT")
+
+    def delete_rows(self, cur: Cursor, ref: str, key: Sequence[str], params: list[Params]) -> None:
+        """SQLite runs a statement per key in C as fast as an IN list."""
+        cur.executemany(self.delete_sql(ref, key), params)
 
     def delete_one_sql(self, ref: str, names: Sequence[str]) -> str:
         match = " AND ".join(f"{self.quote(n)} IS ?" for n in names)
