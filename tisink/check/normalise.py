@@ -22,7 +22,7 @@ from tisink.model.mysqltypes import TypeFamily
 Normalise = Callable[[Any], Any]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Unreadable:
     """A value that is no value of its column's type, kept as text to be reported."""
 

@@ -50,6 +50,8 @@ def plan_table(
     databases: tuple[Database, Database],
     types: TableTypes | None,
 ) -> TablePlan:
+    """Match ``name``'s columns on both sides (``where``: its location on each) and choose its
+    key: the known one (``types``), else the expected side's primary key."""
     expected_db, actual_db = databases
     stored = expected_db.columns(where[0])
     expected_cols = [col.name for col in stored]
@@ -77,9 +79,7 @@ def plan_table(
             f"order differs: expected ({', '.join(plan.actual_columns)}), "
             f"actual ({', '.join(in_actual_order)})"
         )
-    key = (types.key if types is not None and types.key else ()) or expected_db.primary_key(
-        where[0]
-    )
+    key = (types.key if types is not None else ()) or expected_db.primary_key(where[0])
     if lost := [c for c in key if c not in matched]:
         plan.notes.append(
             f"key column {', '.join(lost)} is missing on the actual side: rows compared as a "
