@@ -28,6 +28,12 @@ class Naming:
 
         return (not self.tables or hits(self.tables)) and not hits(self.ignore_tables)
 
+    def unmatched(self, names: Iterable[str]) -> list[str]:
+        """The ``tables`` patterns that match none of ``names`` (a typo would compare
+        nothing and call that equal)."""
+        names = list(names)
+        return [p for p in self.tables if not any(fnmatch.fnmatchcase(n, p) for n in names)]
+
     def target(self, name: str) -> str:
         """The actual side's name of the expected table ``name``."""
         if name in self.table_map:

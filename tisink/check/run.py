@@ -7,6 +7,7 @@ import logging
 
 from tisink.check.compare import compare_table
 from tisink.check.database import Database, Location
+from tisink.check.errors import CheckError
 from tisink.check.expected import applied_feed
 from tisink.check.naming import match_tables
 from tisink.check.options import CheckOptions
@@ -19,7 +20,8 @@ log = logging.getLogger(__name__)
 
 
 def check(options: CheckOptions) -> CheckReport:
-    """Compare; CheckError when a database cannot be opened or read."""
+    """Compare; CheckError when a database cannot be opened or read, or the expected side
+    has nothing to compare (an empty database, a ``--table`` that matches no table)."""
     actual_url = DatabaseURL.parse(options.actual)
     if options.expected.url is not None:
         DatabaseURL.parse(options.expected.url)  # a bad URL fails before a feed is played
@@ -32,6 +34,13 @@ def check(options: CheckOptions) -> CheckReport:
         actual_db = stack.enter_context(Database(actual_url))
         types = {**expected.types, **meta_types(expected_db)}
         expected_tables, actual_tables = expected_db.tables(), actual_db.tables()
+        if not expected_tables:
+            raise CheckError(
+                f"{report.expected}: the expected side holds no tables (tidb_cdc aside): "
+                "nothing to compare; is the URL right?"
+            )
+        if unmatched := options.naming.unmatched(expected_tables):
+            raise CheckError(f"--table {', '.join(unmatched)}: no such table on the expected side")
         matching = match_tables(expected_tables, actual_tables, options.naming)
         report.extra_tables = matching.extra
         databases = (expected_db, actual_db)

@@ -54,6 +54,33 @@ def test_different_exits_1_and_writes_the_report(tmp_path, databases):
     }
 
 
+def test_names_filters_and_maps(tmp_path, databases):
+    expected, _ = databases
+    actual = build(tmp_path / "sales.db", [Table("sales.orders", COLUMNS, rows=ROWS)])
+    result = check("--expected", expected, "--actual", actual)
+    assert result.exit_code == 1
+    assert "shop.orders: missing on the actual side (2 rows expected)" in result.output
+    result = check("--expected", expected, "--actual", actual, "--schema-map", "shop=sales")
+    assert result.exit_code == 0, result.output
+    mapped = ["--table-map", "shop.orders=sales.orders"]
+    result = check("--expected", expected, "--actual", actual, *mapped, "--table", "shop.*")
+    assert result.exit_code == 0, result.output
+    result = check("--expected", expected, "--actual", actual, "--ignore-table", "shop.orders")
+    assert result.exit_code == 0, result.output
+    assert "EQUAL: 0 tables, 0 rows" in result.output
+
+
+def test_nothing_to_compare_exits_2(tmp_path, databases):
+    expected, actual = databases
+    result = check("--expected", expected, "--actual", actual, "--table", "shop.order")
+    assert result.exit_code == 2
+    assert "--table shop.order: no such table on the expected side" in result.output
+    empty = build(tmp_path / "empty.db", [])
+    result = check("--expected", empty, "--actual", actual)
+    assert result.exit_code == 2
+    assert "the expected side holds no tables" in result.output
+
+
 def test_max_differences(databases):
     expected, actual = databases
     execute(actual, 'UPDATE "shop.orders" SET amount = ?', "9")
