@@ -17,6 +17,8 @@ summary, warnings and errors."""
 SPARK_VERBOSITY = (logging.ERROR, logging.WARNING, logging.INFO)
 """Spark's own (log4j) lines by -v count: quiet unless asked."""
 PY4J_VERBOSITY = (logging.WARNING, logging.WARNING, logging.DEBUG)
+SINK_OUTPUT = ("tisink.eventsink.log", "tisink.ddlsink.log")
+"""The ``log://`` sink's loggers: their lines are that sink's output, shown at any verbosity."""
 
 
 def configure_logging(
@@ -58,3 +60,5 @@ def configure_logging(
     logging.getLogger("aiokafka").setLevel(max(root.level, logging.WARNING))
     logging.getLogger("py4j").setLevel(max(root.level, PY4J_VERBOSITY[verbose]))
     logging.getLogger("tisink.feed.spark.log4j").setLevel(SPARK_VERBOSITY[verbose])
+    for name in SINK_OUTPUT:
+        logging.getLogger(name).setLevel(min(root.level, logging.INFO))

@@ -4,13 +4,16 @@ asked."""
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tisink.logs import configure_logging
+from tisink.logs import SINK_OUTPUT, configure_logging
 
-QUIETED = ("aiokafka", "py4j", "tisink.feed.spark.log4j")
+QUIETED = ("aiokafka", "py4j", "tisink.feed.spark.log4j", *SINK_OUTPUT)
 
 
 @pytest.fixture
@@ -47,3 +50,24 @@ def test_an_explicit_level_wins(restored_logging) -> None:
     configure_logging("ERROR", verbose=2, json_output=True)
     assert logging.getLogger().level == logging.ERROR
     assert logging.getLogger("py4j").level == logging.ERROR
+
+
+def test_the_log_sink_prints_its_lines_at_the_default_verbosity(tmp_path: Path) -> None:
+    """``log://``'s lines are its output: without -v a play still shows one per row and DDL."""
+    feed = tmp_path / "feed.jsonl"
+    tisink = str(Path(sys.executable).with_name("tisink"))
+    generate = [tisink, "generate", "--workload", "all-types"]
+    subprocess.run([*generate, "--rows", "20", "--out", str(feed)], check=True, timeout=120)
+    play = [tisink, "play", "--engine", "inline", "--no-verify"]
+    result = subprocess.run(
+        [*play, "--feed", str(feed), "--sink-uri", "log://"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [
+        line for line in result.stderr.splitlines() if '"logger": "tisink.eventsink.log"' in line
+    ]
+    assert len(lines) >= 20
+    assert any('"logger": "tisink.ddlsink.log"' in line for line in result.stderr.splitlines())
