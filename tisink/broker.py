@@ -133,7 +133,8 @@ def start_broker(
             return _launch(chosen, advertised or f"{LOOPBACK}:{chosen}", startup_timeout)
         except BrokerStartError as exc:
             last_error = exc
-            log.warning("embedded broker failed on port %d: %s", chosen, exc)
+            if attempts > 1:  # a port of its own choosing: say why the next one is tried
+                log.warning("embedded broker failed on port %d: %s", chosen, exc)
     assert last_error is not None
     raise last_error
 

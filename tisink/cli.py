@@ -436,13 +436,20 @@ def bench(
 def broker(
     port: Annotated[int, typer.Option(help="Loopback port to listen on.")] = 9092,
 ) -> None:
-    """Run the embedded Kafka-protocol broker (Tansu) in the foreground until interrupted."""
-    from tisink.broker import run_broker_foreground
+    """Run the embedded Kafka-protocol broker (Tansu) in the foreground until interrupted;
+    exit 2 when it cannot start (a busy port, no broker binary)."""
+    from rich.markup import escape
+
+    from tisink.broker import BrokerStartError, run_broker_foreground
 
     # where it listens is this command's output, not a diagnostic
     logging.getLogger("tisink.broker").setLevel(logging.INFO)
-
-    raise typer.Exit(run_broker_foreground(port))
+    try:
+        code = run_broker_foreground(port)
+    except BrokerStartError as err:
+        console.print(f"[bold red]broker failed:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(2) from err
+    raise typer.Exit(code)
 
 
 def _print_summary(summary: dict[str, object]) -> None:

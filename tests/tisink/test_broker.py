@@ -129,3 +129,21 @@ def test_tisink_broker_reports_its_process_dying(tmp_path: Path) -> None:
             cli.kill()
     assert cli.returncode != 0
     assert "exited with code -9" in stderr and "its last lines" in stderr
+
+
+def test_tisink_broker_on_a_busy_port_says_so_in_one_line() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        main = "from tisink.cli import main; main()"
+        cli = subprocess.run(
+            [sys.executable, "-c", main, "broker", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert cli.returncode == 2, cli.stderr
+    lines = cli.stderr.strip().splitlines()
+    assert len(lines) == 1, cli.stderr
+    assert f"127.0.0.1:{port}" in lines[0] and "Address already in use" in lines[0]
