@@ -114,6 +114,10 @@ class Dialect(ABC):
     def bytes_literal(self, value: bytes) -> str:
         return f"X'{value.hex()}'"
 
+    def column_check(self, col: ColumnInfo) -> str | None:
+        """A CHECK that keeps ``col`` to the MySQL type's values where its type is wider."""
+        return None
+
     def table_options(self) -> str:
         return ""
 

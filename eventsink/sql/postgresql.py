@@ -91,6 +91,13 @@ class PostgreSQLDialect(Dialect):
             return "timestamptz" + _fraction(col)
         return _FIXED[family]
 
+    def column_check(self, col: ColumnInfo) -> str | None:
+        """Integers keep to the MySQL type's range (``tinyint unsigned`` is a ``smallint``)."""
+        if col.mysql_type not in INTEGER_RANGES:
+            return None
+        low, high = _bounds(col) or ("", "")
+        return f"CHECK ({self.quote(col.name)} BETWEEN {low} AND {high})"
+
     def bytes_literal(self, value: bytes) -> str:
         return f"'\\x{value.hex()}'::bytea"
 

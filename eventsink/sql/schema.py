@@ -29,6 +29,9 @@ REBUILD_SUFFIX = "__rebuild"
 
 def _column_sql(d: Dialect, col: ColumnInfo, key: tuple[str, ...]) -> str:
     parts = [d.quote(col.name), d.column_type(col), "NOT NULL" if col.name in key else "NULL"]
+    check = d.column_check(col)
+    if check is not None:
+        parts.append(check)
     if col.default is not None:
         try:
             parts.append(f"DEFAULT {d.literal(col, col.default)}")

@@ -15,10 +15,12 @@ from typing import Any
 
 import psycopg
 
-from tests.db_servers import mariadb_connect
+from tests.db_servers import mariadb_connect, wipe_mariadb
+from tisink.eventsink.base import CallbackableEvent, StateRef
 from tisink.eventsink.sql import SQLSink
 from tisink.feed import play_with_factory
 from tisink.feed.records import FeedRecord, FeedRow
+from tisink.model.events import SingleTableTxn
 from tisink.sink import SinkFactory
 
 DIALECTS = ("sqlite", "mysql", "postgresql")
@@ -142,8 +144,29 @@ def index_names(db: Database) -> list[str]:
     return sorted(name for schema, name in found if schema not in SYSTEM_SCHEMAS)
 
 
-async def opened(db: Database) -> SQLSink:
+async def opened(db: Database, params: str = "") -> SQLSink:
     """The sink of ``db`` made by its scheme's provider, opened."""
-    sink = await SinkFactory(db.url).create_event_sink()
+    sink = await SinkFactory(with_params(db.url, params)).create_event_sink()
     assert isinstance(sink, SQLSink)
     return sink
+
+
+def reset(db: Database) -> None:
+    """Drop every table the applier made, metadata included (a new empty database)."""
+    if db.kind == "sqlite":
+        assert db.path is not None
+        for suffix in ("", "-wal", "-shm"):
+            db.path.with_name(db.path.name + suffix).unlink(missing_ok=True)
+    elif db.kind == "mysql":
+        wipe_mariadb(db.url)
+    else:
+        found = db.query("SELECT nspname FROM pg_namespace")
+        for (name,) in found:
+            if name not in SYSTEM_SCHEMAS - {META} and not name.startswith("pg_"):
+                db.query(f'DROP SCHEMA "{name}" CASCADE')
+
+
+async def write_txns(sink: SQLSink, txns: Sequence[SingleTableTxn]) -> None:
+    """Hand ``txns`` to the event sink as the table sinks would, then wait until written."""
+    sink.write_events([CallbackableEvent(txn, lambda: None, StateRef()) for txn in txns])
+    await sink.flush()
