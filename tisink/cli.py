@@ -12,6 +12,7 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from tisink.core.errors import TisinkError
@@ -224,24 +225,24 @@ def play(
             faults=faults,
         )
     except ValueError as err:
-        console.print(f"[bold red]play refused:[/] {err}")
+        console.print(f"[bold red]play refused:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err
     stop = StopRequest()
     try:
         with stop_on_signals(stop), progress_display(console) as on_progress:
             summary = run_play(options, on_progress, stop)
     except PlayRefused as err:
-        console.print(f"[bold red]play refused:[/] {err}")
+        console.print(f"[bold red]play refused:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err
     except PlayError as err:
         failed = failed_summary(options, err, stop)
         if summary_json:
             failed.write(summary_json)
         _print_summary(failed.to_dict())
-        console.print(f"[bold red]play failed:[/] {err}")
+        console.print(f"[bold red]play failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(1 if stop.signum is None else stop.exit_code) from err
     except (TisinkError, ValueError) as err:
-        console.print(f"[bold red]play failed:[/] {err}")
+        console.print(f"[bold red]play failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(1) from err
     if summary_json:
         summary.write(summary_json)
@@ -438,8 +439,6 @@ def broker(
 ) -> None:
     """Run the embedded Kafka-protocol broker (Tansu) in the foreground until interrupted;
     exit 2 when it cannot start (a busy port, no broker binary)."""
-    from rich.markup import escape
-
     from tisink.broker import BrokerStartError, run_broker_foreground
 
     # where it listens is this command's output, not a diagnostic

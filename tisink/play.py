@@ -12,14 +12,17 @@ import logging
 import signal
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from tisink.broker import start_broker
 from tisink.codec.registry import get_protocol
+from tisink.core.errors import TisinkError
 from tisink.errors import PlayRefused
 from tisink.eventsink.stats import AcknowledgedEnds
-from tisink.feed.errors import FeedError, PlayError
+from tisink.feed.errors import PlayError
 from tisink.feed.reader import check_feed
 from tisink.feed.stats import PlayStats
+from tisink.feed.workload import load_scenario
 from tisink.interrupt import StopRequest
 from tisink.play_engines import play_inline, play_spark
 from tisink.play_options import DEFAULT_WORKLOAD, PlayOptions
@@ -91,15 +94,21 @@ def failed_summary(
 
 
 def check_play(options: PlayOptions) -> None:
-    """What can be known wrong before anything starts: PlayRefused naming it."""
-    if options.feed is not None:
-        try:
+    """What can be known wrong before anything starts (before a Spark session, which takes
+    seconds): PlayRefused naming it."""
+    try:
+        if options.engine == "spark":
+            check_spark(options)
+        if options.feed is not None:
             check_feed(options.feed)
-        except FeedError as err:
-            raise PlayRefused(str(err)) from err
-    if options.sink_uri is None or options.append:
+        else:
+            load_scenario(options.workload or DEFAULT_WORKLOAD)
+        config = _config(options)
+        factory = SinkFactory(options.sink_uri, config) if options.sink_uri else None
+    except (TisinkError, ValueError) as err:
+        raise PlayRefused(str(err)) from err
+    if factory is None or options.append:
         return
-    factory = SinkFactory(options.sink_uri, _config(options))
     if topics := factory.leftover_topics():
         raise PlayRefused(
             f"sink {factory.uri.redacted()} already holds topic(s) {', '.join(topics)} from an "
@@ -107,6 +116,18 @@ def check_play(options: PlayOptions) -> None:
             "as one stream; choose an empty target, or pass --append to continue it (verify "
             "is then skipped)"
         )
+
+
+def check_spark(options: PlayOptions) -> None:
+    """The master URL (a standalone master must accept a connection) and a packed
+    environment to ship (``--spark-archive``, on a cluster)."""
+    from tisink.feed.spark.session import AUTO_ARCHIVE, NO_ARCHIVE, check_master, is_local
+
+    check_master(options.master)
+    archive = options.spark_archive
+    shipped = not is_local(options.master) and archive not in (AUTO_ARCHIVE, NO_ARCHIVE)
+    if shipped and not Path(archive).is_file():
+        raise ValueError(f"--spark-archive {archive}: no such file")
 
 
 def _config(options: PlayOptions) -> ChangefeedConfig | None:

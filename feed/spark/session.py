@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 from typing import Any
+from urllib.parse import urlsplit
 
 from tisink.feed.spark.environment import ARCHIVE_DIR, EXECUTOR_PYTHON, executor_archive, tisink_zip
 from tisink.feed.spark.jvm_output import launch_logged_gateway, log4j_level
@@ -24,8 +26,40 @@ AUTO_ARCHIVE = "auto"
 NO_ARCHIVE = "none"
 
 
+MASTER_KINDS = ("local", "spark://", "yarn", "k8s://", "mesos://")
+"""How a Spark master URL starts (``local`` covers ``local[N]`` and ``local-cluster[...]``)."""
+MASTER_CONNECT_TIMEOUT_S = 3.0
+"""How long a standalone master may take to accept a connection before the play is refused:
+without this check, Spark retries for about 70 s and then fails with a Py4J traceback."""
+
+
 def is_local(master: str) -> bool:
     return master.startswith("local")
+
+
+def check_master(master: str, timeout_s: float = MASTER_CONNECT_TIMEOUT_S) -> None:
+    """Raise ValueError, in one line, for a master URL Spark cannot use or a standalone
+    master (``spark://h1:7077[,h2:7077]``) none of whose hosts accepts a TCP connection."""
+    if not master.startswith(MASTER_KINDS):
+        kinds = ", ".join(MASTER_KINDS)
+        raise ValueError(f"--master {master!r} is no Spark master URL (starts with one of {kinds})")
+    if not master.startswith("spark://"):
+        return
+    reasons = []
+    for address in master.removeprefix("spark://").split(","):
+        parts = urlsplit(f"//{address}")
+        try:
+            host, port = parts.hostname, parts.port or 7077
+        except ValueError as err:  # a port that is no number
+            raise ValueError(f"--master {master!r}: {err}") from err
+        if not host:
+            raise ValueError(f"--master {master!r} names no host")
+        try:
+            socket.create_connection((host, port), timeout=timeout_s).close()
+            return
+        except OSError as err:
+            reasons.append(f"{host}:{port}: {err.strerror or err}")
+    raise ValueError(f"cannot reach the Spark master {master} ({'; '.join(reasons)})")
 
 
 def spark_session(

@@ -150,7 +150,7 @@ def test_an_empty_feed_and_a_used_file_sink_folder_are_refused_before_playing(
 
 def test_unknown_scheme_is_a_clear_error():
     out = run("play", "--engine", "inline", "--feed", str(DEMO_FEED), "--sink-uri", "nosuch://x")
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert "nosuch" in out.stderr
 
 

@@ -1,0 +1,39 @@
+"""``tisink play`` on Spark as a user runs it: what is refused before a session starts, and how
+a play that fails or is stopped ends (the CLI in a subprocess)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tisink.broker import free_port
+
+TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
+
+
+def play(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TISINK, "play", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_what_spark_cannot_play_is_refused_before_a_session_starts() -> None:
+    """Exit 2 in one line, within seconds: no Spark session was started for any of these."""
+    closed = f"spark://127.0.0.1:{free_port()}"
+    for args, reason in [
+        (["--master", closed], f"cannot reach the Spark master {closed}"),
+        (["--master", "spark://nosuch.invalid:7077"], "cannot reach the Spark master"),
+        (["--master", "lokal[2]"], "is no Spark master URL"),
+        (["--workload", "nosuch"], "no built-in 'nosuch'"),
+        (["--sink-uri", "nosuch://x"], "unknown sink scheme 'nosuch'"),
+        (["--sink-uri", "blackhole://?protocol=nope"], "protocol 'nope'"),
+    ]:
+        started = time.monotonic()
+        out = play("--master", "local[1]", "--rows", "10", *args)
+        assert out.returncode == 2, (args, out.stderr[-2000:])
+        assert time.monotonic() - started < 20, args
+        lines = out.stderr.strip().splitlines()
+        assert lines[-1].startswith("play refused: "), (args, out.stderr[-2000:])
+        assert reason in " ".join(lines), (args, out.stderr[-2000:])
+        assert "Traceback" not in out.stderr and "SparkContext" not in out.stderr, args
