@@ -30,8 +30,6 @@ class Dialect(ABC):
     name: ClassVar[str]
     mark: ClassVar[str] = "%s"
     """The driver's parameter placeholder."""
-    transactional_ddl: ClassVar[bool] = True
-    """DDL joins the surrounding transaction (False: MySQL commits around every DDL)."""
 
     def __init__(self) -> None:
         self.conn: Any = None

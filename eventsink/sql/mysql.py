@@ -71,7 +71,6 @@ _LITERALS: dict[type, Callable[[Any], str]] = {
 
 class MySQLDialect(Dialect):
     name = "mysql"
-    transactional_ddl = False
 
     def __init__(self, host: str, port: int, user: str, password: str) -> None:
         super().__init__()

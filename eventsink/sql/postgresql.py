@@ -13,6 +13,7 @@ psycopg's pipelined ``executemany``. DDL is transactional: a DDL and its metadat
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import psycopg
@@ -55,7 +56,6 @@ class PostgreSQLDialect(Dialect):
 
     def __init__(self, host: str, port: int, user: str, password: str, dbname: str) -> None:
         super().__init__()
-        self._stages = 0
         self._where = f"postgresql://{user}@{host}:{port}/{dbname}"
         self._conninfo = make_conninfo(
             "", host=host, port=port, user=user, password=password, dbname=dbname or None
@@ -113,13 +113,15 @@ class PostgreSQLDialect(Dialect):
         """Rows with a key: ``COPY`` into a temporary stage table shaped like the table, then
         one ``INSERT ... SELECT ... ON CONFLICT``: the server parses no statement of thousands
         of parameters, and psycopg formats the COPY rows in C. The rows of one call have
-        distinct keys (``rows.RowStatements``), so the upsert touches no row twice."""
+        distinct keys (``rows.RowStatements``), so the upsert touches no row twice. One stage
+        per table, made again for each table version (a writer is built once per version, and
+        again after a failed transaction, which may have taken the stage with it)."""
         if not key:
             return super().row_writer(ref, names, key)
-        self._stages += 1
-        stage = self.quote(f"tisink_stage_{self._stages}")
+        stage = self.quote("tisink_stage_" + hashlib.sha1(ref.encode()).hexdigest()[:16])
         columns = ", ".join(map(self.quote, names))
-        create = f"CREATE TEMP TABLE IF NOT EXISTS {stage} (LIKE {ref}) ON COMMIT DELETE ROWS"
+        create = (f"DROP TABLE IF EXISTS {stage}", f"CREATE TEMP TABLE {stage} (LIKE {ref})")
+        made: list[bool] = []
         copy_sql = f"COPY {stage} ({columns}) FROM STDIN"
         conflict = self.upsert_sql(ref, names, key).partition(") ON CONFLICT ")[2]
         upsert = (
@@ -127,7 +129,10 @@ class PostgreSQLDialect(Dialect):
         )
 
         def write(cur: Cursor, params: list[Params]) -> None:
-            cur.execute(create)
+            if not made:
+                for sql in create:
+                    cur.execute(sql)
+                made.append(True)
             with cur.copy(copy_sql) as copy:
                 for row in params:
                     copy.write_row(row)

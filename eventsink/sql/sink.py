@@ -136,9 +136,9 @@ class SQLSink(BatchingSink):
     ) -> SQLSinkError:
         """The error naming the table, and the column the dialect finds to blame."""
         where = f"table {table.qualified_name}"
-        failed = statements.failed if statements is not None else None
-        if failed is not None and failed[0] == WRITE:
-            found = self.dialect.bad_column(statements.columns, failed[1])  # type: ignore[union-attr]
+        if statements is not None and statements.failed is not None:
+            kind, params = statements.failed
+            found = self.dialect.bad_column(statements.columns, params) if kind == WRITE else None
             if found is not None:
                 return SQLSinkError(f"{where} column {found[0]}: {found[1]}")
         return SQLSinkError(f"{where}: {err}")
