@@ -17,6 +17,9 @@ WATERMARK = "WATERMARK"
 BOOTSTRAP = "BOOTSTRAP"
 DDL = "DDL"
 DML = "DML"
+HEARTBEAT = "HEARTBEAT"
+FRAME_TYPES = frozenset({"BEGIN", "COMMIT"})
+"""Transaction frames (DTS): messages of a transaction's DML stream that carry no row."""
 DML_TYPES = frozenset({"INSERT", "UPDATE", "DELETE"})
 DDL_TYPES = frozenset(
     {"CREATE", "RENAME", "CINDEX", "DINDEX", "ERASE", "TRUNCATE", "ALTER", "QUERY"}

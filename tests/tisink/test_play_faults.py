@@ -172,3 +172,14 @@ def test_a_bad_spec_or_skew_on_spark_is_refused_before_anything_starts(tmp_path:
     assert result.exit_code == 2
     assert "p=3 must be in (0, 1]" in result.output
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("protocol", ["tencent-dts", "alibaba-dts", "open", "simple"])
+def test_verify_counts_messages_in_the_units_of_the_play(tmp_path: Path, protocol: str) -> None:
+    """The play's ``messages`` and verify's ``messages_by_kind`` count the same records (DTS
+    CHECKPOINTs are WATERMARK messages; an Open Protocol batch is one DML message)."""
+    uri = f"file://{tmp_path / 'out'}?protocol={protocol}&partition-num={PARTITIONS}"
+    summary = run_play(PlayOptions(workload="demo", rows=800, sink_uri=uri, engine="inline"))
+    report = verify(uri)
+    assert report.ok
+    assert dict(report.kinds) == summary.messages

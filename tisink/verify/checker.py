@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tisink.codec.decoded import DML, WATERMARK, AnnouncedSchema, DecodedMessage
+from tisink.codec.decoded import DML, FRAME_TYPES, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.message import Headers
 from tisink.codec.protocol import Decoder, DecodesWithHeaders
@@ -92,7 +92,7 @@ class PartitionChecker:
             key = (schema.schema, schema.table)
             self._schemas.setdefault(key, {})[schema.version] = schema
             self._report.tables.add(schema.name)
-        if message.kind == DML:
+        if message.kind == DML and message.type not in FRAME_TYPES:
             self._dml(offset, message)
         elif message.kind == WATERMARK:
             self._watermark_at(offset, message)
@@ -245,11 +245,14 @@ class StreamChecker:
         framed = headers is not None and isinstance(decoder, DecodesWithHeaders)
         if checker.redelivered(hash((key, value)), offset):
             self.report.counts["DUPLICATE"] += 1
+            self.report.kinds["DUPLICATE"] += 1
             if framed:
                 # a copy is numbered as a new record (DTS ``ps``): the framing follows it
                 self._decode(checker, decoder, offset, key, value, headers)
             return
         messages = self._decode(checker, decoder, offset, key, value, headers)
+        if messages:
+            self.report.kinds[messages[0].kind] += 1
         for message in messages:
             self.report.counts[message.type] += 1
             checker.check(offset, message)
@@ -270,6 +273,7 @@ class StreamChecker:
             return list(decoder.decode(key, value))
         except MessageDecodeError as err:
             self.report.counts["UNDECODABLE"] += 1
+            self.report.kinds["UNDECODABLE"] += 1
             size = "null" if value is None else f"{len(value)} bytes"
             checker.violation(offset, "decodable", str(err), f"payload of {size}")
             return []

@@ -81,6 +81,11 @@ class VerifyReport:
     max_violations: int = 20
     messages: int = 0
     counts: Counter[str] = field(default_factory=Counter)
+    """Decoded events by type (INSERT, UPDATE, CREATE, CHECKPOINT...): one per row, so a
+    record holding several rows (Open Protocol's batches) counts each."""
+    kinds: Counter[str] = field(default_factory=Counter)
+    """Records by message kind (DML, DDL, BOOTSTRAP, WATERMARK, HEARTBEAT, plus DUPLICATE and
+    UNDECODABLE): the units of a play summary's ``messages``."""
     partitions: Counter[str] = field(default_factory=Counter)
     tables: set[str] = field(default_factory=set)
     violations: list[Violation] = field(default_factory=list)
@@ -120,6 +125,7 @@ class VerifyReport:
             "encoding_format": self.encoding_format,
             "topics": list(self.topics),
             "messages": self.messages,
+            "messages_by_kind": dict(sorted(self.kinds.items())),
             "counts": dict(sorted(self.counts.items())),
             "partitions": dict(sorted(self.partitions.items())),
             "tables": sorted(self.tables),
@@ -136,7 +142,8 @@ def render_text(report: VerifyReport) -> str:
         f"verify {report.source} ({report.encoding_format}): " + ("OK" if report.ok else "FAILED"),
         f"topics: {', '.join(report.topics) or '-'}",
         f"messages: {report.messages}"
-        + (f" ({_join(report.counts)})" if report.counts else " (nothing to read)"),
+        + (f" ({_join(report.kinds)})" if report.kinds else " (nothing to read)"),
+        f"events: {_join(report.counts) or '-'}",
         f"partitions: {_join(report.partitions) or '-'}",
         f"tables: {', '.join(sorted(report.tables)) or '-'}",
     ]

@@ -6,7 +6,7 @@ a row sits between a BEGIN and a COMMIT of its own GTID, transactions do not nes
 CHECKPOINT and HEARTBEAT records come between transactions, and a row's images fit its kind
 (an INSERT has only an after image, a DELETE only a before image). Rows
 carry their table's key columns, so each DML announces its own schema (version 0: DTS has no
-schema versions); CHECKPOINTs are watermarks; BEGIN, COMMIT and HEARTBEAT yield nothing to check.
+schema versions); CHECKPOINTs are watermarks; BEGIN, COMMIT and HEARTBEAT are counted, not checked.
 """
 
 from __future__ import annotations
@@ -15,7 +15,15 @@ from collections.abc import Callable
 from io import BytesIO
 from typing import Any
 
-from tisink.codec.decoded import DDL, DML, WATERMARK, AnnouncedSchema, DecodedMessage
+from tisink.codec.decoded import (
+    DDL,
+    DML,
+    FRAME_TYPES,
+    HEARTBEAT,
+    WATERMARK,
+    AnnouncedSchema,
+    DecodedMessage,
+)
 from tisink.codec.dts.avro.events import DML_KINDS, ReadRecord, read_alibaba, read_tencent
 from tisink.codec.dts.avro.schemas import record_schema
 from tisink.codec.errors import MessageDecodeError
@@ -111,4 +119,6 @@ class DTSAvroDecoder:
             ]
         if kind == "CHECKPOINT":
             return [DecodedMessage(WATERMARK, kind, record.commit_ts)]
-        return []
+        if kind in FRAME_TYPES:  # counted with the DML it frames, as the sink counts it
+            return [DecodedMessage(DML, kind, record.commit_ts)]
+        return [DecodedMessage(HEARTBEAT, kind, record.commit_ts)]

@@ -17,11 +17,13 @@ def test_clean_report_text_and_dict() -> None:
     data = report.to_dict()
     assert orjson.loads(orjson.dumps(data)) == data
     assert data["counts"] == {"BOOTSTRAP": 1, "INSERT": 1, "WATERMARK": 1}
+    assert data["messages_by_kind"] == {"BOOTSTRAP": 1, "DML": 1, "WATERMARK": 1}
     assert data["partitions"] == {"cdc[0]": 3}
     assert data["violations"] == []
     text = render(report)
     assert text.splitlines()[0].endswith("OK")
-    assert "messages: 3 (BOOTSTRAP 1, INSERT 1, WATERMARK 1)" in text
+    assert "messages: 3 (BOOTSTRAP 1, DML 1, WATERMARK 1)" in text
+    assert "events: BOOTSTRAP 1, INSERT 1, WATERMARK 1" in text
     assert "violations" not in text
 
 

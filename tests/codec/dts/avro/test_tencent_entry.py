@@ -40,6 +40,10 @@ def test_registry_encoder_and_decoder() -> None:
     assert checkpoint is not None and encoder.encode_checkpoint(ts + 1) is not None
     decoder = config.spec.new_decoder(config)  # type: ignore[misc]
     messages = [m for _k, v in records for m in decoder.decode(None, v)]
-    assert [(m.type, m.commit_ts) for m in messages] == [("INSERT", ts)]
+    assert [(m.type, m.commit_ts) for m in messages] == [
+        ("BEGIN", ts),
+        ("INSERT", ts),
+        ("COMMIT", ts),
+    ]
     [watermark] = decoder.decode(None, checkpoint.value)
     assert watermark.commit_ts == ts
