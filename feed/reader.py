@@ -24,6 +24,7 @@ from tisink.model.errors import SchemaError
 from tisink.model.events import MAX_UINT64 as _MAX_TS
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import TableInfo
+from tisink.model.tso import too_late
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +234,8 @@ def _ts(obj: dict[str, Any], key: str) -> int:
     value = obj.get(key)
     if type(value) is not int or not 0 <= value <= _MAX_TS:
         raise FeedError(f"{key} must be an unsigned 64-bit integer, got {value!r}")
+    if (late := too_late(value)) is not None:
+        raise FeedError(f"{key} {late}")
     return value
 
 

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tisink.feed.image_check import define, image_statements
-from tisink.model.events import MAX_UINT64, RowChangedEvent
+from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
+from tisink.model.tso import LATEST_TS
 
 RowBuilder = Callable[[Any, int, int, int], RowChangedEvent | None]
 """``build(obj, last_ts, resolved, size)``: the event of the parsed row record ``obj`` (of
@@ -65,7 +66,7 @@ _TAIL = """\
 def compile_row_builder(table: TableInfo) -> RowBuilder:
     """The builder of ``table``'s rows (see the module's docstring)."""
     statements, constants = image_statements(table, "return None")
-    constants.update(_table=table, _event=RowChangedEvent, _max_ts=MAX_UINT64)
+    constants.update(_table=table, _event=RowChangedEvent, _max_ts=LATEST_TS)
     source = "\n".join(
         [
             "def build(obj, last_ts, resolved, size):",

@@ -20,6 +20,7 @@ from tisink.feed.workload.types import parse_column_type
 from tisink.feed.workload.values import KEY_FAMILIES
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo, IndexInfo
+from tisink.model.tso import compose_ts, too_late
 
 ACTIONS = (
     "add_column",
@@ -188,7 +189,10 @@ class _Parser:
             self.fail(f"start {value!r} is not an ISO 8601 time")
         if moment.tzinfo is None:
             self.fail(f"start {value!r} needs a time zone (e.g. Z)")
-        return int(moment.timestamp() * 1000)
+        ms = int(moment.timestamp() * 1000)
+        if (late := too_late(compose_ts(ms))) is not None:
+            self.fail(f"start {value!r}: {late}")
+        return ms
 
     def table(self, obj: Any, defaults: dict[str, Any]) -> TableSpec:
         obj = self.keys(obj, _TABLE_KEYS, "a [[tables]] entry")

@@ -21,7 +21,7 @@ from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import DDLSpec, Scenario
 from tisink.feed.workload.timeline import SchemaTimeline
 from tisink.model.events import DDLEvent
-from tisink.model.tso import LOGICAL_BITS, LOGICAL_MASK
+from tisink.model.tso import LATEST_TS, LOGICAL_BITS, LOGICAL_MASK, too_late
 
 START_LAG_MS = 3
 """startTs is this many milliseconds before commitTs: a short transaction."""
@@ -52,9 +52,11 @@ class PlannedDDL:
 
 
 class TsoClock:
-    """Commit timestamps advancing at ``rate`` rows per second; strictly increasing."""
+    """Commit timestamps advancing at ``rate`` rows per second; strictly increasing, and
+    refused (ScenarioError naming ``source``) once they pass the latest commit time."""
 
-    def __init__(self, start_ms: int, rate: float) -> None:
+    def __init__(self, start_ms: int, rate: float, source: str | None = None) -> None:
+        self._source = source
         self._start_ms = start_ms
         self._ms_per_row = 1000.0 / rate
         self._elapsed = 0.0
@@ -68,6 +70,9 @@ class TsoClock:
             ts = self._last + 1  # same millisecond: the logical part counts up
             if ts & LOGICAL_MASK == 0:
                 ts += 1
+        if ts > LATEST_TS:
+            late = too_late(ts)
+            raise ScenarioError(f"the schedule reaches commitTs {late}", file=self._source)
         self._last = ts
         return ts, ts - (START_LAG_MS << LOGICAL_BITS)
 
@@ -79,7 +84,7 @@ def plan(
     DDLs placed at their fraction of the ``rows`` row changes."""
     total = scenario.rows if rows is None else rows
     rng = random.Random(derive_seed(seed, "schedule"))
-    clock = TsoClock(scenario.start_ms, scenario.rate)
+    clock = TsoClock(scenario.start_ms, scenario.rate, scenario.source)
     timeline = SchemaTimeline(scenario)
     for table, spec in enumerate(scenario.tables):
         if not spec.deferred:

@@ -165,6 +165,18 @@ BAD = [
     ("unknown_record_type", 3, None, None, "unknown record type 'rows'"),
     ("unknown_field", 3, None, None, "unknown field 'befor' in a row record"),
     ("start_after_commit", 3, None, None, "startTs 3001 is after commitTs 3000"),
+    # commit times from 2200 on are refused (model/tso.py LATEST_TS)
+    (
+        "commit_ts_far_future",
+        3,
+        None,
+        None,
+        "commitTs 18446744073709551615 is a TSO of 4199-11-24T01:22:57.663Z; "
+        "commit times must be before 2200-01-01T00:00:00.000Z",
+    ),
+    ("commit_ts_from_2200", 3, None, None, "is a TSO of 2200-01-01T00:00:00.000Z"),
+    ("resolved_far_future", 3, None, None, "ts 18446744073709551615 is a TSO of 4199-11-24"),
+    ("ddl_far_future", 3, None, None, "commitTs 18446744073709551615 is a TSO of 4199"),
 ]
 
 
@@ -190,3 +202,17 @@ def test_bad_line_is_rejected_with_its_place(
         prefix += f"table {table}" + (f" column {column}" if column else "") + ": "
     assert str(err).startswith(prefix)
     assert str(err).endswith(err.reason)
+
+
+LAST_TSO_BEFORE_2200 = (7_258_118_400_000 << 18) - 1
+"""model/tso.py LATEST_TS, written out so this test reads the same on older code."""
+
+
+def test_the_last_tso_before_2200_is_accepted(tmp_path: Path) -> None:
+    lines = (DATA / "bad" / "commit_ts_from_2200.jsonl").read_text().splitlines()
+    row = json.loads(lines[2])
+    row["commitTs"] = LAST_TSO_BEFORE_2200
+    path = tmp_path / "late.jsonl"
+    path.write_text("\n".join([*lines[:2], json.dumps(row)]) + "\n")
+    records = list(read_feed(path))
+    assert isinstance(records[-1], FeedRow) and records[-1].row.commit_ts == LAST_TSO_BEFORE_2200

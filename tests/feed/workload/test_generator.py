@@ -200,3 +200,22 @@ def test_a_ddl_that_does_not_fit_fails_at_generation() -> None:
     )
     with pytest.raises(ScenarioError, match="column missing"):
         list(generate_records(parse_scenario(text, "x.toml"), 1))
+
+
+def test_a_start_from_2200_on_is_refused() -> None:
+    text = 'start = "2200-01-01T00:00:00Z"\n[[tables]]\nname="t"\ncolumns=[{name="a",type="int"}]'
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(text, "late.toml")
+    assert str(err.value).startswith("late.toml: start ")
+    assert "commit times must be before 2200-01-01T00:00:00.000Z" in str(err.value)
+
+
+def test_a_schedule_that_runs_into_2200_fails_naming_the_scenario() -> None:
+    text = (
+        'start = "2199-12-31T23:59:58Z"\nrate = 1\nrows = 10\n'
+        '[[tables]]\nname="t"\ncolumns=[{name="a",type="int"}]'
+    )
+    with pytest.raises(ScenarioError) as err:
+        list(generate_records(parse_scenario(text, "slow.toml"), 1))
+    assert str(err.value).startswith("slow.toml: the schedule reaches commitTs ")
+    assert "commit times must be before 2200" in str(err.value)
