@@ -114,7 +114,7 @@ def rebuild_table(d: Dialect, cur: Cursor, pre: TableInfo | None, table: TableIn
         return
     have = d.column_names(cur, old.schema, old.table)
     sources = _sources(pre, table, have)
-    temporary = table.table + REBUILD_SUFFIX
+    temporary = table.table[:48] + REBUILD_SUFFIX  # within MySQL's 64 characters
     cur.execute(f"DROP TABLE IF EXISTS {d.table_ref(table.schema, temporary)}")
     d.ensure_schema(cur, table.schema)
     cur.execute(create_table_sql(d, table, temporary))
