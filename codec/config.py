@@ -114,6 +114,12 @@ class EncoderConfig:
         )
         if self.max_message_bytes <= 0:
             raise ConfigError(f"max-message-bytes must be positive, got {self.max_message_bytes}")
+        if self.large_message_handle_option != "none" and not spec.large_message_handling:
+            raise ConfigError(
+                f"large-message-handle-option={self.large_message_handle_option} is not "
+                f"supported by protocol {spec.name} (it has no large-message fallback); "
+                "use none"
+            )
         if self.large_message_handle_option == "claim-check" and not self.claim_check_storage_uri:
             raise ConfigError(
                 "large-message-handle-option=claim-check needs claim-check-storage-uri"

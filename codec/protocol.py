@@ -75,6 +75,9 @@ class ProtocolSpec:
     schema_files: Callable[[str], Mapping[str, bytes]] = field(default=lambda _format: {})
     new_decoder: Callable[[EncoderConfig], Decoder] | None = None
     partition_sequence_header: str | None = None
+    large_message_handling: bool = False
+    """Whether ``large-message-handle-option`` (handle-key-only, claim-check) applies: TiCDC
+    refuses it for protocols without a fallback message (``AdjustAndValidate``)."""
 
     @property
     def default_encoding_format(self) -> str:

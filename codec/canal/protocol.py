@@ -93,4 +93,5 @@ PROTOCOL = ProtocolSpec(
     options_type=CanalOptions,
     options=OPTIONS,
     new_decoder=_new_decoder,
+    large_message_handling=True,
 )

@@ -91,4 +91,5 @@ PROTOCOL = ProtocolSpec(
     options_type=OpenOptions,
     options=OPTIONS,
     new_decoder=_new_decoder,
+    large_message_handling=True,
 )

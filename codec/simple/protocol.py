@@ -84,4 +84,5 @@ PROTOCOL = ProtocolSpec(
     sends_bootstrap=True,
     schema_files=_schema_files,
     new_decoder=_new_decoder,
+    large_message_handling=True,
 )

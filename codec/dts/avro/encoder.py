@@ -29,16 +29,13 @@ log = logging.getLogger(__name__)
 
 
 def _check_config(config: EncoderConfig) -> None:
-    """Refuse the large-message settings DTS Avro cannot honour rather than ignore them."""
-    for key, value in (
-        ("large-message-handle-option", config.large_message_handle_option),
-        ("large-message-handle-compression", config.large_message_handle_compression),
-    ):
-        if value != "none":
-            raise ConfigError(
-                f"protocol {config.protocol}: {key}={value} is not supported; DTS Avro "
-                "records are plain Avro with no large-message fallback"
-            )
+    """Refuse the compression DTS Avro cannot honour rather than ignore it."""
+    compression = config.large_message_handle_compression
+    if compression != "none":  # the option itself is refused by EncoderConfig
+        raise ConfigError(
+            f"protocol {config.protocol}: large-message-handle-compression={compression} is "
+            "not supported; DTS Avro records are plain Avro with no large-message fallback"
+        )
     if config.enable_row_checksum:
         log.warning(
             "protocol %s carries no row checksums; integrity-check-level is ignored",
