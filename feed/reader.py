@@ -246,6 +246,23 @@ def _schema(obj: dict[str, Any], key: str) -> TableInfo | None:
     if type(value) is not dict:
         raise FeedError(f"{key} must be a TableSchema object")
     try:
-        return TableInfo.from_dict(value)
+        table = TableInfo.from_dict(value)
     except SchemaError as err:
         raise FeedError(f"bad {key} object: {err}") from None
+    _check_blank_names(table, key)
+    return table
+
+
+def _check_blank_names(table: TableInfo, key: str) -> None:
+    """Schema, table and column names must say something: the protocols leave an empty name
+    out of their messages (Simple's ``database``), and no consumer can place such a row."""
+    if not table.schema.strip():
+        raise FeedError(f"bad {key} object: schema name {table.schema!r} is blank")
+    if not table.table.strip():
+        raise FeedError(f"bad {key} object: table name {table.table!r} is blank")
+    for position, column in enumerate(table.columns, 1):
+        if not column.name.strip():
+            raise FeedError(
+                f"bad {key} object: the name {column.name!r} of column {position} is blank",
+                table=table.qualified_name,
+            )

@@ -201,6 +201,8 @@ class _Parser:
             self.fail("a [[tables]] entry needs a name")
         schema, name = str(obj.get("schema", "test")), str(obj["name"])
         qualified = f"{schema}.{name}"
+        if not schema.strip() or not name.strip():
+            self.fail(f"a [[tables]] entry needs a schema and a name, got {qualified!r}")
         null_ratio = float(merged.get("null_ratio", 0.1))
         columns = tuple(self.column(c, qualified, null_ratio) for c in obj.get("columns", []))
         if not columns:
@@ -260,6 +262,8 @@ class _Parser:
         obj = self.keys(obj, _COLUMN_KEYS, f"a column of {table}")
         if "name" not in obj or "type" not in obj:
             self.fail("a column needs a name and a type", table=table)
+        if not str(obj["name"]).strip():
+            self.fail(f"column name {obj['name']!r} is blank", table=table)
         try:
             col = parse_column_type(str(obj["type"]), str(obj["name"]))
         except ScenarioError as err:
@@ -339,6 +343,6 @@ class _Parser:
         if action in ("drop_column", "drop_index") and not name:
             self.fail(f"{action} needs name", table=qualified)
         to = str(obj.get("to", ""))
-        if action == "rename" and not to:
-            self.fail("rename needs to", table=qualified)
+        if action == "rename" and (not to or not all(p.strip() for p in to.split("."))):
+            self.fail(f"rename needs to = table or schema.table, got {to!r}", table=qualified)
         return DDLSpec(at, table, action, column, name, index, to)

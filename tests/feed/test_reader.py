@@ -177,6 +177,10 @@ BAD = [
     ("commit_ts_from_2200", 3, None, None, "is a TSO of 2200-01-01T00:00:00.000Z"),
     ("resolved_far_future", 3, None, None, "ts 18446744073709551615 is a TSO of 4199-11-24"),
     ("ddl_far_future", 3, None, None, "commitTs 18446744073709551615 is a TSO of 4199"),
+    # our own encoders leave empty names out, and decoders then miss them
+    ("blank_schema_name", 1, None, None, "bad table object: schema name '' is blank"),
+    ("blank_table_name", 3, None, None, "bad table object: table name '' is blank"),
+    ("blank_column_name", 3, "shop.u", None, "the name '' of column 2 is blank"),
 ]
 
 

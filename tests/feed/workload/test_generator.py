@@ -219,3 +219,28 @@ def test_a_schedule_that_runs_into_2200_fails_naming_the_scenario() -> None:
         list(generate_records(parse_scenario(text, "slow.toml"), 1))
     assert str(err.value).startswith("slow.toml: the schedule reaches commitTs ")
     assert "commit times must be before 2200" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('[[tables]]\nschema=""\nname="t"\ncolumns=[{name="a",type="int"}]', "'.t'"),
+        ('[[tables]]\nname=""\ncolumns=[{name="a",type="int"}]', "'test.'"),
+        ('[[tables]]\nname="t"\ncolumns=[{name=" ",type="int"}]', "column name ' ' is blank"),
+        (
+            '[[tables]]\nname="t"\ncolumns=[{name="a",type="int"}]\n'
+            '[[ddl]]\ntable="t"\naction="rename"\nto="s."',
+            "got 's.'",
+        ),
+        (
+            '[[tables]]\nname="t"\ncolumns=[{name="a",type="int"}]\n'
+            '[[ddl]]\ntable="t"\naction="add_column"\ncolumn={name="",type="int"}',
+            "column name '' is blank",
+        ),
+    ],
+)
+def test_blank_names_are_refused(text: str, needle: str) -> None:
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(text, "blank.toml")
+    assert str(err.value).startswith("blank.toml: ")
+    assert needle in str(err.value)
