@@ -8,7 +8,9 @@ heartbeats, and, by being an ``MQTargetProvider``, Spark tasks that each own a p
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
 from typing import Any
 
 from tisink.core.clock import Clock
@@ -68,28 +70,41 @@ class MQSinkProvider(ABC):
     ) -> EventSink[Any]:
         target = self.mq_target(uri, config)
         opened = await self.producer_for_sinks(uri, target)
-        return new_mq_dml_sink(
-            opened.producer,
-            target.config,
-            target.default_topic,
-            clock,
-            scheme=target.scheme,
-            max_message_bytes=opened.max_message_bytes,
-            sequences=self.sequences_for(uri, target),
-            faults=self.faults_for(uri, target),
-        )
+        async with _closed_on_error(opened):
+            return new_mq_dml_sink(
+                opened.producer,
+                target.config,
+                target.default_topic,
+                clock,
+                scheme=target.scheme,
+                max_message_bytes=opened.max_message_bytes,
+                sequences=self.sequences_for(uri, target),
+                faults=self.faults_for(uri, target),
+            )
 
     async def create_ddl_sink(
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> DDLSink:
         target = self.mq_target(uri, config)
         opened = await self.producer_for_sinks(uri, target)
-        return new_mq_ddl_sink(
-            opened.producer,
-            target.config,
-            target.default_topic,
-            clock,
-            max_message_bytes=opened.max_message_bytes,
-            sequences=self.sequences_for(uri, target),
-            faults=self.faults_for(uri, target),
-        )
+        async with _closed_on_error(opened):
+            return new_mq_ddl_sink(
+                opened.producer,
+                target.config,
+                target.default_topic,
+                clock,
+                max_message_bytes=opened.max_message_bytes,
+                sequences=self.sequences_for(uri, target),
+                faults=self.faults_for(uri, target),
+            )
+
+
+@contextlib.asynccontextmanager
+async def _closed_on_error(opened: OpenedProducer) -> AsyncIterator[None]:
+    """A sink that cannot be built (a config only the encoder checks) closes the producer it
+    was given, so no connection is left behind."""
+    try:
+        yield
+    except BaseException:
+        await opened.producer.close()
+        raise
