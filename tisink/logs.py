@@ -14,8 +14,9 @@ import structlog
 VERBOSITY = ("WARNING", "INFO", "DEBUG")
 """The log level of no -v, -v and -vv: by default a terminal shows the progress line, the
 summary, warnings and errors."""
-SPARK_VERBOSITY = (logging.ERROR, logging.WARNING, logging.INFO)
-"""Spark's own (log4j) lines by -v count: quiet unless asked."""
+SPARK_VERBOSITY = (logging.CRITICAL, logging.WARNING, logging.INFO)
+"""Spark's own (log4j) lines by -v count: quiet unless asked (a failed play names Spark's
+error in its own one line; -v shows Spark's errors with their stack traces)."""
 PY4J_VERBOSITY = (logging.WARNING, logging.WARNING, logging.DEBUG)
 SINK_OUTPUT = ("tisink.eventsink.log", "tisink.ddlsink.log")
 """The ``log://`` sink's loggers: their lines are that sink's output, shown at any verbosity."""

@@ -6,7 +6,8 @@ JVM's stderr is a pipe that a thread reads line by line: log4j lines go to the l
 ``tisink.feed.spark.log4j`` at their own level (the command line keeps it quiet unless asked),
 lines continuing one (stack traces) follow it, the start-up notices every run prints go to
 debug, and anything else (a JVM that cannot start says why there) to ``...spark.jvm`` as a
-warning.
+warning. The JVM's fatal errors (``java.lang.OutOfMemoryError`` and the like) are also kept:
+they shut the SparkContext down, and the job's own error then names only the shutdown.
 """
 
 from __future__ import annotations
@@ -40,11 +41,22 @@ _NOTICES = (
     "To adjust logging level use sc.setLogLevel",
 )
 """What every start of the JVM prints; nothing a user can act on."""
+_FATAL = re.compile(r"^(?:Caused by: )?(java\.lang\.(?:OutOfMemory|StackOverflow)Error\b.*)$")
+"""The JVM errors that take the SparkContext down with them."""
+_fatal_errors: list[str] = []
+
+
+def take_fatal_error() -> str | None:
+    """The first fatal error the JVM logged since the last call (None without one)."""
+    first = _fatal_errors[0] if _fatal_errors else None
+    _fatal_errors.clear()
+    return first
 
 
 def log4j_level() -> str:
-    """The log4j level that lets through what ``SPARK_LOG`` would show."""
-    level = SPARK_LOG.getEffectiveLevel()
+    """The log4j level that lets through what ``SPARK_LOG`` would show, and errors at least
+    (the fatal ones name why a job died)."""
+    level = min(SPARK_LOG.getEffectiveLevel(), logging.ERROR)  # errors always: fatal ones
     return next(
         (name for name, value in _LEVELS.items() if value >= level and name != "TRACE"), "ERROR"
     )
@@ -61,6 +73,9 @@ class LineRouter:
         line = line.rstrip()
         if not line:
             return
+        fatal = _FATAL.match(line)
+        if fatal is not None:
+            _fatal_errors.append(fatal.group(1))
         match = _LOG4J_LINE.match(line)
         if match is not None:
             self._last = _LEVELS[match.group(1)]

@@ -17,9 +17,11 @@ blackhole, plugins) get one task with the factory's own sinks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,8 @@ from tisink.eventsink.faults import merge_faults
 from tisink.eventsink.stats import SinkStats
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.spark.errors import SparkPlayError
+from tisink.feed.spark.failures import job_failure
+from tisink.feed.spark.jvm_output import take_fatal_error
 from tisink.feed.spark.owner import play_partition
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.routing import make_factory
@@ -74,30 +78,32 @@ def run_spark_play(
     started = time.perf_counter()
     config_text = Path(config_path).read_text(encoding="utf-8") if config_path else None
     factory = make_factory(sink_uri, config_text, WallClock(), faults)
-    spark = spark_session(master, archive=archive)
-    source: PlayInput
-    if feed_path is not None:
-        source = FeedInput(spark, feed_path, watermark_interval_ms)
-    else:
-        slots = spark.sparkContext.defaultParallelism
-        scenario = load_scenario(workload or "")
-        source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
-    plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
-    plan = dataclasses.replace(plan, stop_marker=stop_marker, faults=faults)
-    log.info(
-        "playing into %d partition owners (%s), %d DDLs, %d watermark points",
-        plan.tasks,
-        ", ".join(sorted(plan.partition_counts)) or factory.scheme,
-        len(plan.ddls),
-        len(plan.points),
-    )
-    _warn_rate_without_cores(plan, spark.sparkContext.defaultParallelism)
-    broadcast = spark.sparkContext.broadcast(plan)
-    try:
-        source.check(broadcast)
-        results = _run(spark, source, broadcast, plan)
-    finally:
-        broadcast.unpersist()
+    take_fatal_error()  # an earlier job's, in this process
+    with _spark_failures_in_one_line():
+        spark = spark_session(master, archive=archive)
+        source: PlayInput
+        if feed_path is not None:
+            source = FeedInput(spark, feed_path, watermark_interval_ms)
+        else:
+            slots = spark.sparkContext.defaultParallelism
+            scenario = load_scenario(workload or "")
+            source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
+        plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
+        plan = dataclasses.replace(plan, stop_marker=stop_marker, faults=faults)
+        log.info(
+            "playing into %d partition owners (%s), %d DDLs, %d watermark points",
+            plan.tasks,
+            ", ".join(sorted(plan.partition_counts)) or factory.scheme,
+            len(plan.ddls),
+            len(plan.points),
+        )
+        _warn_rate_without_cores(plan, spark.sparkContext.defaultParallelism)
+        broadcast = spark.sparkContext.broadcast(plan)
+        try:
+            source.check(broadcast)
+            results = _run(spark, source, broadcast, plan)
+        finally:
+            broadcast.unpersist()
     summary = _summary(plan, source, results, factory.uri.redacted(), started_at)
     summary.elapsed_s = round(time.perf_counter() - started, 3)
     return summary
@@ -162,19 +168,22 @@ def _run(spark: Any, source: PlayInput, broadcast: Any, plan: PlayPlan) -> list[
 
     stage_one = source.stage_one(spark, broadcast)
     shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
-    try:
-        results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
-    except Exception as err:
-        raise SparkPlayError(
-            TisinkError(f"the Spark job failed: {_last_line(err)}"), 0, PlayStats()
-        ) from err
+    results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
     return results
 
 
-def _last_line(err: BaseException) -> str:
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    errors = [line for line in lines if "Error" in line.split(":", 1)[0]]
-    return errors[-1] if errors else (lines[0] if lines else type(err).__name__)
+@contextlib.contextmanager
+def _spark_failures_in_one_line() -> Iterator[None]:
+    """Spark's and Py4J's errors (a session that cannot start, a job that failed, a JVM that
+    died) as a SparkPlayError naming the cause in one line; the whole text is a debug log."""
+    try:
+        yield
+    except TisinkError:
+        raise
+    except Exception as err:
+        log.debug("the Spark job failed", exc_info=err)
+        cause = TisinkError(f"the Spark job failed: {job_failure(err)}")
+        raise SparkPlayError(cause, 0, PlayStats()) from err
 
 
 def _summary(

@@ -3,11 +3,14 @@ a play that fails or is stopped ends (the CLI in a subprocess)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import orjson
 
 from tisink.broker import free_port
 
@@ -37,3 +40,29 @@ def test_what_spark_cannot_play_is_refused_before_a_session_starts() -> None:
         assert lines[-1].startswith("play refused: "), (args, out.stderr[-2000:])
         assert reason in " ".join(lines), (args, out.stderr[-2000:])
         assert "Traceback" not in out.stderr and "SparkContext" not in out.stderr, args
+
+
+def test_a_line_too_long_for_the_jvm_fails_in_one_line_with_a_summary(tmp_path: Path) -> None:
+    """A 200 MB line in a 512 MB JVM: the OutOfMemoryError shuts Spark's context down; the
+    play names it in one line (no traceback) and writes its summary."""
+    feed, summary = tmp_path / "one-line.jsonl", tmp_path / "summary.json"
+    with feed.open("w") as out:
+        out.write('{"type":"row","x":"' + "a" * 200_000_000 + '"}\n')
+    out = subprocess.run(
+        [
+            *(TISINK, "play", "--master", "local[1]", "--feed", str(feed)),
+            *("--sink-uri", "blackhole://", "--summary-json", str(summary)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYSPARK_SUBMIT_ARGS": "--driver-memory 512m pyspark-shell"},
+    )
+    feed.unlink()
+    assert out.returncode == 1, out.stderr[-3000:]
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("play failed: play stopped: the Spark job failed: "), last
+    assert "java.lang.OutOfMemoryError: Java heap space" in last
+    result = orjson.loads(summary.read_bytes())
+    assert "java.lang.OutOfMemoryError" in result["error"]

@@ -31,7 +31,7 @@ def restored_logging() -> Iterator[None]:
 @pytest.mark.parametrize(
     ("verbose", "root", "spark", "py4j"),
     [
-        (0, logging.WARNING, logging.ERROR, logging.WARNING),
+        (0, logging.WARNING, logging.CRITICAL, logging.WARNING),
         (1, logging.INFO, logging.WARNING, logging.WARNING),
         (2, logging.DEBUG, logging.INFO, logging.DEBUG),
         (5, logging.DEBUG, logging.INFO, logging.DEBUG),
