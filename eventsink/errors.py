@@ -14,3 +14,7 @@ class SinkDeadError(EventSinkError):
 class RetriableError(EventSinkError):
     """Raised by a sink's write to say the failure is transient (a busy database, a timeout):
     ``BatchingSink`` retries the same batch with backoff instead of dying."""
+
+
+class FileSinkError(EventSinkError):
+    """A topic file cannot be written or read; the message names the file (and line)."""

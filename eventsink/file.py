@@ -4,14 +4,17 @@ Layout: ``DIR/<topic>/partition-<n>.jsonl``, one record per line,
 ``{"offset":<n>,"key":<base64 or null>,"value":<base64>}``, plus
 ``"headers":[[<name>,<base64 value>],...]`` when the record has Kafka headers. Offsets count
 from 0 per partition, like Kafka's, and a producer opened on an existing directory continues
-after the lines already there. Each ``send`` is one write plus a flush, so a batch is
-acknowledged only once it reached the operating system. ``read_file_topic`` (and, with headers,
-``read_file_topic_records``) reads the files back for tests and ``tisink verify``.
+after the records already there. Each ``send`` is one unbuffered append, so a batch is
+acknowledged only once it reached the operating system, and it is stored whole or not at all
+(``file_tail.py``: a failed write is cut back; a torn tail a killed process left is cut by the
+next producer). ``read_file_topic`` (and, with headers, ``read_file_topic_records``) reads the
+files back for tests and ``tisink verify``.
 
 Several processes (Spark tasks, the driver) may write one partition: each batch holds an
 exclusive ``flock`` on the file, and the next offset travels in a hidden side file
-(``.partition-<n>.next``: next offset and file size), recounted from the lines when it does not
-describe the file. Locks are local to one machine; on a cluster use Kafka.
+(``.partition-<n>.next``: next offset and file size after the last acknowledged batch); when it
+does not describe the file, the file is settled (``file_tail.settle``) and its records counted.
+Locks are local to one machine; on a cluster use Kafka.
 """
 
 from __future__ import annotations
@@ -23,23 +26,19 @@ import os
 import re
 from base64 import b64encode
 from collections.abc import Iterator, Sequence
-from io import BufferedWriter
 from pathlib import Path
 from typing import NamedTuple
 
 import orjson
 
 from tisink.codec.message import Headers, Record, with_sequence
-from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.errors import FileSinkError as FileSinkError  # its home before errors.py
+from tisink.eventsink.file_tail import append_whole, settle
 
 log = logging.getLogger(__name__)
 
 _PARTITION_FILE = re.compile(r"^partition-(\d+)\.jsonl$")
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
-
-
-class FileSinkError(EventSinkError):
-    """A topic file cannot be written or read; the message names the file (and line)."""
 
 
 def partition_file(directory: Path, topic: str, partition: int) -> Path:
@@ -60,7 +59,8 @@ class FileProducer:
             raise FileSinkError(f"partition-num must be positive, got {partition_num}")
         self.directory = Path(directory)
         self.partition_num = partition_num
-        self._files: dict[tuple[str, int], BufferedWriter] = {}
+        self._files: dict[tuple[str, int], int] = {}
+        """The open file descriptor (append, unbuffered) of each partition written."""
         self._ends: dict[tuple[str, int], tuple[int, int]] = {}
         """(next offset, file size) after this producer's last write to each partition."""
 
@@ -90,39 +90,44 @@ class FileProducer:
         if not records:
             return
         key = (topic, partition)
-        handle = self._files.get(key) or self._open(topic, partition)
+        fd = self._files.get(key)
+        if fd is None:
+            fd = self._open(topic, partition)
         path = partition_file(self.directory, topic, partition)
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                offset = self._next_offset(key, path, os.fstat(handle.fileno()).st_size)
+                offset, size = self._next_offset(key, path, fd)
                 if header is not None:
                     records = with_sequence(records, header, offset + 1)
-                handle.write(_lines(records, offset))
-                handle.flush()
-                end = (offset + len(records), handle.tell())
-                _save_end(path, end)
+                data = _lines(records, offset)
+                end = (offset + len(records), size + len(data))
+                append_whole(fd, data, size)
+                try:
+                    _save_end(path, end)
+                except BaseException:
+                    os.ftruncate(fd, size)  # not acknowledged: not stored either
+                    raise
             finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                fcntl.flock(fd, fcntl.LOCK_UN)
         except OSError as err:
             raise FileSinkError(
                 f"topic {topic!r} partition {partition}: cannot write {path}: {err}"
             ) from err
         self._ends[key] = end
 
-    def _next_offset(self, key: tuple[str, int], path: Path, size: int) -> int:
-        """The offset after the file's last line: ours if nobody else wrote since, else the
-        side file's if it describes this size, else a count of the lines."""
+    def _next_offset(self, key: tuple[str, int], path: Path, fd: int) -> tuple[int, int]:
+        """The offset after the file's last record and the file's size: ours if nobody else
+        wrote since, else the side file's if it describes the file, else what settling the
+        file's tail gives (FileSinkError for a file damaged before its end)."""
+        size = os.fstat(fd).st_size
         known = self._ends.get(key)
         if known is not None and known[1] == size:
-            return known[0]
-        try:
-            offset, known_size = (int(x) for x in _side_file(path).read_text().split())
-            if known_size == size:
-                return offset
-        except (OSError, ValueError):
-            pass
-        return _count_lines(path)
+            return known
+        side = _read_side_file(path)
+        if side is not None and side[1] == size:
+            return side
+        return settle(fd, path, size, side)
 
     def acknowledged_offsets(self) -> dict[tuple[str, int], int]:
         """The end offset after this producer's last write to each partition (what it saw
@@ -132,20 +137,19 @@ class FileProducer:
     async def close(self) -> None:
         """Close the files; a later ``send`` opens them again and continues the offsets."""
         files, self._files = self._files, {}
-        for handle in files.values():
-            handle.close()
+        for fd in files.values():
+            os.close(fd)
 
-    def _open(self, topic: str, partition: int) -> BufferedWriter:
+    def _open(self, topic: str, partition: int) -> int:
         _check_topic(topic)
         path = partition_file(self.directory, topic, partition)
-        key = (topic, partition)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle = path.open("ab")
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as err:
             raise FileSinkError(f"topic {topic!r} partition {partition}: {path}: {err}") from err
-        self._files[key] = handle
-        return handle
+        self._files[(topic, partition)] = fd
+        return fd
 
 
 def _lines(records: Sequence[Record], offset: int) -> bytes:
@@ -180,15 +184,21 @@ def _side_file(path: Path) -> Path:
 def _save_end(path: Path, end: tuple[int, int]) -> None:
     side = _side_file(path)
     temp = side.with_name(f"{side.name}.{os.getpid()}")
-    temp.write_text(f"{end[0]} {end[1]}")
-    temp.replace(side)
+    try:
+        temp.write_text(f"{end[0]} {end[1]}")
+        temp.replace(side)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
-def _count_lines(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with path.open("rb") as fh:
-        return sum(1 for line in fh if line.strip())
+def _read_side_file(path: Path) -> tuple[int, int] | None:
+    """(next offset, size) after the last acknowledged batch, if the side file says."""
+    try:
+        offset, size = (int(x) for x in _side_file(path).read_text().split())
+    except (OSError, ValueError):
+        return None
+    return offset, size
 
 
 def list_file_topics(directory: Path) -> list[str]:

@@ -8,6 +8,7 @@ are out of tisink's scope.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -33,12 +34,18 @@ def claim_check_path(location: str) -> Path:
 
 
 def store_claim_check(location: str, payload: bytes) -> None:
-    """Write ``payload`` to ``location`` durably enough that a consumer finds it after the ack."""
+    """Write ``payload`` to ``location`` durably enough that a consumer finds it after the ack.
+
+    The payload goes to ``<name>.part`` and is renamed into place, so ``location`` holds a
+    whole payload or nothing; a failed write removes the ``.part`` file (only a process killed
+    mid-write leaves one, which the next write to the location replaces)."""
     path = claim_check_path(location)
+    tmp = path.with_name(path.name + ".part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".part")
         tmp.write_bytes(payload)
         os.replace(tmp, path)
     except OSError as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         raise ClaimCheckError(f"claim-check location {location!r}: cannot write: {err}") from err

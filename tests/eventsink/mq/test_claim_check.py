@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.eventsink.limited import run_with_file_limit
 from tisink.eventsink.mq.claim_check import ClaimCheckError, claim_check_path, store_claim_check
 
 
@@ -30,3 +31,21 @@ def test_unwritable_location_names_it(tmp_path):
     with pytest.raises(ClaimCheckError, match="cannot write") as info:
         store_claim_check(location, b"p")
     assert location in str(info.value)
+
+
+def test_a_write_refused_part_way_leaves_no_part_file(tmp_path):
+    """A full disk (here: a file size limit) stops the payload part way: the error names the
+    location, and neither the payload nor its ``.part`` file is left."""
+    location = f"file://{tmp_path}/big.json"
+    code = (
+        "from tisink.eventsink.mq.claim_check import ClaimCheckError, store_claim_check\n"
+        "try:\n"
+        f"    store_claim_check({location!r}, b'x' * 100_000)\n"
+        "except ClaimCheckError as err:\n"
+        "    print(err)\n"
+    )
+    child = run_with_file_limit(code, 10_000)
+    assert child.returncode == 0, child.stderr
+    assert f"claim-check location {location!r}: cannot write" in child.stdout
+    assert "File too large" in child.stdout
+    assert list(tmp_path.iterdir()) == []
