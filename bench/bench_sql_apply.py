@@ -10,7 +10,8 @@ from empty tables, created before the clock starts:
   ``--batch-rows`` rows of a table: the driver's plain path (SQLite's C loop, PyMySQL's
   multi-row INSERT rewrite, psycopg's pipeline);
 * sink: the same rows as single-table transactions handed to ``SQLSink.write_events`` and
-  flushed: value conversion, batching, statements, the database thread, callbacks.
+  flushed: value conversion, batching, statements, the database threads (``--worker-count``
+  connections on the servers, as the sink URI's default), callbacks.
 
 Afterwards both databases must hold the same rows. MariaDB and PostgreSQL are started as the
 tests start them (``tests/db_servers.py``) unless ``--mysql-url`` / ``--postgresql-url`` name
@@ -104,10 +105,10 @@ def run_raw(
 
 
 async def run_sink(
-    new: NewDialect, tables: list[TableInfo], txns: list[SingleTableTxn], batch: int
+    new: NewDialect, tables: list[TableInfo], txns: list[SingleTableTxn], batch: int, workers: int
 ) -> float:
     prepared(new, tables).close()
-    sink = SQLSink(new(), max_batch_rows=batch)
+    sink = SQLSink(new(), max_batch_rows=batch, connections=workers)
     await sink.open()
     acked = [0]
 
@@ -185,6 +186,7 @@ def main() -> None:
     parser.add_argument("--batch-rows", type=int, default=4096)
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs of each")
     parser.add_argument("--only", default="sqlite,mysql,postgresql")
+    parser.add_argument("--worker-count", type=int, default=2, help="sink connections (servers)")
     parser.add_argument("--mysql-url", help="mysql://user:password@host:port/ (default: start one)")
     parser.add_argument("--postgresql-url", help="postgresql://user:password@host:port/db")
     args = parser.parse_args()
@@ -201,7 +203,9 @@ def main() -> None:
             for _ in range(args.repeat):
                 new_raw, new_sink = fresh[name](), fresh[name]()
                 raw = min(raw, run_raw(new_raw, tables, txns, args.batch_rows))
-                sink = min(sink, asyncio.run(run_sink(new_sink, tables, txns, args.batch_rows)))
+                workers = 1 if name == "sqlite" else args.worker_count
+                elapsed = asyncio.run(run_sink(new_sink, tables, txns, args.batch_rows, workers))
+                sink = min(sink, elapsed)
                 if contents(new_raw, tables) != contents(new_sink, tables):
                     raise SystemExit(f"{name}: the sink and the raw run left different rows")
             ok = rows / sink >= TARGET

@@ -9,10 +9,11 @@
   database: TiDB schemas are databases);
 * ``postgresql://user:password@host:port/dbname``.
 
-Every scheme takes ``batch-rows`` (most rows per database transaction, default 4096). The event
-sink and the DDL sink of one database are the same ``SQLSink``, so rows, DDLs and checkpoints
-share one connection and one thread. Key-changing UPDATEs reach it whole, as TiCDC's MySQL sink
-receives them. Passwords appear in no message: URIs are shown ``redacted()``.
+Every scheme takes ``batch-rows`` (most rows per database transaction, default 4096); the
+servers take ``worker-count`` too (TiCDC's name: connections writing different tables at once,
+default 2). The event sink and the DDL sink of one database are the same ``SQLSink``.
+Key-changing UPDATEs reach it whole, as TiCDC's MySQL sink receives them. Passwords appear in no
+message: URIs are shown ``redacted()``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from tisink.sink.errors import SinkURIError
 from tisink.sink.uri import SinkURI
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+DEFAULT_WORKER_COUNT = 2
+"""Connections per server database: one builds statements while the server runs another's."""
 MYSQL_PORT, POSTGRESQL_PORT = 3306, 5432
 
 
@@ -85,8 +88,9 @@ class _Server:
 class SQLProvider(ABC):
     """Builds one opened ``SQLSink`` per database and hands it out for both roles."""
 
-    uri_params: tuple[str, ...] = ("batch-rows",)
+    uri_params: tuple[str, ...] = ("batch-rows", "worker-count")
     default_protocol = None
+    default_workers = DEFAULT_WORKER_COUNT
 
     def __init__(self) -> None:
         self._sinks: dict[object, SQLSink] = {}
@@ -114,7 +118,10 @@ class SQLProvider(ABC):
         if sink is not None and not sink.closed:
             return sink
         batch_rows = int_param(uri, "batch-rows", DEFAULT_BATCH_ROWS, 1)
-        sink = SQLSink(dialect, max_batch_rows=batch_rows)
+        workers = self.default_workers
+        if "worker-count" in self.uri_params:
+            workers = int_param(uri, "worker-count", workers, 1)
+        sink = SQLSink(dialect, max_batch_rows=batch_rows, connections=workers)
         await sink.open()
         self._sinks[key] = sink
         return sink
@@ -122,6 +129,7 @@ class SQLProvider(ABC):
 
 class SQLiteProvider(SQLProvider):
     uri_params = ("batch-rows", "synchronous", "busy-timeout-ms")
+    default_workers = 1  # one writer per file: a second connection would only wait for it
 
     def target(self, uri: SinkURI) -> tuple[object, Dialect]:
         path = database_path(uri)

@@ -70,6 +70,10 @@ class PostgreSQLDialect(Dialect):
         return self._where
 
     def is_retriable(self, err: Exception) -> bool:
+        """Also two connections creating one schema at once: the loser's ``IF NOT EXISTS``
+        looked before the winner committed, and a retry finds the schema."""
+        if isinstance(err, pg_errors.UniqueViolation):
+            return err.diag.constraint_name == "pg_namespace_nspname_index"
         return isinstance(err, RETRIABLE)
 
     def table_ref(self, schema: str, table: str) -> str:

@@ -1,9 +1,9 @@
 """SQLSink: applies the change feed to a database through a ``Dialect``, on ``BatchingSink``.
 
 One object is both the event sink and the DDL sink of a database (TiCDC's MySQL sink and its
-DDL sink in one). Every call runs on one thread that owns the connection, so rows, DDLs and
-checkpoints reach the database in the order they were awaited while the event loop keeps feeding
-the table sinks.
+DDL sink in one). Every call runs on the thread of a connection (``lanes``; one for SQLite,
+``worker-count`` for the servers) while the event loop keeps feeding the table sinks; a table's
+batches are written one at a time, in order, and a DDL only after its table's rows.
 
 * ``write_batch``: the batch's transactions (whole TiCDC transactions of one table) in one
   database transaction, with ``rows.RowStatements`` built once per table version; transactions
@@ -20,15 +20,12 @@ rolled back). Any other error is fatal and names the table, and the column when 
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
 from tisink.eventsink.batching import Batch, BatchingSink, RetryPolicy
 from tisink.eventsink.sql.dialect import Cursor, Dialect
 from tisink.eventsink.sql.errors import SQLSinkError
+from tisink.eventsink.sql.lanes import Lane, Lanes
 from tisink.eventsink.sql.meta import Meta
 from tisink.eventsink.sql.rows import WRITE, RowStatements
 from tisink.eventsink.sql.schema import apply_ddl, ensure_table
@@ -37,27 +34,26 @@ from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 DEFAULT_BATCH_ROWS = 4096
 
 
 class SQLSink(BatchingSink):
-    """The change feed applied to the database of ``dialect``; ``await open()`` first."""
+    """The change feed applied to the database of ``dialect`` through ``connections``
+    connections (``lanes.Lanes``); ``await open()`` first."""
 
     def __init__(
         self,
         dialect: Dialect,
         *,
         max_batch_rows: int = DEFAULT_BATCH_ROWS,
+        connections: int = 1,
         retry: RetryPolicy | None = None,
     ) -> None:
         self.scheme = dialect.name
-        super().__init__(max_batch_rows=max_batch_rows, retry=retry)
+        super().__init__(max_batch_rows=max_batch_rows, concurrency=connections, retry=retry)
         self.dialect = dialect
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"tisink-{dialect.name}")
+        self._lanes = Lanes(dialect, connections)
         self._meta = Meta(dialect)
-        self._statements: dict[tuple[int, int, str], RowStatements] = {}
         self.replayed_txns = 0
         """Transactions skipped because the database already had them (a resumed play)."""
 
@@ -67,7 +63,14 @@ class SQLSink(BatchingSink):
         return self._meta.checkpoint_ts
 
     async def open(self) -> None:
-        await self._run(self._open)
+        lanes = self._lanes.all
+        try:
+            for lane in lanes:
+                await lane.run(lane.dialect.connect)
+            await lanes[0].run(self._load)
+        except BaseException:
+            await self.on_close()
+            raise
         if self.checkpoint_ts:
             where = self.dialect.describe()
             log.info("%s: resuming after checkpoint %d", where, self.checkpoint_ts)
@@ -75,91 +78,85 @@ class SQLSink(BatchingSink):
     # --- the BatchingSink hooks -------------------------------------------------------------
 
     async def write_batch(self, batch: Batch) -> None:
-        await self._run(self._apply_batch, batch)
+        await self._lanes.run(self._apply_batch, batch)
 
     async def write_ddl(self, ddl: DDLEvent) -> None:
-        await self._run(self._apply_ddl, ddl)
+        await self._lanes.run(self._apply_ddl, ddl)
 
     async def write_checkpoint(self, ts: int) -> None:
-        await self._run(self._store_checkpoint, ts)
+        await self._lanes.run(self._store_checkpoint, ts)
 
     async def on_close(self) -> None:
-        try:
-            await self._run(self.dialect.close)
-        finally:
-            self._thread.shutdown()
+        for lane in self._lanes.all:
+            try:
+                await lane.run(lane.dialect.close)
+            finally:
+                lane.shutdown()
 
     def is_retriable(self, err: Exception) -> bool:
         return self.dialect.is_retriable(err) or super().is_retriable(err)
 
-    # --- on the database thread -------------------------------------------------------------
+    # --- on a lane's thread -----------------------------------------------------------------
 
-    async def _run(self, call: Callable[..., T], *args: object) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, call, *args)
+    def _load(self) -> None:
+        with self.dialect.transaction() as cur:
+            self._meta.load(cur)
 
-    def _open(self) -> None:
-        self.dialect.connect()
-        try:
-            with self.dialect.transaction() as cur:
-                self._meta.load(cur)
-        except BaseException:
-            self.dialect.close()
-            raise
-
-    def _statements_for(self, cur: Cursor, table: TableInfo) -> RowStatements:
+    def _statements_for(self, lane: Lane, cur: Cursor, table: TableInfo) -> RowStatements:
         key = (table.table_id, table.version, table.qualified_name)
-        found = self._statements.get(key)
+        found = lane.statements.get(key)
         if found is None:
-            if ensure_table(self.dialect, cur, table):  # a feed may start after the CREATE
+            if ensure_table(lane.dialect, cur, table):  # a feed may start after the CREATE
                 self._meta.write_columns(cur, table)
-            found = self._statements[key] = RowStatements(self.dialect, table)
+            found = lane.statements[key] = RowStatements(lane.dialect, table)
         return found
 
-    def _apply_batch(self, batch: Batch) -> None:
+    def _apply_batch(self, lane: Lane, batch: Batch) -> None:
         applied = self._meta.txn_applied
         txns = [txn for txn in batch.txns if not applied(txn.table.table_id, txn.commit_ts)]
         if txns:
             statements: RowStatements | None = None
             try:
-                with self.dialect.transaction() as cur:
-                    statements = self._statements_for(cur, batch.table)
+                with lane.dialect.transaction() as cur:
+                    statements = self._statements_for(lane, cur, batch.table)
                     statements.apply(cur, (row for txn in txns for row in txn.rows))
             except Exception as err:
-                self._statements.clear()  # a table the rolled-back transaction created is gone
+                lane.statements.clear()  # a table the rolled-back transaction created is gone
                 if self.is_retriable(err) or isinstance(err, SQLSinkError):
                     raise
-                raise self._failure(batch.table, statements, err) from err
+                raise self._failure(lane, batch.table, statements, err) from err
         self.replayed_txns += len(batch.txns) - len(txns)
 
     def _failure(
-        self, table: TableInfo, statements: RowStatements | None, err: Exception
+        self, lane: Lane, table: TableInfo, statements: RowStatements | None, err: Exception
     ) -> SQLSinkError:
         """The error naming the table, and the column the dialect finds to blame."""
         where = f"table {table.qualified_name}"
         if statements is not None and statements.failed is not None:
             kind, params = statements.failed
-            found = self.dialect.bad_column(statements.columns, params) if kind == WRITE else None
+            bad_column = lane.dialect.bad_column
+            found = bad_column(statements.columns, params) if kind == WRITE else None
             if found is not None:
                 return SQLSinkError(f"{where} column {found[0]}: {found[1]}")
         return SQLSinkError(f"{where}: {err}")
 
-    def _apply_ddl(self, ddl: DDLEvent) -> None:
+    def _apply_ddl(self, lane: Lane, ddl: DDLEvent) -> None:
         if self._meta.ddl_applied(ddl):
             log.info("%s: already applied, skipped: %s", self.dialect.describe(), ddl.describe())
             return
         try:
-            with self.dialect.transaction() as cur:
-                apply_ddl(self.dialect, cur, ddl)
+            with lane.dialect.transaction() as cur:
+                apply_ddl(lane.dialect, cur, ddl)
                 self._meta.record_ddl(cur, ddl)
         except Exception as err:
             if self.is_retriable(err) or isinstance(err, SQLSinkError):
                 raise
             raise SQLSinkError(f"table {ddl.qualified_name}: {ddl.describe()}: {err}") from err
         finally:
-            self._statements.clear()  # tables may have gone or changed shape
+            self._lanes.forget_statements()
         self._meta.applied_ddl(ddl)
 
-    def _store_checkpoint(self, ts: int) -> None:
-        with self.dialect.transaction() as cur:
+    def _store_checkpoint(self, lane: Lane, ts: int) -> None:
+        with lane.dialect.transaction() as cur:
             self._meta.store_checkpoint(cur, ts)
         self._meta.checkpoint_ts = max(self._meta.checkpoint_ts, ts)

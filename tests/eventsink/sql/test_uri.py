@@ -22,6 +22,7 @@ from tisink.sink.uri import parse_sink_uri
         ("mysql://127.0.0.1:3306/", "names no user"),
         ("mysql://u:secret@127.0.0.1:3306/shop", "names no database"),
         ("mysql://u:secret@h1:3306,h2:3306/", "must name one host"),
+        ("mysql://u:secret@127.0.0.1:3306/?worker-count=0", "worker-count must be an integer"),
         ("postgresql://u:secret@127.0.0.1/a/b", "names one database"),
         ("postgresql://u:secret@127.0.0.1/db?batch-rows=x", "batch-rows must be an integer"),
     ],
