@@ -94,7 +94,7 @@ class ReportsLeftovers(Protocol):
     """A scheme whose target may hold an earlier run's topics, which a new play would continue
     (offsets, sequence numbers) and verify would read as one stream with the new one."""
 
-    def leftover_topics(self, uri: SinkURI) -> list[str]: ...
+    def leftover_topics(self, uri: SinkURI, config: ChangefeedConfig) -> list[str]: ...
 
 
 @runtime_checkable

@@ -154,7 +154,9 @@ class SinkFactory:
     def leftover_topics(self) -> list[str]:
         """Topics an earlier run left at the target (empty where the scheme cannot tell)."""
         provider = self.provider
-        return provider.leftover_topics(self.uri) if isinstance(provider, ReportsLeftovers) else []
+        if not isinstance(provider, ReportsLeftovers):
+            return []
+        return provider.leftover_topics(self.uri, self.config)
 
     def create_table_sink(
         self, table_id: int, event_sink: EventSink[Any], start_ts: int = 0

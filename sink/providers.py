@@ -118,7 +118,7 @@ class FileProvider(MQSinkProvider):
     ) -> RecordSource:
         return FileRecordSource(Path(uri.path))
 
-    def leftover_topics(self, uri: SinkURI) -> list[str]:
+    def leftover_topics(self, uri: SinkURI, config: ChangefeedConfig) -> list[str]:
         return list_file_topics(Path(uri.path))
 
 
@@ -152,6 +152,22 @@ class KafkaProvider(MQSinkProvider):
         from tisink.eventsink.kafka.reader import open_kafka_source
 
         return open_kafka_source(config.kafka.for_target(uri.hosts, uri.topic), timeout_s)
+
+    def leftover_topics(self, uri: SinkURI, config: ChangefeedConfig) -> list[str]:
+        """The play's named topics (the URI's, the dispatchers' without placeholders) that
+        already hold messages; none when the cluster cannot be asked quickly (the play then
+        reports the connection itself)."""
+        from tisink.eventsink.kafka.reader import holding_topics
+
+        named = {uri.topic} | {
+            rule.topic for rule in config.dispatch_rules if rule.topic and "{" not in rule.topic
+        }
+        kafka = config.kafka.for_target(uri.hosts, uri.topic)
+        return holding_topics(kafka, sorted(named), LEFTOVER_CHECK_S)
+
+
+LEFTOVER_CHECK_S = 3.0
+"""How long a play's start may spend asking Kafka whether its topics hold messages."""
 
 
 def kafka_available() -> bool:

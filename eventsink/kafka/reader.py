@@ -130,7 +130,7 @@ class KafkaRecordReader:
         assignment = []
         for topic in topics:
             for partition in range(counts.get(topic, 0)):
-                low, high = self._watermarks(topic, partition)
+                low, high = self.watermarks(topic, partition)
                 if high > low:
                     ends[(topic, partition)] = high
                     assignment.append(TopicPartition(topic, partition, OFFSET_BEGINNING))
@@ -175,7 +175,7 @@ class KafkaRecordReader:
             for topic, partition in sorted(pending)
         ]
 
-    def _watermarks(self, topic: str, partition: int) -> tuple[int, int]:
+    def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         try:
             return self._consumer.get_watermark_offsets(
                 TopicPartition(topic, partition), timeout=self.request_timeout_s
@@ -183,6 +183,25 @@ class KafkaRecordReader:
         except KafkaException as err:
             where = f"Kafka {topic}[{partition}]"
             raise StreamReadError(f"{where}: cannot read offsets: {err}") from err
+
+
+def holding_topics(config: KafkaConfig, topics: Sequence[str], timeout_s: float) -> list[str]:
+    """Those of ``topics`` that exist and hold a message; [] when the cluster does not answer
+    within ``timeout_s``."""
+    reader = KafkaRecordReader(consumer_settings(config), timeout_s, request_timeout_s=timeout_s)
+    try:
+        counts = reader.partition_counts()
+        held = []
+        for topic in topics:
+            ends = [reader.watermarks(topic, p) for p in range(counts.get(topic, 0))]
+            if any(high > low for low, high in ends):
+                held.append(topic)
+        return held
+    except StreamReadError as err:
+        log.debug("cannot tell whether %s hold messages: %s", ", ".join(topics), err)
+        return []
+    finally:
+        reader.close()
 
 
 def _read_so_far(last_offset: int) -> str:

@@ -172,3 +172,27 @@ def test_an_inline_play_verifies_against_what_the_broker_acknowledged(
     assert isinstance(acknowledged, dict) and set(acknowledged) == {(topic, p) for p in range(3)}
     for (_, partition), end in acknowledged.items():
         assert len(read_partition(kafka_bootstrap, topic, partition, end)) == end
+
+
+def test_a_topic_holding_messages_is_refused_unless_appended(kafka_bootstrap: str) -> None:
+    """As with a used ``file://`` folder: a second play into the same topic would read as one
+    stream with the first, so it is refused before anything is written (exit 2)."""
+    from typer.testing import CliRunner
+
+    from tisink.cli import app
+
+    topic = unique_topic("leftover")
+    uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}"
+    play = ["play", "--engine", "inline", "--workload", "demo", "--rows", "50", "--sink-uri", uri]
+    first = CliRunner().invoke(app, play)
+    assert first.exit_code == 0, first.output
+    held = [len(read_partition(kafka_bootstrap, topic, p, 1)) for p in range(PARTITIONS)]
+    again = CliRunner().invoke(app, play)
+    assert again.exit_code == 2
+    assert f"already holds topic(s) {topic}" in again.output
+    assert [len(read_partition(kafka_bootstrap, topic, p, 1)) for p in range(PARTITIONS)] == held
+    appended = CliRunner().invoke(app, [*play, "--append"])
+    assert appended.exit_code == 0, appended.output
+    assert sum(len(read_partition(kafka_bootstrap, topic, p, 1)) for p in range(PARTITIONS)) > sum(
+        held
+    )
