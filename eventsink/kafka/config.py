@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PARTITION_NUM = 3
 COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-_ACKS = {-1: "all", 0: 0, 1: 1}
+_ACKS = {-1: "all", 1: 1}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
 _DURATIONS = re.compile(rf"(?:{_DURATION.pattern})+")
 _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -83,7 +83,7 @@ class KafkaConfig:
                 f"max-message-bytes must be positive, got {self.max_message_bytes}"
             )
         if self.required_acks not in _ACKS:
-            raise KafkaConfigError(f"required-acks must be -1, 0 or 1, got {self.required_acks}")
+            raise KafkaConfigError(f"required-acks must be -1 or 1, got {self.required_acks}")
         if self.sasl_mechanism and self.sasl_mechanism not in SASL_MECHANISMS:
             raise KafkaConfigError(
                 f"sasl-mechanism {self.sasl_mechanism!r} is not supported; "
@@ -208,9 +208,16 @@ def _compression(value: Any) -> str:
 
 
 def _required_acks(value: Any) -> int:
+    """-1 or 1. TiCDC also takes 0, but then the broker acknowledges nothing, and tisink moves
+    the checkpoint (and reports success) only for data a broker acknowledged."""
     acks = to_int(value)
+    if acks == 0:
+        raise ValueError(
+            "0 is not supported: without acknowledgements the checkpoint could pass data the "
+            "broker lost; use 1 (leader) or -1 (all in-sync replicas)"
+        )
     if acks not in _ACKS:
-        raise ValueError(f"must be -1, 0 or 1, got {acks}")
+        raise ValueError(f"must be -1 or 1, got {acks}")
     return acks
 
 
@@ -239,7 +246,7 @@ KAFKA_OPTIONS: tuple[Option, ...] = (
     _kafka("partition-num", "partition_num", to_positive_int, "partitions of new topics"),
     _kafka("replication-factor", "replication_factor", to_positive_int),
     _kafka("compression", "compression", _compression, "none, gzip, snappy, lz4, zstd"),
-    _kafka("required-acks", "required_acks", _required_acks, "-1, 0 or 1"),
+    _kafka("required-acks", "required_acks", _required_acks, "-1 or 1"),
     _kafka("kafka-client-id", "client_id", _text),
     _kafka("auto-create-topic", "auto_create_topic", to_bool),
     _kafka("dial-timeout", "dial_timeout_s", _duration),

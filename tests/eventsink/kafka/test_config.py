@@ -124,3 +124,9 @@ def test_go_durations(parts: list[tuple[int, str]]) -> None:
     text = "".join(f"{n}{unit}" for n, unit in parts)
     config = from_uri(f"kafka://h:1/t?dial-timeout={text}")
     assert config.dial_timeout_s == pytest.approx(sum(n * _UNITS[u] for n, u in parts))
+
+
+def test_required_acks_zero_is_refused_with_the_reason() -> None:
+    """Without acknowledgements the checkpoint could pass data the broker lost."""
+    with pytest.raises(TisinkError, match=r"required-acks.*0 is not supported.*use 1"):
+        from_uri("kafka://h:1/t?required-acks=0")
