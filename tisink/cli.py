@@ -195,10 +195,9 @@ def play(
     """Play a change feed or a generated workload through the sink framework to a sink.
     Ctrl-C (or SIGTERM) stops reading, lets sent messages finish, prints and writes the
     summary, and exits 130 (143); a second one stops at once."""
-    from tisink.errors import PlayRefused
-    from tisink.feed.errors import PlayError
+    from tisink.errors import PlayFailed, PlayRefused
     from tisink.interrupt import StopRequest, stop_on_signals
-    from tisink.play import PlayOptions, failed_summary, run_play
+    from tisink.play import PlayOptions, run_play
     from tisink.progress import progress_display
 
     if summary_json is not None:
@@ -234,11 +233,10 @@ def play(
     except PlayRefused as err:
         console.print(f"[bold red]play refused:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err
-    except PlayError as err:
-        failed = failed_summary(options, err, stop)
+    except PlayFailed as err:
         if summary_json:
-            failed.write(summary_json)
-        _print_summary(failed.to_dict())
+            err.summary.write(summary_json)
+        _print_summary(err.summary.to_dict())
         console.print(f"[bold red]play failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(1 if stop.signum is None else stop.exit_code) from err
     except (TisinkError, ValueError) as err:

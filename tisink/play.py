@@ -17,9 +17,8 @@ from pathlib import Path
 from tisink.broker import start_broker
 from tisink.codec.registry import get_protocol
 from tisink.core.errors import TisinkError
-from tisink.errors import PlayRefused
+from tisink.errors import PlayFailed, PlayRefused
 from tisink.eventsink.stats import AcknowledgedEnds
-from tisink.feed.errors import PlayError
 from tisink.feed.reader import check_feed
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
@@ -27,7 +26,6 @@ from tisink.interrupt import StopRequest
 from tisink.play_engines import play_inline, play_spark
 from tisink.play_options import DEFAULT_WORKLOAD, PlayOptions
 from tisink.sink import ChangefeedConfig, SinkFactory
-from tisink.sink.uri import parse_sink_uri
 from tisink.summary import RunSummary
 from tisink.verify import render_text, verify
 
@@ -36,7 +34,6 @@ __all__ = [
     "DEFAULT_WORKLOAD",
     "PlayOptions",
     "check_play",
-    "failed_summary",
     "run_play",
 ]
 
@@ -58,39 +55,28 @@ def run_play(
     started, started_at = time.perf_counter(), time.time()
     check_play(options)
     acknowledged: AcknowledgedEnds = {}
-    with _sink_uri(options.sink_uri) as sink_uri:
-        if options.engine == "spark":
-            summary = play_spark(options, sink_uri, started_at, acknowledged, stop)
-        else:
-            summary = play_inline(options, sink_uri, on_progress, stop, started_at, acknowledged)
-        if stop.signum is not None:
-            summary.stopped_by = signal.Signals(stop.signum).name
-        else:
-            _verify(options, sink_uri, summary, acknowledged)
+    try:
+        with _sink_uri(options.sink_uri) as sink_uri:
+            if options.engine == "spark":
+                summary = play_spark(options, sink_uri, started_at, acknowledged, stop)
+            else:
+                summary = play_inline(
+                    options, sink_uri, on_progress, stop, started_at, acknowledged
+                )
+            if stop.signum is None:
+                _verify(options, sink_uri, summary, acknowledged)
+    except PlayFailed as failure:
+        _ended(failure.summary, started, stop)
+        raise
+    _ended(summary, started, stop)
+    return summary
+
+
+def _ended(summary: RunSummary, started: float, stop: StopRequest) -> None:
+    """The whole command's time and the signal that stopped it, on any summary."""
     summary.elapsed_s = round(time.perf_counter() - started, 3)
-    return summary
-
-
-def failed_summary(
-    options: PlayOptions, err: PlayError, stop: StopRequest | None = None
-) -> RunSummary:
-    """The summary of a play that stopped on ``err`` (after a stop request, if ``stop`` has
-    one): how far it got and why it stopped."""
-    stats = err.stats
-    sink = parse_sink_uri(options.sink_uri).redacted() if options.sink_uri else "embedded broker"
-    summary = RunSummary(
-        rows=stats.rows,
-        ddl=stats.ddl,
-        checkpoint_ts=err.last_checkpoint_ts,
-        sink_uri=sink,
-        engine=options.engine,
-        error=str(err.cause),
-    )
-    if stop is not None and stop.signum is not None:
+    if stop.signum is not None:
         summary.stopped_by = signal.Signals(stop.signum).name
-    for sink_stats in stats.sink_stats:
-        summary.add_sink_stats(sink_stats)
-    return summary
 
 
 def check_play(options: PlayOptions) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tisink.core.clock import Clock, FeedClock, WallClock
+from tisink.errors import PlayFailed
 from tisink.eventsink.stats import AcknowledgedEnds
 from tisink.feed.errors import PlayError
 from tisink.feed.inline import play_with_factory
@@ -25,6 +26,7 @@ from tisink.interrupt import StopRequest
 from tisink.measures import Measured, apply_measures
 from tisink.play_options import DEFAULT_WORKLOAD, PlayOptions
 from tisink.sink import ChangefeedConfig, SinkFactory
+from tisink.sink.uri import parse_sink_uri
 from tisink.summary import RunSummary
 
 if TYPE_CHECKING:
@@ -41,12 +43,32 @@ def play_spark(
     stop: StopRequest,
 ) -> RunSummary:
     """The Spark engine; fills ``acknowledged`` with what the tasks' producers saw stored.
-    A stop request creates the marker file the tasks watch."""
+    A stop request creates the marker file the tasks watch. Raises PlayFailed with what the
+    owners delivered when the play failed."""
     with tempfile.TemporaryDirectory(prefix="tisink-stop-") as folder:
         marker = Path(folder) / "stop"
         stop.on_stop(lambda: _touch(marker))
-        run = _run_spark(options, sink_uri, started_at, str(marker))
+        try:
+            run = _run_spark(options, sink_uri, started_at, str(marker))
+        except PlayError as err:
+            raise PlayFailed(_failed_spark(options, sink_uri, started_at, err)) from err
     acknowledged.update(run.acknowledged)
+    return _spark_summary(options, run, started_at)
+
+
+def _failed_spark(
+    options: PlayOptions, sink_uri: str, started_at: float, err: PlayError
+) -> RunSummary:
+    from tisink.feed.spark.errors import SparkPlayError
+
+    run = err.run if isinstance(err, SparkPlayError) else None
+    if run is None:  # nothing was written: stage one or Spark itself failed
+        summary = RunSummary(rows=err.stats.rows, sink_uri=redacted(sink_uri), engine="spark")
+        return failed(summary, err, 0.0)
+    return failed(_spark_summary(options, run, started_at), err, run.sending_s)
+
+
+def _spark_summary(options: PlayOptions, run: SparkRun, started_at: float) -> RunSummary:
     summary = RunSummary(
         rows=run.rows,
         ddl=run.ddl,
@@ -122,7 +144,12 @@ def play_inline(
     first_row = _FirstRow()
     records = first_row.watch(stop.stoppable(records))
     pacer = Pacer(options.rate) if options.rate else None
-    summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))
+    error: PlayError | None = None
+    try:
+        summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))
+    except PlayError as err:
+        error = err
+        summary = _summary(err.stats, err.last_checkpoint_ts, factory)
     acknowledged.update(factory.acknowledged_offsets())
     summary.faults = [fault.to_dict() for fault in factory.injected_faults()]
     ended = time.time()
@@ -137,7 +164,23 @@ def play_inline(
         behind_s=pacer.behind_s if pacer is not None else 0.0,
     )
     apply_measures(summary, measured)
+    if error is not None:
+        raise PlayFailed(failed(summary, error, ended - sent_at)) from error
     return summary
+
+
+def failed(summary: RunSummary, err: PlayError, sending_s: float) -> RunSummary:
+    """``summary`` of a play that stopped on ``err``: its error and last checkpoint, and
+    ``rows_per_s`` over the rows acknowledged in ``sending_s`` (not every row read was)."""
+    summary.error = str(err.cause)
+    summary.checkpoint_ts = err.last_checkpoint_ts
+    acked = int(summary.latency_ms.get("count", 0))
+    summary.rows_per_s = round(acked / sending_s, 1) if sending_s > 0 else 0.0
+    return summary
+
+
+def redacted(sink_uri: str) -> str:
+    return parse_sink_uri(sink_uri).redacted()
 
 
 class _FirstRow:
@@ -173,10 +216,14 @@ async def _play(
     except PlayError as err:
         log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
         raise
+    return _summary(stats, stats.checkpoint_ts, factory)
+
+
+def _summary(stats: PlayStats, checkpoint_ts: int, factory: SinkFactory) -> RunSummary:
     summary = RunSummary(
         rows=stats.rows,
         ddl=stats.ddl,
-        checkpoint_ts=stats.checkpoint_ts,
+        checkpoint_ts=checkpoint_ts,
         sink_uri=factory.uri.redacted(),
         engine="inline",
     )

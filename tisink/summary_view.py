@@ -35,12 +35,15 @@ def _cell(key: str, value: Any) -> str:
 
 
 def perf_line(summary: dict[str, Any]) -> str:
-    """``N rows sent, R rows/sec (M MB/sec), A ms avg latency, X ms max latency, p50, p95, p99
-    and p99.9``, the figures a producer benchmark ends with."""
+    """``N rows acknowledged, R rows/sec (M MB/sec), A ms avg latency, X ms max latency, p50,
+    p95, p99 and p99.9``, the figures a producer benchmark ends with. N is what the sink
+    acknowledged (``latency_ms.count``); the rows read follow when they differ (a failed
+    play, or UPDATEs that changed a key and were written as DELETE + INSERT)."""
     latency = summary.get("latency_ms") or {}
     rows_per_s, mb_per_s = summary.get("rows_per_s", 0.0), summary.get("mb_per_s", 0.0)
+    acked, read = latency.get("count", 0), summary.get("rows", 0)
     parts = [
-        f"{summary.get('rows', 0)} rows sent",
+        f"{acked} rows acknowledged" + (f" ({read} read)" if acked != read else ""),
         f"{rows_per_s:.1f} rows/sec ({mb_per_s:.2f} MB/sec)",
     ]
     if latency.get("count"):

@@ -9,7 +9,7 @@ from tisink.feed.errors import PlayError
 from tisink.feed.stats import PlayStats
 
 if TYPE_CHECKING:
-    from tisink.feed.spark.task_result import TaskResult
+    from tisink.feed.spark.task_result import SparkRun, TaskResult
 
 
 class SparkPlanError(TisinkError):
@@ -20,7 +20,8 @@ class SparkPlayError(PlayError):
     """The Spark play stopped. ``cause`` is the error rebuilt on the driver (a FeedError keeps
     its file, line, table and column); ``last_checkpoint_ts`` is the lowest checkpoint over the
     partitions; ``task`` is the failed owner's result (with its traceback), or None when
-    the first stage found bad input and nothing was written."""
+    the first stage found bad input and nothing was written; ``run`` is what every owner
+    delivered (acknowledged rows, latency, timing) when the owners ran."""
 
     def __init__(
         self,
@@ -28,6 +29,8 @@ class SparkPlayError(PlayError):
         last_checkpoint_ts: int,
         stats: PlayStats,
         task: TaskResult | None = None,
+        run: SparkRun | None = None,
     ) -> None:
         self.task = task
+        self.run = run
         super().__init__(cause, last_checkpoint_ts, stats)

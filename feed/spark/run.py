@@ -204,14 +204,11 @@ def _summary(
         watermarks=sum(r.watermarks for r in results),
         checkpoint_ts=checkpoint,
     )
-    failed = [r for r in results if not r.ok]
-    if failed:
-        raise SparkPlayError(failed[0].cause(), checkpoint, stats, failed[0])
     sends = [r.first_send for r in results if r.first_send is not None]
     first_send = min(sends, default=None)
     last_ack = max(r.last_ack for r in results)
     span = last_ack - first_send if first_send is not None else 0.0
-    return SparkRun(
+    run = SparkRun(
         rows=stats.rows,
         ddl=len(plan.ddls),
         checkpoint_ts=checkpoint,
@@ -229,6 +226,10 @@ def _summary(
         acked_seconds=merge_seconds(r.acked_seconds for r in results),
         behind_s=_behind(plan, stats.rows, first_send, results),
     )
+    failed = [r for r in results if not r.ok]
+    if failed:
+        raise SparkPlayError(failed[0].cause(), checkpoint, stats, failed[0], run)
+    return run
 
 
 def _warn_rate_without_cores(plan: PlayPlan, cores: int) -> None:

@@ -32,7 +32,7 @@ def test_by_default_no_info_logs_and_a_report(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert log_levels(out.stderr) <= {"warning", "error"}
     last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith("300 rows sent, ") and "ms 99th" in last
+    assert last.startswith("300 rows acknowledged, ") and "ms 99th" in last
     summary = orjson.loads((tmp_path / "summary.json").read_bytes())
     assert summary["latency_ms"]["count"] == 300
     assert sum(entry["rows"] for entry in summary["series"]) == 300

@@ -66,3 +66,27 @@ def test_a_line_too_long_for_the_jvm_fails_in_one_line_with_a_summary(tmp_path: 
     assert "java.lang.OutOfMemoryError: Java heap space" in last
     result = orjson.loads(summary.read_bytes())
     assert "java.lang.OutOfMemoryError" in result["error"]
+
+
+def test_a_failed_owner_leaves_what_the_others_acknowledged_in_the_summary(
+    tmp_path: Path,
+) -> None:
+    """Partition 1's file cannot be opened (a folder holds its name): its owner fails, the
+    other one writes its rows; the summary has their latency, rate and the real times."""
+    out, summary = tmp_path / "out", tmp_path / "summary.json"
+    (out / "tidb-cdc" / "partition-1.jsonl").mkdir(parents=True)
+    played = play(
+        *("--master", "local[2]", "--workload", "demo", "--rows", "3000", "--append"),
+        *("--sink-uri", f"file://{out}?protocol=simple&partition-num=2"),
+        *("--summary-json", str(summary)),
+        timeout=300,
+    )
+    assert played.returncode == 1, played.stderr[-3000:]
+    result = orjson.loads(summary.read_bytes())
+    assert "partition-1.jsonl" in result["error"]
+    acked = result["latency_ms"]["count"]
+    assert acked > 0 and sum(entry["rows"] for entry in result["series"]) == acked
+    assert result["rows_per_s"] > 0 and result["messages"]["DML"] == acked
+    assert result["elapsed_s"] > result["startup_s"] > 0
+    perf = played.stderr.strip().splitlines()[-2]
+    assert perf.startswith(f"{acked} rows acknowledged"), played.stderr[-3000:]

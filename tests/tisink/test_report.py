@@ -43,10 +43,12 @@ def test_a_play_without_acknowledgements_still_charts(tmp_path: Path) -> None:
 
 def test_the_last_line_reads_like_a_producer_benchmark() -> None:
     assert perf_line(summary().to_dict()) == (
-        "9 rows sent, 4.5 rows/sec (0.00 MB/sec), 1.75 ms avg latency, 4.50 ms max latency, "
-        "1.50 ms 50th, 2.25 ms 95th, 3.00 ms 99th, 4.00 ms 99.9th."
+        "9 rows acknowledged, 4.5 rows/sec (0.00 MB/sec), 1.75 ms avg latency, "
+        "4.50 ms max latency, 1.50 ms 50th, 2.25 ms 95th, 3.00 ms 99th, 4.00 ms 99.9th."
     )
-    assert perf_line(RunSummary().to_dict()) == "0 rows sent, 0.0 rows/sec (0.00 MB/sec)."
+    assert perf_line(RunSummary().to_dict()) == "0 rows acknowledged, 0.0 rows/sec (0.00 MB/sec)."
+    failed = perf_line(summary(rows=20000).to_dict())
+    assert failed.startswith("9 rows acknowledged (20000 read), 4.5 rows/sec")
 
 
 def test_the_console_shows_totals_rate_and_the_last_line_but_not_the_series() -> None:
@@ -59,4 +61,4 @@ def test_the_console_shows_totals_rate_and_the_last_line_but_not_the_series() ->
     assert "latency_ms" in text and "p99 3.0" in text
     assert "rate 5 rows/s: achieved 4.5 rows/s over 1 whole seconds, spread 1 %" in text
     assert "could not keep up: the rows took 0.4 s longer than the rate allows" in text
-    assert lines[-1].startswith("9 rows sent, 4.5 rows/sec")
+    assert lines[-1].startswith("9 rows acknowledged, 4.5 rows/sec")
