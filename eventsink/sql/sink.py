@@ -78,7 +78,8 @@ class SQLSink(BatchingSink):
     # --- the BatchingSink hooks -------------------------------------------------------------
 
     async def write_batch(self, batch: Batch) -> None:
-        await self._lanes.run(self._apply_batch, batch)
+        skipped = await self._lanes.run(self._apply_batch, batch)
+        self.replayed_txns += skipped  # after the await: another lane's batch may end first
 
     async def write_ddl(self, ddl: DDLEvent) -> None:
         await self._lanes.run(self._apply_ddl, ddl)
@@ -111,7 +112,8 @@ class SQLSink(BatchingSink):
             found = lane.statements[key] = RowStatements(lane.dialect, table)
         return found
 
-    def _apply_batch(self, lane: Lane, batch: Batch) -> None:
+    def _apply_batch(self, lane: Lane, batch: Batch) -> int:
+        """Write the transactions the database lacks; how many it had."""
         applied = self._meta.txn_applied
         txns = [txn for txn in batch.txns if not applied(txn.table.table_id, txn.commit_ts)]
         if txns:
@@ -125,7 +127,7 @@ class SQLSink(BatchingSink):
                 if self.is_retriable(err) or isinstance(err, SQLSinkError):
                     raise
                 raise self._failure(lane, batch.table, statements, err) from err
-        self.replayed_txns += len(batch.txns) - len(txns)
+        return len(batch.txns) - len(txns)
 
     def _failure(
         self, lane: Lane, table: TableInfo, statements: RowStatements | None, err: Exception
