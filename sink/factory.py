@@ -66,6 +66,7 @@ class SinkFactory:
         self.ack_latency = AckLatency()
         """Shared by the table sinks this factory builds: every play measures its latency."""
         self._created: list[object] = []
+        self.mq_target()  # a target its scheme refuses (Kafka's user:password@) fails here
 
     @property
     def scheme(self) -> str:

@@ -130,6 +130,12 @@ class KafkaProvider(MQSinkProvider):
     default_protocol = KAFKA_PROTOCOL
 
     def mq_target(self, uri: SinkURI, config: ChangefeedConfig) -> MQTarget:
+        if "@" in uri.raw.split("//", 1)[-1].split("/", 1)[0]:
+            raise SinkURIError(
+                f"sink URI {uri.redacted()}: Kafka takes no user:password@; give SASL "
+                "credentials as sasl-mechanism, sasl-user and sasl-password parameters (as TiCDC "
+                "does)"
+            )
         return MQTarget("kafka", config.with_protocol_default(KAFKA_PROTOCOL), uri.topic)
 
     def target_key(self, uri: SinkURI) -> object:

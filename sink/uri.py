@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tisink.sink.errors import SinkURIError
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*$")
 _HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d+))?$")
-_SECRET_PARAMS = ("sasl-password", "sasl-oauth-client-secret", "key")
+_SECRET = re.compile(r"pass|secret|token|credential|(?:^|-)key$", re.IGNORECASE)
+"""Parameter names whose values are masked wherever a URI is shown: the known secrets
+(``sasl-password``, ``sasl-oauth-client-secret``, ``key``) and anything that looks like one,
+a misspelt ``sasl-passwrd`` included."""
 PATH_SCHEMES = ("file",)
 """Schemes whose authority is part of a local path rather than a list of brokers."""
 
@@ -35,13 +38,29 @@ class SinkURI:
         return self.params.get(name, default)
 
     def redacted(self) -> str:
-        """The URI for logs: the password of ``user:password@`` and secrets among the
+        """The URI for logs: the password of ``user:password@`` and credential-like
         parameters replaced by ``xxxxx``."""
-        raw = mask_password(self.raw)
-        if not any(name in self.params for name in _SECRET_PARAMS):
-            return raw
-        masked = {k: ("xxxxx" if k in _SECRET_PARAMS else v) for k, v in self.params.items()}
-        return raw.split("?", 1)[0] + "?" + urlencode(masked)
+        return mask_uri(self.raw)
+
+
+def is_secret_param(name: str) -> bool:
+    """Whether a parameter's value is a credential, never to be shown."""
+    return _SECRET.search(name) is not None
+
+
+def mask_uri(uri: str) -> str:
+    """``uri`` as it may be shown: the userinfo password and every credential-like query
+    value as ``xxxxx``; works on URIs that do not parse (an error message shows them too)."""
+    uri = mask_password(uri)
+    base, sep, query = uri.partition("?")
+    if not sep:
+        return uri
+    pairs = []
+    for pair in query.split("&"):
+        name, eq, value = pair.partition("=")
+        secret = eq and value and is_secret_param(unquote(name))
+        pairs.append(f"{name}=xxxxx" if secret else pair)
+    return base + "?" + "&".join(pairs)
 
 
 def mask_password(uri: str) -> str:
@@ -58,7 +77,7 @@ def parse_sink_uri(uri: str) -> SinkURI:
     """Split a sink URI into scheme, hosts, path/topic and parameters; SinkURIError if malformed."""
     if not isinstance(uri, str) or not uri.strip():
         raise SinkURIError(f"sink URI must be a non-empty string, got {uri!r}")
-    shown = mask_password(uri)
+    shown = mask_uri(uri)
     if uri != uri.strip() or any(ch.isspace() for ch in uri):
         raise SinkURIError(f"sink URI {shown!r} contains whitespace")
     if "://" not in uri:
