@@ -155,4 +155,4 @@ async def test_log_and_blackhole_schemes(caplog):
 
 def test_unknown_scheme():
     with pytest.raises(UnknownSchemeError, match="available: blackhole"):
-        SinkFactory("mysql://root@127.0.0.1:4000/")
+        SinkFactory("pulsar://127.0.0.1:6650/persistent://public/default/t")

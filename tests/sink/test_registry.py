@@ -27,6 +27,6 @@ def test_load_built_in(scheme, kind):
 
 def test_unknown_scheme_lists_the_known_ones():
     with pytest.raises(
-        UnknownSchemeError, match=r"unknown sink scheme 'mysql'; available: .*blackhole"
+        UnknownSchemeError, match=r"unknown sink scheme 'pulsar'; available: .*blackhole"
     ):
-        load_provider("mysql")
+        load_provider("pulsar")
