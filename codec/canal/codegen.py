@@ -1,14 +1,17 @@
 """One generated function per table version (and column set) writing a whole canal-json row
 message.
 
-``encode(row, heads, tail) -> bytes``: ``heads`` are the INSERT, UPDATE and DELETE message
-starts made once per commitTs (``Templates.heads``), ``tail`` what follows the last map
-(``_tidb`` or nothing). Each image is read column by column into locals, the common feed values
-are converted inline (integers through ``int.__repr__``, strings passed as they are, binary
-through base64 and ISO-8859-1, ENUM names through a dict) and everything else goes through the
-column's converter, which gives the exact text or the error. Each map costs one dict display and
-one ``orjson.dumps``; the rest of the message is bytes, joined. Names, converters and templates
-reach the code as default arguments (fast locals), never through the source text.
+``encode(row, mid, tail) -> bytes``: ``mid`` is ``es`` to ``"sqlType":`` and ``tail`` what
+follows the last map (``_tidb`` or nothing), both made once per commitTs; the parts fixed per
+table version are joined around them, never concatenated per transaction. Each image is read
+column by column into locals, the common feed values are converted inline (integers through
+``str``, strings passed as they are, binary through base64 and ISO-8859-1, ENUM names through a
+dict) and everything else goes through the column's converter, which gives the exact text or the
+error. A string or binary text is tested for a backspace or form feed as it is read; an unsigned
+integer whose value widens the sqlType sets its bit in the mask behind the same type test as its
+text. Each map costs one dict display and one ``orjson.dumps``; the rest of the message is
+bytes, joined. Names, converters and templates reach the code as default arguments (fast
+locals), never through the source text.
 """
 
 from __future__ import annotations
@@ -18,14 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.codec.canal.jsontext import CONTROLS, fix, text_fragment
+from tisink.codec.canal.jsontext import CONTROLS, fix, go_text, text_fragment
 from tisink.codec.canal.values import Converter
 from tisink.codec.gojson import html_escape
 from tisink.codec.values import float32_text, float64_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
-RowEncoder = Callable[[Any, tuple[bytes, bytes, bytes], bytes], bytes]
+RowEncoder = Callable[[Any, bytes, bytes], bytes]
 
 _TEXT = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
 _INTEGRAL = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT)
@@ -38,8 +41,7 @@ class Templates:
     types: tuple[bytes, bytes, bytes]
     """Up to and including ``"type":"INSERT"`` / ``"UPDATE"`` / ``"DELETE"``."""
     sql_type: Callable[[int], bytes]
-    """The ``sqlType`` object for a promotion mask (bit i: promotable column i promoted),
-    cached: rows call it per message."""
+    """The ``sqlType`` object for a promotion mask (bit i: promotable column i promoted)."""
     promotions: tuple[tuple[int, int], ...]
     """``(column index, limit)`` of the unsigned integer columns whose sqlType a value above
     ``limit`` widens."""
@@ -48,18 +50,18 @@ class Templates:
     with_old: bytes
     """``,"mysqlType":{...},"old":[``"""
 
-    def heads(self, mid: bytes) -> tuple[bytes, bytes, bytes]:
-        """The INSERT, UPDATE and DELETE starts for ``mid`` (``es`` to ``"sqlType":``): whole
-        up to the first map when the sqlType is fixed, else up to the sqlType."""
-        insert, update, delete = (start + mid for start in self.types)
-        if self.promotions:
-            return insert, update, delete
-        fixed = self.sql_type(0)
-        return (
-            insert + fixed + self.no_old,
-            update + fixed + self.with_old,
-            delete + fixed + (self.no_old),
-        )
+
+class _ByMask(dict[int, bytes]):
+    """The ``sqlType`` bytes by promotion mask, each made on first use: a subscript is cheaper
+    per row than a call through a cache."""
+
+    def __init__(self, make: Callable[[int], bytes]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, mask: int) -> bytes:
+        self[mask] = text = self._make(mask)
+        return text
 
 
 def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
@@ -88,31 +90,86 @@ def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
     if family is TypeFamily.FLOAT:
         return f"_f32({v}) if _type({v}) is float else {slow}"
     if family is TypeFamily.BINARY:
-        latin = f"_latin(_a2b({v}, strict_mode=True), 'latin-1')"
-        if column.mysql_type == "binary":  # binary(N): N bytes as given, else padded by c{i}
-            t = f"t{i}"
-            fits = f"_len({t} := {latin}) == {column.length}"
-            return f"{t} if _type({v}) is str and {fits} else {slow}"
-        return f"{latin} if _type({v}) is str else {slow}"
+        condition, text = _binary(i, column, f"t{i}")
+        return f"{text} if {condition} else {slow}"
     if family is TypeFamily.ENUM:  # a name outside the members raises: the general path tells
         return f"None if {v} is None else e{i}[{v}]"
     return slow
 
 
-def _read(image: str, exprs: list[str], prefix: str, inline: frozenset[int]) -> list[str]:
+def _binary(i: int, column: ColumnInfo, target: str) -> tuple[str, str]:
+    """The test that a binary column's feed value takes the inline way, and its text then
+    (``target`` is set by the test of a ``binary(N)``, which must hold N bytes as given; the
+    converter pads a shorter one)."""
+    latin = f"_latin(_a2b(v{i}, strict_mode=True), 'latin1')"
+    if column.mysql_type == "binary":
+        return f"_type(v{i}) is str and _len({target} := {latin}) == {column.length}", target
+    return f"_type(v{i}) is str", latin
+
+
+def _text(i: int, column: ColumnInfo, target: str) -> list[str]:
+    """Lines setting ``target`` to a string or binary column's text, a Fragment with Go's
+    escapes when it holds a backspace or form feed (``jsontext.CONTROLS``): the common case
+    tests only the text, not its type or NULL again."""
+    tests = " or ".join(f"{c!r} in {target}" for c in CONTROLS)
+    if column.family is TypeFamily.STRING:
+        condition, text = f"_type(v{i}) is str", f"v{i}"
+    else:
+        condition, text = _binary(i, column, target)
+    lines = [f"    if {condition}:"]
+    if text != target:
+        lines.append(f"        {target} = {text}")
+    return [
+        *lines,
+        f"        if {tests}:",
+        f"            {target} = _frag({target}, _dumps)",
+        "    else:",
+        f"        {target} = None if v{i} is None else _go_text(c{i}(v{i}), _dumps)",
+    ]
+
+
+def _read(
+    image: str,
+    exprs: list[str],
+    prefix: str,
+    inline: frozenset[int],
+    promotions: tuple[tuple[int, int], ...],
+    texts: dict[int, ColumnInfo],
+) -> list[str]:
     """Read ``image`` into ``v{i}``; the texts of columns not ``inline`` into ``{prefix}{i}``
-    (those written straight into the map's display stay expressions of ``v{i}``)."""
-    lines = []
+    (those written straight into the map's display stay expressions of ``v{i}``). With
+    ``promotions`` (this image decides the sqlType) their columns also set their bit in ``m``,
+    behind the one type test their text takes; ``texts`` get their escapes as they are read
+    (``_text``)."""
+    limits = {i: (bit, limit) for bit, (i, limit) in enumerate(promotions)}
+    lines = ["    m = 0"] if promotions else []
     for i, expr in enumerate(exprs):
         lines.append(f"    v{i} = {image}[k{i}]")
-        if i not in inline:
+        if i in texts:
+            lines += _text(i, texts[i], f"{prefix}{i}")
+        elif i in limits:
+            bit, limit = limits[i]
+            lines += [
+                f"    if _type(v{i}) is int:",
+                f"        {prefix}{i} = _str(v{i})",
+                f"        if v{i} > {limit}:",
+                f"            m |= {1 << bit}",
+                "    else:",
+                f"        {prefix}{i} = None if v{i} is None else c{i}(v{i})",
+            ]
+        elif i not in inline:
             lines.append(f"    {prefix}{i} = {expr}")
     return lines
 
 
-def _display(exprs: list[str], prefix: str, inline: frozenset[int]) -> str:
-    """The map of an image: inline expressions, or the texts kept in ``{prefix}{i}``."""
-    values = (expr if i in inline else f"{prefix}{i}" for i, expr in enumerate(exprs))
+def _display(
+    exprs: list[str], prefix: str, inline: frozenset[int], read: frozenset[int] = frozenset()
+) -> str:
+    """The map of an image: inline expressions, or the texts kept in ``{prefix}{i}`` (those of
+    ``read`` too)."""
+    values = (
+        expr if i in inline and i not in read else f"{prefix}{i}" for i, expr in enumerate(exprs)
+    )
     return "{" + ", ".join(f"k{i}: {value}" for i, value in enumerate(values)) + "}"
 
 
@@ -131,28 +188,19 @@ def _dump(target: str, display: str, odd_names: bool) -> list[str]:
 
 def _controls(prefix: str, columns: list[ColumnInfo], old: bool = False) -> list[str]:
     """Lines turning a text ``{prefix}{i}`` that holds a backspace or form feed into a Fragment
-    with Go's escapes (``jsontext.CONTROLS``). Only string and binary columns can hold them
-    (TiDB's JSON text escapes them). ``old``: also replace the text in the ``o`` map of
-    only-output-updated-columns, built from the plain texts."""
+    with Go's escapes (``jsontext.CONTROLS``), for only-output-updated-columns, which compares
+    the plain texts first. Only string and binary columns can hold them (TiDB's JSON text
+    escapes them). ``old``: also replace the text in the ``o`` map built from the plain texts."""
     lines = []
     for i, column in enumerate(columns):
         if column.family not in (TypeFamily.STRING, TypeFamily.BINARY):
             continue
         v = f"{prefix}{i}"
         tests = " or ".join(f"{c!r} in {v}" for c in CONTROLS)
-        lines += [f"    if {v} is not None and ({tests}):", f"        {v} = _frag({v})"]
+        lines += [f"    if {v} is not None and ({tests}):", f"        {v} = _frag({v}, _dumps)"]
         if old:
             lines.append(f"        if k{i} in o: o[k{i}] = {v}")
     return lines
-
-
-def _mask(promotions: tuple[tuple[int, int], ...]) -> list[str]:
-    """``st``: the sqlType bytes for the values now in ``v{i}``."""
-    terms = " | ".join(
-        f"({1 << bit} if _type(v{i}) is int and v{i} > {limit} else 0)"
-        for bit, (i, limit) in enumerate(promotions)
-    )
-    return [f"    st = stf({terms})"]
 
 
 def _indent(lines: list[str]) -> list[str]:
@@ -163,14 +211,14 @@ def _returns(promoted: bool) -> tuple[str, str, str]:
     """The joins of an INSERT, an UPDATE and a DELETE."""
     if not promoted:
         return (
-            "_join((heads[0], data, tail))",
-            "_join((heads[1], old, sep, data, tail))",
-            "_join((heads[2], data, tail))",
+            "_join((ti, mid, fno, data, tail))",
+            "_join((tu, mid, fwo, old, sep, data, tail))",
+            "_join((td, mid, fno, data, tail))",
         )
     return (
-        "_join((heads[0], st, no_old, data, tail))",
-        "_join((heads[1], st, with_old, old, sep, data, tail))",
-        "_join((heads[2], st, no_old, data, tail))",
+        "_join((ti, mid, sts[m], no_old, data, tail))",
+        "_join((tu, mid, sts[m], with_old, old, sep, data, tail))",
+        "_join((td, mid, sts[m], no_old, data, tail))",
     )
 
 
@@ -183,13 +231,15 @@ def compile_row_encoder(
     only_updated: bool,
     dumps: Callable[[Any], bytes],
 ) -> RowEncoder:
-    """``encode(row, heads, tail)`` for rows of one table version over ``columns``."""
+    """``encode(row, mid, tail)`` for rows of one table version over ``columns``."""
+    promotions = templates.promotions
     namespace: dict[str, Any] = {
         "_type": type,
         "_str": str,  # behind ``type(v) is int``: str of an int is its repr
         "_len": len,
         "_dumps": dumps,
-        "_frag": lambda text: text_fragment(text, dumps),
+        "_frag": text_fragment,
+        "_go_text": go_text,
         "_html": html_escape,
         "_fix": fix,
         "_join": b"".join,
@@ -197,11 +247,18 @@ def compile_row_encoder(
         "_f64": float64_text,
         "_a2b": binascii.a2b_base64,
         "_latin": bytes.decode,
-        "no_old": templates.no_old,
-        "with_old": templates.with_old,
+        "ti": templates.types[0],
+        "tu": templates.types[1],
+        "td": templates.types[2],
         "sep": b'],"data":[',
-        "stf": templates.sql_type,
     }
+    if promotions:
+        namespace.update(
+            no_old=templates.no_old, with_old=templates.with_old, sts=_ByMask(templates.sql_type)
+        )
+    else:  # the sqlType is fixed: one part from it to the first map
+        fixed = templates.sql_type(0)
+        namespace.update(fno=fixed + templates.no_old, fwo=fixed + templates.with_old)
     exprs = []
     for i, (column, convert) in enumerate(columns):
         namespace[f"k{i}"], namespace[f"c{i}"] = column.name, convert
@@ -217,34 +274,38 @@ def compile_row_encoder(
     # Texts are tested for special characters, and only-output-updated-columns compares every
     # column: those stay in locals; the rest go straight into the display, as Simple's do.
     inline = frozenset() if only_updated else frozenset(range(len(exprs))) - texts
+    promoted = frozenset(i for i, _ in promotions)
     odd = any(c in column.name for column in kinds for c in CONTROLS)
-    after = _controls("a", kinds) + _dump("data", _display(exprs, "a", inline), odd)
-    promoted = bool(templates.promotions)
-    mask = _mask(templates.promotions) if promoted else []
+    # only-output-updated-columns compares the plain texts, so their escapes come after
+    fused = {} if only_updated else {i: kinds[i] for i in texts}
+
+    def read(image: str, prefix: str, decides: bool = True) -> list[str]:
+        return _read(image, exprs, prefix, inline, promotions if decides else (), fused)
+
+    after = _controls("a", kinds) if only_updated else []
+    after += _dump("data", _display(exprs, "a", inline, promoted), odd)
     if only_updated:
         old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(len(exprs)))]
         old += _controls("b", kinds, old=True) + _dump("old", "o", odd)
-        update_path = [*_read("before", exprs, "b", inline), *_read("after", exprs, "a", inline)]
-        update_path += [*mask, *old, *after]
+        update_path = [*read("before", "b", False), *read("after", "a"), *old, *after]
     else:
-        old = _controls("b", kinds) + _dump("old", _display(exprs, "b", inline), odd)
-        update_path = [*_read("before", exprs, "b", inline), *old]
-        update_path += [*_read("after", exprs, "a", inline), *mask, *after]
-    insert, update, delete = _returns(promoted)
+        old = _dump("old", _display(exprs, "b", inline), odd)
+        update_path = [*read("before", "b", False), *old, *read("after", "a"), *after]
+    insert, update, delete = _returns(bool(promotions))
     body = [
         "    after = row.after",
         "    before = row.before",
         "    if before is None:",
-        *_indent(_read("after", exprs, "a", inline) + mask + after),
+        *_indent(read("after", "a") + after),
         f"        return {insert}",
         "    if after is None:",
-        *_indent(_read("before", exprs, "a", inline) + mask + after),
+        *_indent(read("before", "a") + after),
         f"        return {delete}",
         *update_path,
         f"    return {update}",
     ]
     defaults = ", ".join(f"{name}={name}" for name in namespace)
-    source = "\n".join([f"def generated(row, heads, tail, {defaults}):", *body])
+    source = "\n".join([f"def generated(row, mid, tail, {defaults}):", *body])
     exec(compile(source, "<canal-json-row-encoder>", "exec"), namespace)
     encoder: RowEncoder = namespace["generated"]
     return encoder

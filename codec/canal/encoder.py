@@ -118,7 +118,6 @@ class CanalJSONEncoder:
         renderer: RowRenderer | None = None
         fast = None
         mid = tail = b""
-        heads = (b"", b"", b"")
         for row in rows:
             commit_ts = row.commit_ts
             if row.table is not last_table or commit_ts != last_ts:
@@ -129,10 +128,9 @@ class CanalJSONEncoder:
                 last_table = row.table
                 renderer = self.renderer(last_table)
                 fast = renderer.fast
-                heads = renderer.heads(mid)
             if fast is not None:
                 try:
-                    append(fast(row, heads, tail))
+                    append(fast(row, mid, tail))
                     continue
                 except Exception:  # the general path names the column or repairs the text
                     pass

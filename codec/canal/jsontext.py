@@ -34,15 +34,33 @@ def fix(out: bytes) -> bytes:
 
 
 _PLACEHOLDERS = ("\ue008", "\ue00c")
-"""Private-use characters standing in for backspace and form feed while orjson dumps a text:
-their UTF-8 (EE 80 88 / EE 80 8C) starts with a byte that is rare in text, so finding them
-afterwards is quick, unlike finding ``\\b`` among the backslashes of other escapes."""
+"""Private-use characters standing in for backspace and form feed while orjson dumps a text
+holding a backslash: their UTF-8 (EE 80 88 / EE 80 8C) is found afterwards without mistaking an
+escaped backslash followed by ``b`` or ``f`` for an escape."""
 _PLACEHELD = ("\ue008".encode(), "\ue00c".encode())
 
 
 def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
     """A text holding a backspace or form feed, dumped with Go's escapes for them as a Fragment
     of its map (``<>&`` and U+2028/U+2029 are left to the map)."""
+    if "\\" in text:  # an escaped backslash can be followed by b or f: placeholders
+        return _placeheld_fragment(text, dumps)
+    out = dumps(text)  # every backslash in it starts an escape: ``\b`` is a backspace's
+    if "\x08" in text:
+        out = out.replace(b"\\b", b"\\u0008")
+    if "\x0c" in text:
+        out = out.replace(b"\\f", b"\\u000c")
+    return Fragment(out)
+
+
+def go_text(text: str, dumps: Callable[[Any], bytes]) -> str | Fragment:
+    """``text``, or its ``text_fragment`` when it holds a backspace or form feed."""
+    if "\x08" in text or "\x0c" in text:
+        return text_fragment(text, dumps)
+    return text
+
+
+def _placeheld_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
     backspace, form_feed = _PLACEHOLDERS
     if backspace in text or form_feed in text:  # the placeholders themselves: the exact way
         return Fragment(fix_controls(dumps(text)))

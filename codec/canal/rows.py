@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import orjson
@@ -70,14 +69,13 @@ class _Variant:
     def encode(self, row: RowChangedEvent, mid: bytes, tail: bytes) -> bytes:
         """The fast function, or on a string orjson refuses the repairing one; raises one of
         ``VALUE_ERRORS`` on a bad value."""
-        heads = self.templates.heads(mid)
         try:
-            return self.fast(row, heads, tail)
+            return self.fast(row, mid, tail)
         except TypeError:  # orjson.JSONEncodeError is TypeError: a lone surrogate, or a bad value
             pass
         if self.safe is None:
             self.safe = self.build(self.columns, self.templates, safe_dumps)
-        return self.safe(row, heads, tail)
+        return self.safe(row, mid, tail)
 
 
 class RowRenderer:
@@ -90,7 +88,6 @@ class RowRenderer:
         "_keyed",
         "_variant",
         "fast",
-        "heads",
         "table",
     )
 
@@ -142,9 +139,7 @@ class RowRenderer:
         """The handle key's functions, compiled when first needed."""
         self.fast: RowEncoder | None = None if delete_key_only else self._full.fast
         """The generated function itself when every row takes it (no per-row choice): the
-        hot path calls it with ``heads`` and falls back to ``encode`` on any error."""
-        self.heads = self._full.templates.heads
-        """The message starts of the full column set for one ``mid`` (``es`` to sqlType)."""
+        hot path calls it with ``mid`` and ``tail`` and falls back to ``encode`` on any error."""
 
     def _key_variant(self) -> _Variant:
         if self._keyed is None:
@@ -199,7 +194,6 @@ def _templates(head: bytes, columns: list[ColumnInfo], content_compatible: bool)
             promotions.append((i, promotion[0]))
             wider.append(promotion[1])
 
-    @cache
     def sql_type(mask: int) -> bytes:
         codes = list(base)
         for bit, (i, _) in enumerate(promotions):
