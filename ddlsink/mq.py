@@ -21,8 +21,9 @@ from tisink.eventsink.capabilities import acknowledged_ends
 from tisink.eventsink.faults import InjectedFault, faults_of
 from tisink.eventsink.mq.producer import Mark, Producer, SendsMarked
 from tisink.eventsink.mq.stats import MQStats
+from tisink.eventsink.router.errors import DispatchError
 from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds, SinkStats
-from tisink.model.events import DDLEvent
+from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import TableInfo
 
 if TYPE_CHECKING:
@@ -52,6 +53,11 @@ class MQDDLSink:
     async def write_ddl_event(self, ddl: DDLEvent) -> None:
         """Encode ``ddl`` and send it to all partitions of its DDL topic (the table's topic
         before the DDL, e.g. the old name of a RENAME; the default topic without a table)."""
+        if ddl.table is not None and ddl.ddl_type is not DDLType.ERASE:
+            try:
+                self._router.check_table(ddl.table)
+            except DispatchError as err:
+                raise DDLSinkError(f"DDL {ddl.describe()}: {err}") from err
         try:
             message = self._encoder.encode_ddl(ddl)
         except CodecError as err:

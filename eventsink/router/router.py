@@ -191,6 +191,11 @@ class EventRouter:
         assert partitioner is not None
         return [partitioner(row, partition_num) for row in rows]
 
+    def check_table(self, table: TableInfo) -> None:
+        """Bind ``table``'s partition dispatcher now: DispatchError (a ``columns`` dispatcher
+        naming a column the table lacks) when its DDL arrives, not at its first row."""
+        self._partitioner(table)
+
     def _partitioner(self, table: TableInfo) -> RowPartitioner:
         """Bound once per (table id, schema version, name), shared by equal TableInfo copies."""
         key = (table.table_id, table.version, table.schema, table.table)

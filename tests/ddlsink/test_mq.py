@@ -135,3 +135,15 @@ async def test_bootstrap_at_start_is_off_by_default_and_for_protocols_without_bo
     sink = MQDDLSink(producer, NoBootstraps(), ROUTER, bootstrap_at_start=True)
     await sink.write_bootstrap_at_start([table("hr", "people", 2)])
     assert producer.sent == []
+
+
+async def test_a_columns_dispatcher_missing_its_column_fails_at_the_tables_ddl():
+    """Found when the table's DDL arrives (nothing of it sent), not at its first row."""
+    router = EventRouter("cdc", [DispatchRule(("shop.*",), partition="columns", columns=("nope",))])
+    producer = RecordingProducer({})
+    sink = MQDDLSink(producer, DebugEncoder(), router)
+    orders = table("shop", "orders", 5)
+    with pytest.raises(DDLSinkError, match=r"CREATE shop\.orders.*column 'nope'"):
+        await sink.write_ddl_event(DDLEvent(100, DDLType.CREATE, "CREATE TABLE orders", orders))
+    assert producer.sent == []
+    await sink.write_ddl_event(DDLEvent(101, DDLType.ERASE, "DROP TABLE orders", orders))
