@@ -171,6 +171,9 @@ def _launch(port: int, advertised: str, startup_timeout: float) -> EmbeddedBroke
             stdout=out,
             stderr=subprocess.STDOUT,
             preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            # a session of its own: a terminal's Ctrl-C goes to the play, which stops cleanly
+            # and still needs the broker to drain into and to verify
+            start_new_session=True,
         )
     broker = EmbeddedBroker(process, port, advertised, log_path)
     deadline = time.monotonic() + startup_timeout

@@ -19,12 +19,18 @@ T = TypeVar("T")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+class Interrupted(BaseException):
+    """Raised inside an ``interruptible`` block when a stop is requested; a BaseException, so
+    that no ``except Exception`` on the way (logging's, for one) swallows it."""
+
+
 class StopRequest:
     """Which signal asked the play to stop, if any."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
         self._callbacks: list[Callable[[], None]] = []
+        self._interruptible = False
 
     def on_stop(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (from the signal handler: keep it short) when a stop is asked;
@@ -38,6 +44,22 @@ class StopRequest:
         self.signum = signum
         for callback in self._callbacks:
             callback()
+        if self._interruptible:
+            self._interruptible = False
+            raise Interrupted
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """A block that a stop request ends at once (the request raises ``Interrupted`` where
+        the block is, which this swallows): for work that only reads, such as verify, and
+        would otherwise hold Ctrl-C off until its own timeout."""
+        self._interruptible = True
+        try:
+            yield
+        except Interrupted:
+            pass
+        finally:
+            self._interruptible = False
 
     @property
     def exit_code(self) -> int:

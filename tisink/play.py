@@ -64,7 +64,8 @@ def run_play(
                     options, sink_uri, on_progress, stop, started_at, acknowledged
                 )
             if stop.signum is None:
-                _verify(options, sink_uri, summary, acknowledged)
+                with stop.interruptible():  # Ctrl-C while reading back: stop at once
+                    _verify(options, sink_uri, summary, acknowledged)
     except PlayFailed as failure:
         _ended(failure.summary, started, stop)
         raise
@@ -130,6 +131,7 @@ def _verify(
         return
     factory = SinkFactory(sink_uri, _config(options))
     if options.verify_after and _verifiable(factory):
+        log.info("verifying %s", factory.uri.redacted())
         report = verify(
             sink_uri, config_path=options.config_path, acknowledged=acknowledged or None
         )

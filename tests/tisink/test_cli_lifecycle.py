@@ -3,9 +3,12 @@ each phase (the CLI in a subprocess, as a terminal runs it)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -13,6 +16,35 @@ import orjson
 from tisink.feed.samples import DEMO_FEED
 
 TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
+SLOW_VERIFY = (
+    "import time, tisink.play as play; verify = play.verify; "
+    "play.verify = lambda *args, **kwargs: (time.sleep(60), verify(*args, **kwargs))[1]; "
+    "from tisink.cli import main; main()"
+)
+"""The command line with a verify that takes a minute, as one of an incomplete stream does."""
+
+
+def ctrl_c_after(command: list[str], event: str, delay_s: float = 0.0) -> tuple[int, str, float]:
+    """Run ``command`` (with ``-v --log-json``) as a terminal does, in a process group of its
+    own, and send SIGINT to the whole group ``delay_s`` after the log line ``event`` appears;
+    returns the exit code, stderr and the seconds from the signal to the exit."""
+    play = subprocess.Popen(
+        command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    assert play.stderr is not None
+    seen = []
+    for line in play.stderr:
+        seen.append(line)
+        if event in line:
+            break
+    else:
+        raise AssertionError(f"no {event!r} in {''.join(seen)[-3000:]}")
+    time.sleep(delay_s)
+    os.killpg(play.pid, signal.SIGINT)
+    signalled = time.monotonic()
+    _, rest = play.communicate(timeout=120)
+    return play.returncode, "".join(seen) + rest, time.monotonic() - signalled
 
 
 def test_a_failed_play_reports_what_was_acknowledged_and_its_real_times(tmp_path: Path) -> None:
@@ -42,3 +74,38 @@ def test_a_failed_play_reports_what_was_acknowledged_and_its_real_times(tmp_path
     perf = out.stderr.strip().splitlines()[-2]
     assert perf.startswith("300 rows acknowledged, "), out.stderr[-2000:]
     assert out.stderr.strip().splitlines()[-1].startswith("play failed: bad.jsonl:")
+
+
+def test_ctrl_c_at_the_terminal_leaves_the_embedded_broker_to_the_play(tmp_path: Path) -> None:
+    """The broker runs in a session of its own: the play drains into it and stops cleanly."""
+    summary = tmp_path / "summary.json"
+    code, stderr, _ = ctrl_c_after(
+        [
+            *(TISINK, "-v", "--log-json", "play", "--engine", "inline", "--workload", "demo"),
+            *("--rows", "200000", "--rate", "2000", "--summary-json", str(summary)),
+        ],
+        "embedded broker on",
+        delay_s=2.0,
+    )
+    assert code == 130, stderr[-3000:]
+    result = orjson.loads(summary.read_bytes())
+    assert result["stopped_by"] == "SIGINT" and result["error"] is None
+    assert 0 < result["latency_ms"]["count"] == result["rows"] < 200000
+
+
+def test_ctrl_c_while_verifying_stops_at_once_with_130(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.json"
+    code, stderr, took = ctrl_c_after(
+        [
+            *(sys.executable, "-c", SLOW_VERIFY, "-v", "--log-json", "play"),
+            *("--engine", "inline", "--workload", "demo", "--rows", "300"),
+            *("--sink-uri", f"file://{tmp_path / 'out'}?protocol=simple"),
+            *("--summary-json", str(summary)),
+        ],
+        '"verifying file://',
+    )
+    assert code == 130, stderr[-3000:]
+    assert took < 10
+    result = orjson.loads(summary.read_bytes())
+    assert result["stopped_by"] == "SIGINT" and result["verified"] is None
+    assert result["rows"] == 300 and result["error"] is None
