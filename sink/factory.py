@@ -66,7 +66,12 @@ class SinkFactory:
         self.ack_latency = AckLatency()
         """Shared by the table sinks this factory builds: every play measures its latency."""
         self._created: list[object] = []
-        self.mq_target()  # a target its scheme refuses (Kafka's user:password@) fails here
+        target = self.mq_target()  # a target its scheme refuses (user:password@) fails here
+        if self.config.faults and target is None:
+            raise SinkError(
+                f"sink {self.uri.redacted()}: delivery faults (--faults) are injected into "
+                "topics and partitions; the scheme has none (use kafka:// or file://)"
+            )
 
     @property
     def scheme(self) -> str:

@@ -183,3 +183,17 @@ def test_verify_counts_messages_in_the_units_of_the_play(tmp_path: Path, protoco
     report = verify(uri)
     assert report.ok
     assert dict(report.kinds) == summary.messages
+
+
+@pytest.mark.parametrize("uri", ["sqlite:///{tmp}/x.db", "log://", "blackhole://"])
+def test_faults_need_topics_and_partitions(tmp_path: Path, uri: str) -> None:
+    with pytest.raises(Exception, match=r"delivery faults \(--faults\) are injected into topics"):
+        run_play(
+            PlayOptions(
+                workload="demo",
+                rows=10,
+                sink_uri=uri.format(tmp=tmp_path),
+                engine="inline",
+                faults="bab",
+            )
+        )
