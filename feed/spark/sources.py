@@ -15,6 +15,7 @@ from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.reader import FeedParser
 from tisink.feed.records import FeedDDL, Source
 from tisink.feed.spark.errors import SparkPlayError
+from tisink.feed.spark.feed_paths import RAW_LOCAL_FS, literal_paths
 from tisink.feed.spark.feed_stage import FeedStage, feed_stage_partition
 from tisink.feed.spark.plan import START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
@@ -50,15 +51,19 @@ class PlayInput(Protocol):
 
 
 class FeedInput:
-    """A feed file or folder (any path Spark reads). Reading it surveys it and checks its DDLs
-    in feed order; ``check`` raises the feed's first problem if a DDL was bad."""
+    """A local feed file or folder, its files listed and named as the inline engine reads
+    them (``feed_paths.py``). Reading it surveys it and checks its DDLs in feed order;
+    ``check`` raises the feed's first problem if a DDL was bad."""
 
     def __init__(
         self, spark: Any, path: str, interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS
     ) -> None:
+        paths = literal_paths(path)
         try:
-            self._frame = spark.read.text(path).select(
-                "_metadata.file_name", "_metadata.file_block_start", "value"
+            self._frame = (
+                spark.read.options(**RAW_LOCAL_FS)
+                .text(paths)
+                .select("_metadata.file_name", "_metadata.file_block_start", "value")
             )
         except Exception as err:  # Spark's AnalysisException: a missing or unreadable path
             raise FeedError(f"feed {path}: {str(err).splitlines()[0]}") from err

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from tisink.feed.errors import FeedError
+from tisink.feed.spark.feed_paths import feed_file_name
 from tisink.model.tso import LOGICAL_BITS
 
 BLOCK_BITS = 44
@@ -136,7 +137,9 @@ class FeedSurvey:
         counts = {(f, b): n for _, f, b, n in parts.get("n", [])}
         if not counts:
             raise FeedError("the feed holds no lines")
-        ranks = {name: rank for rank, name in enumerate(sorted({f for f, _ in counts}))}
+        # Spark names files URI-encoded: the feed's order is that of the names themselves
+        names = sorted({f for f, _ in counts}, key=feed_file_name)
+        ranks = {name: rank for rank, name in enumerate(names)}
 
         def at(file: str, block: int, index: int) -> int:
             return place_of(ranks[file], block, index)
@@ -156,13 +159,13 @@ class FeedSurvey:
         )
 
     def line_of(self, place: int) -> tuple[str, int]:
-        """``(file name, line number)`` of a place."""
+        """``(file name, line number)`` of a place (the name as the file system has it)."""
         index = place & ((1 << INDEX_BITS) - 1)
         block = (place >> INDEX_BITS) & ((1 << BLOCK_BITS) - 1)
         rank = place >> (INDEX_BITS + BLOCK_BITS)
         name = next(n for n, r in self.ranks.items() if r == rank)
         before = sum(n for (f, b), n in self.counts.items() if f == name and b < block)
-        return name, before + index + 1
+        return feed_file_name(name), before + index + 1
 
     def start_of(self, file: str, block: int) -> int:
         return place_of(self.ranks[file], block, 0)
