@@ -45,8 +45,9 @@ CLAIM_CHECK_SCHEMES = ("file://",)
 class CanalJSONEncoder:
     """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=canal-json``.
 
-    Renderers are cached per (table id, schema version) and checked against the TableInfo, so
-    a RENAME (same version, new names) gets its own.
+    Renderers are cached per table id, schema version and name and checked against the
+    TableInfo, so a RENAME (same version, new names) gets its own and rows still carrying the old
+    names keep theirs instead of compiling it again.
     """
 
     message_per_row = True
@@ -84,7 +85,7 @@ class CanalJSONEncoder:
                     f"use one of {', '.join(CLAIM_CHECK_SCHEMES)}"
                 )
             self._claim_check_prefix = uri.rstrip("/") + "/"
-        self._renderers: dict[tuple[int, int], RowRenderer] = {}
+        self._renderers: dict[tuple[int, int, str, str], RowRenderer] = {}
         self._last: RowRenderer | None = None
 
     def renderer(self, table: TableInfo) -> RowRenderer:
@@ -92,7 +93,7 @@ class CanalJSONEncoder:
         last = self._last
         if last is not None and last.table is table:
             return last
-        key = (table.table_id, table.version)
+        key = (table.table_id, table.version, table.schema, table.table)
         renderer = self._renderers.get(key)
         if renderer is None or (renderer.table is not table and renderer.table != table):
             options = self._options
