@@ -86,6 +86,10 @@ class CanalJSONEncoder:
                 )
             self._claim_check_prefix = uri.rstrip("/") + "/"
         self._renderers: dict[tuple[int, int, str, str], RowRenderer] = {}
+        self._now_ms = -1
+        self._ts_part = b""
+        """``"ts"`` to ``"sqlType":`` for the clock reading ``_now_ms``, kept while the clock
+        reads the same millisecond."""
         self._last: RowRenderer | None = None
 
     def renderer(self, table: TableInfo) -> RowRenderer:
@@ -111,6 +115,10 @@ class CanalJSONEncoder:
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """One record per row, in order; the ``es``/``ts`` bytes made once per commitTs."""
         now_ms = self._clock.now_ms()
+        if now_ms != self._now_ms:
+            self._now_ms = now_ms
+            self._ts_part = b',"ts":%d,"sql":"","sqlType":' % now_ms
+        ts_part = self._ts_part
         extension = self._options.enable_tidb_extension
         values: list[bytes] = []
         append = values.append
@@ -124,7 +132,7 @@ class CanalJSONEncoder:
             if row.table is not last_table or commit_ts != last_ts:
                 if commit_ts != last_ts:
                     last_ts = commit_ts
-                    mid = b',"es":%d,"ts":%d,"sql":"","sqlType":' % (commit_ts >> 18, now_ms)
+                    mid = b',"es":%d' % (commit_ts >> 18) + ts_part
                     tail = b'],"_tidb":{"commitTs":%d}}' % commit_ts if extension else b"]}"
                 last_table = row.table
                 renderer = self.renderer(last_table)
@@ -148,7 +156,7 @@ class CanalJSONEncoder:
                 if len(value) > limit:
                     row = rows[index]
                     last_ts = row.commit_ts
-                    mid = b',"es":%d,"ts":%d,"sql":"","sqlType":' % (last_ts >> 18, now_ms)
+                    mid = b',"es":%d' % (last_ts >> 18) + ts_part
                     reduced = self._large_row(row, mid, value, encoded)
                     records[index] = (None, reduced)
                     encoded.size += len(reduced) - len(value)
