@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import orjson
 import pytest
 
@@ -41,7 +43,10 @@ def test_an_escaped_backslash_before_b_stays() -> None:
     assert dumps({"k": "\ud800<"}) == '{"k":"\ufffd\\u003c"}'.encode()
 
 
-@pytest.mark.parametrize("text", ["\ue008\x08\\b", "\ue00c\x0c\\f", "a\x08b\x0cc", "\\\x08\\"])
+@pytest.mark.parametrize(
+    "text",
+    ["\ue008\x08\\b", "\ue00c\x0c\\f", "a\x08b\x0cc", "\\\x08\\", '"\n\x0b\x0c', "\x1f\x08\t"],
+)
 def test_texts_with_controls_and_placeholder_characters(text: str) -> None:
     table = table_of([("id", {"mysqlType": "int"}), ("s", TEXT)])
     value = encoder().encode_rows([row(table, {"id": 1, "s": text})]).records[0][1]
@@ -50,3 +55,17 @@ def test_texts_with_controls_and_placeholder_characters(text: str) -> None:
         expected = fix(orjson.dumps(text))
     assert b'"s":' + expected + b"}" in value
     assert orjson.loads(value)["data"][0]["s"] == text
+
+
+@pytest.mark.parametrize("mysql_type", ["binary", "varbinary"])
+@pytest.mark.parametrize("raw", [b"\x08\x0c\xff\x00", b"\\b\x08\x0c", b'"\x0c\x85\n'])
+def test_binary_bytes_with_controls(mysql_type: str, raw: bytes) -> None:
+    column = {"mysqlType": mysql_type, "length": len(raw), "charset": "binary"}
+    table = table_of([("id", {"mysqlType": "int"}), ("b", column)])
+    value = (
+        encoder()
+        .encode_rows([row(table, {"id": 1, "b": base64.b64encode(raw).decode()})])
+        .records[0][1]
+    )
+    assert b'"b":' + fix(orjson.dumps(raw.decode("latin-1"))) + b"}" in value
+    assert orjson.loads(value)["data"][0]["b"] == raw.decode("latin-1")
