@@ -32,7 +32,7 @@ from typing import NamedTuple
 import orjson
 
 from tisink.codec.message import Headers, Record, with_sequence
-from tisink.eventsink.errors import FileSinkError as FileSinkError  # its home before errors.py
+from tisink.eventsink.errors import FileSinkError as FileSinkError  # callers import it here
 from tisink.eventsink.file_tail import append_whole, settle
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ class FileProducer:
                     records = with_sequence(records, header, offset + 1)
                 data = _lines(records, offset)
                 end = (offset + len(records), size + len(data))
-                append_whole(fd, data, size)
+                append_whole(fd, path, data, size)
                 try:
                     _save_end(path, end)
                 except BaseException:

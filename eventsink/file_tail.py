@@ -22,20 +22,23 @@ from tisink.eventsink.errors import FileSinkError
 log = logging.getLogger(__name__)
 
 
-def append_whole(fd: int, data: bytes, size: int) -> None:
-    """Append ``data`` to the file open at ``fd`` (ending at ``size``), or leave it at ``size``
-    and raise."""
+def append_whole(fd: int, path: Path, data: bytes, size: int) -> None:
+    """Append ``data`` to ``path`` (open at ``fd``, ending at ``size``), or leave it at
+    ``size`` and raise."""
     view = memoryview(data)
     try:
         while view:
             view = view[os.write(fd, view) :]
-    except BaseException as err:
+    except BaseException:
         try:
             os.ftruncate(fd, size)
         except OSError as cut:
-            err.add_note(
-                f"and it could not be cut back to {size} bytes ({cut}): the next "
-                "producer to open it cuts its torn tail"
+            log.error(
+                "%s: a failed write could not be cut back to %d bytes (%s); the next producer "
+                "to open the file cuts its torn tail",
+                path,
+                size,
+                cut,
             )
         raise
 
