@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.db_servers import PASSWORD
+from tests.eventsink.sql.conftest import fresh_database
 from tests.eventsink.sql.expected import assert_database_holds, final_state
 from tests.eventsink.sql.support import (
     Database,
@@ -129,3 +131,17 @@ def test_the_readme_command(tmp_path: Path) -> None:
     assert_database_holds(
         sqlite_database(tmp_path / "demo.db"), list(generate_records("demo", 0, 4000))
     )
+
+
+@pytest.mark.parametrize("kind", ["mysql", "postgresql"])
+def test_the_cli_plays_into_a_server_and_never_shows_its_password(request, kind, tmp_path):
+    db = fresh_database(request, kind, tmp_path)
+    play = subprocess.run(
+        [TISINK, "play", "--engine", "inline", "--workload", "all-types", "--rows", "300",
+         "--sink-uri", db.url, "--summary-json", str(tmp_path / "run.json")],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert play.returncode == 0, play.stderr
+    shown = play.stdout + play.stderr + (tmp_path / "run.json").read_text()
+    assert PASSWORD not in shown and ":xxxxx@" in shown
+    assert_database_holds(db, list(generate_records("all-types", 0, 300)))
