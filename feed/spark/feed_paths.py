@@ -34,8 +34,9 @@ def literal_paths(path: str | os.PathLike[str]) -> list[str]:
 
 
 def literal_path(file: Path) -> str:
-    """``file`` as an absolute ``file:`` URI that no glob character of its name widens."""
-    return "file://" + _GLOB.sub(r"\\\1", str(file.resolve()))
+    """``file`` as an absolute ``file:`` URI that no glob character of its name widens (a
+    symbolic link keeps its own name, as the inline engine reads it)."""
+    return "file://" + _GLOB.sub(r"\\\1", os.path.abspath(file))
 
 
 def feed_file_name(reported: str) -> str:

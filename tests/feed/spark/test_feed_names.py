@@ -12,6 +12,9 @@ from tisink.feed.spark.survey import FeedSurvey, place_of
 def test_glob_characters_are_escaped_in_an_absolute_file_uri(tmp_path: Path) -> None:
     file = tmp_path / "f[1]{a,b}*?\\.jsonl"
     assert literal_path(file) == f"file://{tmp_path}/f\\[1\\]\\{{a,b\\}}\\*\\?\\\\.jsonl"
+    link = tmp_path / "part-1.jsonl"
+    link.symlink_to(tmp_path / "target.jsonl")
+    assert literal_path(link) == f"file://{tmp_path}/part-1.jsonl"  # its own name, as inline
 
 
 def test_spark_names_decode_back_to_the_names_on_disk() -> None:
