@@ -39,13 +39,14 @@ from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.routing import make_factory
 from tisink.feed.spark.session import AUTO_ARCHIVE, spark_session
 from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
+from tisink.feed.spark.stop_marker import OWNERS_GROUP, StartupStop
 from tisink.feed.spark.task_result import SparkRun, TaskResult
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
 from tisink.sink import SinkFactory
 from tisink.sink.mq_sinks import new_router
 from tisink.sink.partition_owner import topic_partition_counts
-from tisink.tablesink import merge_reports
+from tisink.tablesink import LatencyReport, merge_reports
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,8 @@ def run_spark_play(
     delivered (messages by type, bytes), startup_s, rows_per_s, elapsed_s, checkpoint_ts and
     engine details. ``started_at`` (``time.time()``) is when the command
     started, for ``startup_s``; once the file ``stop_marker`` exists the tasks stop taking
-    records and drain (Ctrl-C). Raises SparkPlayError when the play stopped on an error."""
+    records and drain (Ctrl-C), and before any owner started the jobs are cancelled and the
+    run is empty. Raises SparkPlayError when the play stopped on an error."""
     if (feed_path is None) == (workload is None):
         raise ValueError("give exactly one of feed_path and workload")
     started_at = started_at or time.time()
@@ -81,29 +83,31 @@ def run_spark_play(
     take_fatal_error()  # an earlier job's, in this process
     with _spark_failures_in_one_line():
         spark = spark_session(master, archive=archive)
-        source: PlayInput
-        if feed_path is not None:
-            source = FeedInput(spark, feed_path, watermark_interval_ms)
-        else:
-            slots = spark.sparkContext.defaultParallelism
-            scenario = load_scenario(workload or "")
-            source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
-        plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
-        plan = dataclasses.replace(plan, stop_marker=stop_marker, faults=faults)
-        log.info(
-            "playing into %d partition owners (%s), %d DDLs, %d watermark points",
-            plan.tasks,
-            ", ".join(sorted(plan.partition_counts)) or factory.scheme,
-            len(plan.ddls),
-            len(plan.points),
-        )
-        _warn_rate_without_cores(plan, spark.sparkContext.defaultParallelism)
-        broadcast = spark.sparkContext.broadcast(plan)
-        try:
-            source.check(broadcast)
-            results = _run(spark, source, broadcast, plan)
-        finally:
-            broadcast.unpersist()
+        with StartupStop(spark.sparkContext, stop_marker) as stop:
+            try:
+                stop.check()
+                source: PlayInput
+                if feed_path is not None:
+                    source = FeedInput(spark, feed_path, watermark_interval_ms)
+                else:
+                    slots = spark.sparkContext.defaultParallelism
+                    scenario = load_scenario(workload or "")
+                    source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
+                plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
+                plan = dataclasses.replace(plan, stop_marker=stop_marker, faults=faults)
+                log.info(
+                    "playing into %d partition owners (%s), %d DDLs, %d watermark points",
+                    plan.tasks,
+                    ", ".join(sorted(plan.partition_counts)) or factory.scheme,
+                    len(plan.ddls),
+                    len(plan.points),
+                )
+                results = _run(spark, source, plan, stop)
+            except Exception as err:
+                if not stop.stopped_by(err):
+                    raise
+                log.info("stopped before any partition owner started: nothing was written")
+                return _nothing_played(factory.uri.redacted(), started_at)
     summary = _summary(plan, source, results, factory.uri.redacted(), started_at)
     summary.elapsed_s = round(time.perf_counter() - started, 3)
     return summary
@@ -162,14 +166,49 @@ def owner_of(key: tuple[int, int, int]) -> int:
     return key[0]
 
 
-def _run(spark: Any, source: PlayInput, broadcast: Any, plan: PlayPlan) -> list[TaskResult]:
+def _run(spark: Any, source: PlayInput, plan: PlayPlan, stop: StartupStop) -> list[TaskResult]:
+    """The job: stage one, the shuffle and the partition owners (the job group that tells
+    ``stop`` whether owners started)."""
+    context = spark.sparkContext
+    _warn_rate_without_cores(plan, context.defaultParallelism)
+    broadcast = context.broadcast(plan)
+
     def owner_task(owner: int, items: Any) -> Any:
         yield play_partition(owner, items, broadcast.value)
 
-    stage_one = source.stage_one(spark, broadcast)
-    shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
-    results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
+    try:
+        source.check(broadcast)
+        stop.check()
+        stage_one = source.stage_one(spark, broadcast)
+        shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
+        context.setJobGroup(OWNERS_GROUP, "stage one and the partition owners")
+        results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)  # the next play's survey: none
+        broadcast.unpersist()
     return results
+
+
+def _nothing_played(sink_uri: str, started_at: float) -> SparkRun:
+    """The run of a play stopped before any partition owner started."""
+    return SparkRun(
+        rows=0,
+        ddl=0,
+        checkpoint_ts=0,
+        sink_uri=sink_uri,
+        partitions=0,
+        watermarks=0,
+        feed_bytes=0,
+        sink_stats=SinkStats(),
+        acknowledged={},
+        faults=[],
+        startup_s=round(time.time() - started_at, 3),
+        rows_per_s=0.0,
+        sending_s=0.0,
+        latency=LatencyReport(),
+        acked_seconds={},
+        behind_s=0.0,
+    )
 
 
 @contextlib.contextmanager

@@ -14,18 +14,25 @@ import signal
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from types import TracebackType
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 POLL_INTERVAL_S = 0.2
 """How often a task looks for the marker: the stop latency, at one ``stat`` per interval."""
+OWNERS_GROUP = "tisink-partition-owners"
+"""The Spark job group of the job whose result stage is the partition owners."""
+GRACE_S = 0.5
+"""How long after the marker appears the driver looks at the owners: long enough for Spark's
+status store to show an owner that started before it."""
 
 
 def until_marked(records: Iterable[T], marker: str) -> Iterator[T]:
-    """``records`` until the file ``marker`` exists (checked every POLL_INTERVAL_S)."""
+    """``records`` until the file ``marker`` exists (checked before the first record, then
+    every POLL_INTERVAL_S): a task that starts after the stop writes nothing."""
     clock, exists = time.monotonic, os.path.exists
-    next_check = clock() + POLL_INTERVAL_S
+    next_check = clock()
     for record in records:
         if clock() >= next_check:
             if exists(marker):
@@ -42,3 +49,69 @@ def shield_from_terminal(marker: str | None) -> None:
     instead, so they finish (stage one) or drain (the owners)."""
     if marker is not None and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class StoppedBeforeWriting(Exception):
+    """A stop was asked before any partition owner started: the play wrote nothing."""
+
+
+class StartupStop:
+    """On the driver, while the play's jobs run: once the marker exists and no partition
+    owner has started, cancel every job (the survey, stage one), so a stop during start-up
+    ends in seconds with nothing written. Owners that started drain instead (the marker)."""
+
+    def __init__(self, context: Any, marker: str | None) -> None:
+        self._context, self._marker = context, marker
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="tisink-stop", daemon=True)
+        self.cancelled = False
+
+    @property
+    def requested(self) -> bool:
+        return self._marker is not None and os.path.exists(self._marker)
+
+    def check(self) -> None:
+        """Before the driver starts a job: raise StoppedBeforeWriting once a stop was asked."""
+        if self.requested:
+            raise StoppedBeforeWriting
+
+    def stopped_by(self, err: BaseException) -> bool:
+        """Whether ``err`` is this stop: a check's, or a job this cancelled failing."""
+        return isinstance(err, StoppedBeforeWriting) or self.cancelled
+
+    def __enter__(self) -> StartupStop:
+        if self._marker is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._done.wait(POLL_INTERVAL_S):
+            if self.cancelled:  # a job the driver submitted since: its owners would not write
+                if self._context.statusTracker().getActiveJobsIds():
+                    self._context.cancelAllJobs()
+            elif self.requested:
+                if self._done.wait(GRACE_S) or self._owners_started():
+                    return  # the owners drain what they took
+                self.cancelled = True
+                self._context.cancelAllJobs()
+
+    def _owners_started(self) -> bool:
+        tracker = self._context.statusTracker()
+        for job in tracker.getJobIdsForGroup(OWNERS_GROUP):
+            info = tracker.getJobInfo(job)
+            stage = tracker.getStageInfo(max(info.stageIds)) if info and info.stageIds else None
+            if stage is None:
+                continue
+            if stage.numActiveTasks + stage.numCompletedTasks + stage.numFailedTasks > 0:
+                return True
+        return False

@@ -102,10 +102,32 @@ def test_ctrl_c_while_verifying_stops_at_once_with_130(tmp_path: Path) -> None:
             *("--sink-uri", f"file://{tmp_path / 'out'}?protocol=simple"),
             *("--summary-json", str(summary)),
         ],
-        '"verifying file://',
+        '"MQ DDL sink closed',  # the play's last line before verify
+        delay_s=1.0,
     )
     assert code == 130, stderr[-3000:]
     assert took < 10
     result = orjson.loads(summary.read_bytes())
     assert result["stopped_by"] == "SIGINT" and result["verified"] is None
     assert result["rows"] == 300 and result["error"] is None
+
+
+def test_ctrl_c_while_spark_starts_ends_in_seconds_and_writes_nothing(tmp_path: Path) -> None:
+    """SIGINT while stage one generates 200,000 rows: the job is cancelled, no owner writes a
+    row, and the play exits 130 with its summary."""
+    out, summary = tmp_path / "out", tmp_path / "summary.json"
+    code, stderr, took = ctrl_c_after(
+        [
+            *(TISINK, "-v", "--log-json", "play", "--master", "local[2]", "--workload", "demo"),
+            *("--rows", "200000", "--sink-uri", f"file://{out}?protocol=simple&partition-num=2"),
+            *("--summary-json", str(summary)),
+        ],
+        '"playing into 2 partition owners',
+        delay_s=1.0,
+    )
+    assert code == 130, stderr[-3000:]
+    assert took < 15, stderr[-3000:]
+    result = orjson.loads(summary.read_bytes())
+    assert result["stopped_by"] == "SIGINT" and result["error"] is None
+    assert result["rows"] == 0 and result["messages"] == {}
+    assert not [p for p in out.rglob("partition-*.jsonl") if p.stat().st_size]
