@@ -6,16 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.eventsink.sql.support import DIALECTS, Database, sqlite_database
-
-
-def fresh_database(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Database:
-    """A new empty database of ``kind``; the servers start only when a test needs them."""
-    if kind == "sqlite":
-        return sqlite_database(tmp_path / "cdc.db")
-    if kind == "mysql":
-        return Database(kind, request.getfixturevalue("fresh_mariadb"))
-    return Database(kind, request.getfixturevalue("fresh_postgresql"))
+from tests.eventsink.sql.support import DIALECTS, Database, fresh_database
 
 
 @pytest.fixture(params=DIALECTS)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 
 from tests.db_servers import mariadb_connect, wipe_mariadb
 from tisink.eventsink.base import CallbackableEvent, StateRef
@@ -92,6 +93,15 @@ class Database:
             (schema, table),
         )
         return [(int(p), n, t, int(k)) for p, n, t, k in found]
+
+
+def fresh_database(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Database:
+    """A new empty database of ``kind``; the servers start only when a test needs them."""
+    if kind == "sqlite":
+        return sqlite_database(tmp_path / "cdc.db")
+    if kind == "mysql":
+        return Database(kind, request.getfixturevalue("fresh_mariadb"))
+    return Database(kind, request.getfixturevalue("fresh_postgresql"))
 
 
 def sqlite_database(path: Path, params: str = "") -> Database:

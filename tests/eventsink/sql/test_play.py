@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from tests.db_servers import PASSWORD
-from tests.eventsink.sql.conftest import fresh_database
 from tests.eventsink.sql.expected import assert_database_holds, final_state
 from tests.eventsink.sql.support import (
     Database,
     boundary,
     commit_ts,
+    fresh_database,
     last_commit_ts,
     play_records,
     sqlite_database,

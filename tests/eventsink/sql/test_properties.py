@@ -17,8 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.eventsink.sql.conftest import fresh_database
-from tests.eventsink.sql.support import DIALECTS, Database, opened, reset, write_txns
+from tests.eventsink.sql.support import (
+    DIALECTS,
+    Database,
+    fresh_database,
+    opened,
+    reset,
+    write_txns,
+)
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
