@@ -28,8 +28,8 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
 import psycopg
@@ -67,14 +67,16 @@ def _run(argv: list[str], log: Path, what: str) -> None:
         raise ServerStartError(f"{what} failed ({done.returncode}):\n{log_tail(log)}")
 
 
-def _wait(ready: object, process: subprocess.Popen[bytes], log: Path, what: str) -> None:
+def _wait(
+    ready: Callable[[], None], process: subprocess.Popen[bytes], log: Path, what: str
+) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     last: Exception | None = None
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise ServerStartError(f"{what} exited ({process.returncode}):\n{log_tail(log)}")
         try:
-            ready()  # type: ignore[operator]
+            ready()
             return
         except Exception as err:
             last = err
@@ -140,7 +142,10 @@ def start_postgresql() -> Iterator[str]:
     if not (PG_BIN / "postgres").exists():
         raise ServerStartError(f"PostgreSQL 15 is missing: no {PG_BIN / 'postgres'}")
     account = pwd.getpwnam(PG_SYSTEM_USER)
-    with tempfile.TemporaryDirectory(prefix="tisink-postgresql-") as scratch:
+    with (
+        tempfile.TemporaryDirectory(prefix="tisink-postgresql-") as scratch,
+        ExitStack() as stack,
+    ):
         root = Path(scratch)
         os.chown(root, account.pw_uid, account.pw_gid)
         data, log, secret = root / "data", root / "postgres.log", root / "pw"
@@ -155,11 +160,12 @@ def start_postgresql() -> Iterator[str]:
             log, "initdb",
         )  # fmt: skip
         port = free_port()
+        output = stack.enter_context(log.open("ab"))
         process = subprocess.Popen(
             _as_postgres([str(PG_BIN / "postgres"), "-D", str(data), "-p", str(port),
                           "-k", str(root), "-c", f"listen_addresses={HOST}", "-c", "fsync=off",
                           "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
-            stdout=log.open("ab"), stderr=subprocess.STDOUT,
+            stdout=output, stderr=subprocess.STDOUT,
         )  # fmt: skip
         url = f"postgresql://{USER}:{PASSWORD}@{HOST}:{port}/postgres"
         try:
