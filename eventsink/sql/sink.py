@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 
 from tisink.eventsink.batching import Batch, BatchingSink, RetryPolicy
+from tisink.eventsink.batching_retry import retrying
+from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.sql.dialect import Cursor, Dialect
 from tisink.eventsink.sql.errors import SQLSinkError
 from tisink.eventsink.sql.lanes import Lane, Lanes
@@ -63,13 +65,24 @@ class SQLSink(BatchingSink):
         return self._meta.checkpoint_ts
 
     async def open(self) -> None:
+        """Connect and read the stored progress; a database busy with another connection is
+        waited for as a busy batch would be, then named in a SQLSinkError (as is any error)."""
         lanes = self._lanes.all
+
+        async def load(_attempt: int) -> None:
+            await lanes[0].run(self._load)
+
         try:
             for lane in lanes:
                 await lane.run(lane.dialect.connect)
-            await lanes[0].run(self._load)
-        except BaseException:
+            await retrying(load, self._retry, self.is_retriable, "reading the progress", _quiet)
+        except BaseException as err:
             await self.on_close()
+            if isinstance(err, Exception) and not isinstance(err, SQLSinkError):
+                cause = err.__cause__ if isinstance(err, EventSinkError) else err
+                raise SQLSinkError(
+                    f"{self.dialect.describe()}: cannot open: {cause or err}"
+                ) from err
             raise
         if self.checkpoint_ts:
             where = self.dialect.describe()
@@ -162,3 +175,7 @@ class SQLSink(BatchingSink):
         with lane.dialect.transaction() as cur:
             self._meta.store_checkpoint(cur, ts)
         self._meta.checkpoint_ts = max(self._meta.checkpoint_ts, ts)
+
+
+def _quiet() -> None:
+    """Retries while opening are not counted: the sink has no batches yet."""
