@@ -128,6 +128,11 @@ class AckLatency:
         self._seconds[self._second] = second_latency(rows, second)
         self._counts = {}
 
+    @property
+    def rows(self) -> int:
+        """Rows acknowledged so far (a live count, for progress)."""
+        return sum(s.rows for s in self._seconds.values()) + sum(self._counts.values())
+
     def report(self) -> LatencyReport:
         """What was recorded so far (call once the callbacks have fired)."""
         self._close_second()

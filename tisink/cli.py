@@ -228,8 +228,8 @@ def play(
         raise typer.Exit(2) from err
     stop = StopRequest()
     try:
-        with stop_on_signals(stop), progress_display(console) as on_progress:
-            summary = run_play(options, on_progress, stop)
+        with stop_on_signals(stop), progress_display(console) as line:
+            summary = run_play(options, line, stop, line.phase if line else None)
     except PlayRefused as err:
         console.print(f"[bold red]play refused:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err

@@ -46,10 +46,12 @@ def run_play(
     options: PlayOptions,
     on_progress: Callable[[PlayStats], None] | None = None,
     stop: StopRequest | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Play, then (for a stream in Kafka or files whose protocol has a decoder) read it back
     with verify. ``stop``: a request that ends the source early (the inline engine's Ctrl-C);
-    the summary then names the signal and is not verified. ``elapsed_s`` is the whole run,
+    the summary then names the signal and is not verified. ``on_progress`` gets the inline
+    player's stats, ``on_phase`` a Spark play's progress line. ``elapsed_s`` is the whole run,
     verify included."""
     stop = stop or StopRequest()
     started, started_at = time.perf_counter(), time.time()
@@ -58,14 +60,14 @@ def run_play(
     try:
         with _sink_uri(options.sink_uri) as sink_uri:
             if options.engine == "spark":
-                summary = play_spark(options, sink_uri, started_at, acknowledged, stop)
+                summary = play_spark(options, sink_uri, started_at, acknowledged, stop, on_phase)
             else:
                 summary = play_inline(
                     options, sink_uri, on_progress, stop, started_at, acknowledged
                 )
             if stop.signum is None:
                 with stop.interruptible():  # Ctrl-C while reading back: stop at once
-                    _verify(options, sink_uri, summary, acknowledged)
+                    _verify(options, sink_uri, summary, acknowledged, on_phase)
     except PlayFailed as failure:
         _ended(failure.summary, started, stop)
         raise
@@ -122,7 +124,11 @@ def _config(options: PlayOptions) -> ChangefeedConfig | None:
 
 
 def _verify(
-    options: PlayOptions, sink_uri: str, summary: RunSummary, acknowledged: AcknowledgedEnds
+    options: PlayOptions,
+    sink_uri: str,
+    summary: RunSummary,
+    acknowledged: AcknowledgedEnds,
+    on_phase: Callable[[str], None] | None,
 ) -> None:
     """Read the stream back; ``acknowledged`` (the producers' ends, either engine) adds the
     check that the partitions still hold everything the broker acknowledged."""
@@ -132,6 +138,8 @@ def _verify(
     factory = SinkFactory(sink_uri, _config(options))
     if options.verify_after and _verifiable(factory):
         log.info("verifying %s", factory.uri.redacted())
+        if on_phase is not None:
+            on_phase(f"verifying {factory.uri.redacted()}")
         report = verify(
             sink_uri, config_path=options.config_path, acknowledged=acknowledged or None
         )

@@ -41,15 +41,16 @@ def play_spark(
     started_at: float,
     acknowledged: AcknowledgedEnds,
     stop: StopRequest,
+    on_phase: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """The Spark engine; fills ``acknowledged`` with what the tasks' producers saw stored.
-    A stop request creates the marker file the tasks watch. Raises PlayFailed with what the
-    owners delivered when the play failed."""
+    A stop request creates the marker file the tasks watch (its folder also holds the owners'
+    progress). Raises PlayFailed with what the owners delivered when the play failed."""
     with tempfile.TemporaryDirectory(prefix="tisink-stop-") as folder:
         marker = Path(folder) / "stop"
         stop.on_stop(lambda: _touch(marker))
         try:
-            run = _run_spark(options, sink_uri, started_at, str(marker))
+            run = _run_spark(options, sink_uri, started_at, str(marker), on_phase)
         except PlayError as err:
             raise PlayFailed(_failed_spark(options, sink_uri, started_at, err)) from err
     acknowledged.update(run.acknowledged)
@@ -99,7 +100,13 @@ def _touch(marker: Path) -> None:
         marker.touch()
 
 
-def _run_spark(options: PlayOptions, sink_uri: str, started_at: float, marker: str) -> SparkRun:
+def _run_spark(
+    options: PlayOptions,
+    sink_uri: str,
+    started_at: float,
+    marker: str,
+    on_phase: Callable[[str], None] | None,
+) -> SparkRun:
     from tisink.feed.spark import run_spark_play
 
     return run_spark_play(
@@ -117,6 +124,7 @@ def _run_spark(options: PlayOptions, sink_uri: str, started_at: float, marker: s
         archive=options.spark_archive,
         started_at=started_at,
         stop_marker=marker,
+        on_phase=on_phase,
     )
 
 

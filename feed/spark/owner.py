@@ -37,6 +37,7 @@ from tisink.feed.records import FeedRow
 from tisink.feed.spark.bootstraps import owner_bootstraps
 from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
+from tisink.feed.spark.progress import progress_path, report_progress
 from tisink.feed.spark.reports import ChunkReport, first_problem
 from tisink.feed.spark.routing import RowValue, ShuffleKey, make_factory
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
@@ -129,9 +130,14 @@ async def _play(
     sinks: list[EventSink[Any] | DDLSink] = []
     pacer = Pacer(plan.rate) if plan.rate else None
     latency: AckLatency | None = None
+    reporting: asyncio.Task[None] | None = None
     try:
         factory = make_factory(plan.sink_uri, plan.config_text, clock, plan.faults)
         latency = factory.ack_latency
+        if plan.stop_marker is not None:
+            acked = latency
+            path = progress_path(plan.stop_marker, owner)
+            reporting = asyncio.create_task(report_progress(path, lambda: acked.rows))
         event_sink: EventSink[Any]
         if plan.owners:
             topic, partition = plan.owners[owner]
@@ -167,6 +173,9 @@ async def _play(
             except Exception as err:
                 if result.ok:
                     _fail(result, err)
+        if reporting is not None:
+            reporting.cancel()
+            await asyncio.gather(reporting, return_exceptions=True)
     result.rows, result.bytes = progress.rows, progress.bytes
     result.first_send, result.last_send = progress.first_send, progress.last_send
     result.last_ack = time.time()

@@ -36,10 +36,11 @@ from tisink.feed.spark.failures import job_failure
 from tisink.feed.spark.jvm_output import take_fatal_error
 from tisink.feed.spark.owner import play_partition
 from tisink.feed.spark.plan import PlayPlan
+from tisink.feed.spark.progress import OnPhase, SparkProgress
 from tisink.feed.spark.routing import make_factory
 from tisink.feed.spark.session import AUTO_ARCHIVE, spark_session
 from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
-from tisink.feed.spark.stop_marker import OWNERS_GROUP, StartupStop
+from tisink.feed.spark.stop_marker import StartupStop
 from tisink.feed.spark.task_result import SparkRun, TaskResult
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
@@ -67,13 +68,15 @@ def run_spark_play(
     started_at: float | None = None,
     stop_marker: str | None = None,
     faults: str | None = None,
+    on_phase: OnPhase | None = None,
 ) -> SparkRun:
     """Play a feed or a workload on Spark into ``sink_uri``: rows, DDLs, what the sinks
     delivered (messages by type, bytes), startup_s, rows_per_s, elapsed_s, checkpoint_ts and
     engine details. ``started_at`` (``time.time()``) is when the command
     started, for ``startup_s``; once the file ``stop_marker`` exists the tasks stop taking
     records and drain (Ctrl-C), and before any owner started the jobs are cancelled and the
-    run is empty. Raises SparkPlayError when the play stopped on an error."""
+    run is empty. ``on_phase`` gets a progress line every half second (``SparkProgress``).
+    Raises SparkPlayError when the play stopped on an error."""
     if (feed_path is None) == (workload is None):
         raise ValueError("give exactly one of feed_path and workload")
     started_at = started_at or time.time()
@@ -81,18 +84,24 @@ def run_spark_play(
     config_text = Path(config_path).read_text(encoding="utf-8") if config_path else None
     factory = make_factory(sink_uri, config_text, WallClock(), faults)
     take_fatal_error()  # an earlier job's, in this process
-    with _spark_failures_in_one_line():
+    progress = SparkProgress(on_phase, stop_marker)
+    with _spark_failures_in_one_line(), progress:
+        progress.phase(f"starting Spark ({master})")
         spark = spark_session(master, archive=archive)
         with StartupStop(spark.sparkContext, stop_marker) as stop:
+            progress.watch(spark.sparkContext, stop.group)
             try:
                 stop.check()
                 source: PlayInput
                 if feed_path is not None:
+                    progress.phase(f"surveying {feed_path}")
                     source = FeedInput(spark, feed_path, watermark_interval_ms)
                 else:
+                    progress.phase(f"planning the workload {workload}")
                     slots = spark.sparkContext.defaultParallelism
                     scenario = load_scenario(workload or "")
                     source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
+                progress.phase("asking the sink for its topics' partitions")
                 plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
                 plan = dataclasses.replace(plan, stop_marker=stop_marker, faults=faults)
                 log.info(
@@ -102,6 +111,7 @@ def run_spark_play(
                     len(plan.ddls),
                     len(plan.points),
                 )
+                progress.phase("stage one: reading, checking and routing every row")
                 results = _run(spark, source, plan, stop)
             except Exception as err:
                 if not stop.stopped_by(err):
@@ -181,7 +191,7 @@ def _run(spark: Any, source: PlayInput, plan: PlayPlan, stop: StartupStop) -> li
         stop.check()
         stage_one = source.stage_one(spark, broadcast)
         shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
-        context.setJobGroup(OWNERS_GROUP, "stage one and the partition owners")
+        context.setJobGroup(stop.group, "stage one and the partition owners")
         results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
     finally:
         context.setLocalProperty("spark.jobGroup.id", None)  # the next play's survey: none

@@ -13,6 +13,7 @@ import os
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import Any, TypeVar
@@ -22,7 +23,8 @@ T = TypeVar("T")
 POLL_INTERVAL_S = 0.2
 """How often a task looks for the marker: the stop latency, at one ``stat`` per interval."""
 OWNERS_GROUP = "tisink-partition-owners"
-"""The Spark job group of the job whose result stage is the partition owners."""
+"""The Spark job group (a prefix: one group per play) of the job whose result stage is the
+partition owners."""
 GRACE_S = 0.5
 """How long after the marker appears the driver looks at the owners: long enough for Spark's
 status store to show an owner that started before it."""
@@ -62,6 +64,7 @@ class StartupStop:
 
     def __init__(self, context: Any, marker: str | None) -> None:
         self._context, self._marker = context, marker
+        self.group = f"{OWNERS_GROUP}-{uuid.uuid4().hex[:12]}"
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="tisink-stop", daemon=True)
         self.cancelled = False
@@ -107,7 +110,7 @@ class StartupStop:
 
     def _owners_started(self) -> bool:
         tracker = self._context.statusTracker()
-        for job in tracker.getJobIdsForGroup(OWNERS_GROUP):
+        for job in tracker.getJobIdsForGroup(self.group):
             info = tracker.getJobInfo(job)
             stage = tracker.getStageInfo(max(info.stageIds)) if info and info.stageIds else None
             if stage is None:
