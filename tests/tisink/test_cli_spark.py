@@ -62,7 +62,7 @@ def test_a_line_too_long_for_the_jvm_fails_in_one_line_with_a_summary(tmp_path: 
     assert out.returncode == 1, out.stderr[-3000:]
     assert "Traceback" not in out.stderr, out.stderr[-3000:]
     last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith("play failed: play stopped: the Spark job failed: "), last
+    assert last.startswith("play failed: the Spark job failed: "), last
     assert "java.lang.OutOfMemoryError: Java heap space" in last
     result = orjson.loads(summary.read_bytes())
     assert "java.lang.OutOfMemoryError" in result["error"]
