@@ -12,7 +12,9 @@ from tisink.model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, MYSQL_TYPES
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 _TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
-_NAMES = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x2FF), min_size=1, max_size=8)
+_NAMES = st.text(
+    st.characters(min_codepoint=0x20, max_codepoint=0x2FF), min_size=1, max_size=8
+).filter(lambda name: not name.isspace())  # a blank name is refused (reader: file:line)
 _TS_MIN = dt.datetime(1970, 1, 1, 0, 0, 1)
 _TS_MAX = dt.datetime(2038, 1, 19, 3, 14, 7)
 
