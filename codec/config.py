@@ -43,15 +43,31 @@ COMMON_OPTIONS: tuple[Option, ...] = (
         "large_message_handle_option",
         one_of(*LARGE_MESSAGE_OPTIONS),
         (LARGE_MESSAGE_TABLE,),
+        help="a message over max-message-bytes: none (fail), handle-key-only (send only the "
+        "key columns), claim-check (store the whole message at claim-check-storage-uri and "
+        "send a reference); simple, open and canal-json",
     ),
     Option(
         "large-message-handle-compression",
         "large_message_handle_compression",
         one_of(*PAYLOAD_COMPRESSIONS),
         (LARGE_MESSAGE_TABLE,),
+        help="compress each message's value (none, snappy, lz4) before its size is checked",
     ),
-    Option("claim-check-storage-uri", "claim_check_storage_uri", to_str, (LARGE_MESSAGE_TABLE,)),
-    Option("claim-check-raw-value", "claim_check_raw_value", to_bool, (LARGE_MESSAGE_TABLE,)),
+    Option(
+        "claim-check-storage-uri",
+        "claim_check_storage_uri",
+        to_str,
+        (LARGE_MESSAGE_TABLE,),
+        help="where claim-check stores large messages (file:///dir)",
+    ),
+    Option(
+        "claim-check-raw-value",
+        "claim_check_raw_value",
+        to_bool,
+        (LARGE_MESSAGE_TABLE,),
+        help="claim-check stores the raw value instead of the whole encoded message",
+    ),
     Option(
         "time-zone", "time_zone", to_time_zone, ((),), uri=False, help="zone of TIMESTAMP values"
     ),

@@ -56,6 +56,8 @@ def _main(
             "--verbose",
             "-v",
             count=True,
+            metavar="",
+            show_default=False,
             help="-v: info logs and Spark's warnings; -vv: debug logs and Spark's info.",
         ),
     ] = 0,
@@ -71,8 +73,8 @@ def _main(
 
 @app.command()
 def sinks() -> None:
-    """List the sink schemes: built-in ones and those plugins register (entry points
-    ``tisink.sinks``), with what each declares (DDL sink, Spark partitions, verify)."""
+    """List the sink schemes: built-in ones and those plugins register (entry point group
+    'tisink.sinks'), with what each declares (DDL sink, Spark partitions, verify)."""
     from tisink.core.errors import TisinkError
     from tisink.sink.capabilities import declared_capabilities
     from tisink.sink.registry import available_schemes, load_provider
@@ -90,16 +92,18 @@ def sinks() -> None:
 @app.command()
 def protocols() -> None:
     """List the protocols: encoding formats (default first), parameters and defaults."""
-    from rich.markup import escape
-
     from tisink.catalog import all_protocols, parameters
 
-    out = Console(width=max(Console().width, 120))
+    out = Console()  # the terminal's width: keys never cut, the other columns wrap
     for spec in all_protocols():
         formats = ", ".join(spec.encoding_formats)
-        table = Table("parameter", "where", "default", "meaning", title_justify="left")
+        params = parameters(spec)
+        table = Table(title_justify="left", expand=False)
+        table.add_column("parameter", no_wrap=True, min_width=max(len(p.key) for p in params))
+        for name in ("where", "default", "meaning"):
+            table.add_column(name, overflow="fold")
         table.title = escape(f"{spec.name} (encoding-format: {formats}): {spec.summary}")
-        for p in parameters(spec):
+        for p in params:
             default = "" if p.default is None else str(p.default)
             table.add_row(p.key, escape(p.where), escape(default), escape(p.help))
         out.print(table)
@@ -119,7 +123,7 @@ def schema(
     try:
         written = write_schema(protocol, encoding_format, out)
     except TisinkError as err:
-        console.print(f"[bold red]schema failed:[/] {err}")
+        console.print(f"[bold red]schema failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err
     if not written:
         typer.echo(
@@ -262,7 +266,7 @@ def _check_writable(path: Path, *, command: str = "play", what: str = "the summa
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
-        console.print(f"[bold red]{command} refused:[/] cannot write {what} to {path}")
+        console.print(f"[bold red]{command} refused:[/] cannot write {what} to {escape(str(path))}")
         raise typer.Exit(2)
 
 
@@ -283,9 +287,9 @@ def generate(
     try:
         counts = generate_feed(workload, seed, rows, out)
     except TisinkError as err:
-        console.print(f"[bold red]generate failed:[/] {err}")
+        console.print(f"[bold red]generate failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(1) from err
-    console.print(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    console.print(f"wrote {escape(str(out))}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
 @app.command()
@@ -327,7 +331,7 @@ def verify(
             max_violations=max_violations,
         )
     except TisinkError as err:
-        console.print(f"[bold red]verify failed:[/] {err}")
+        console.print(f"[bold red]verify failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err
     typer.echo(render_text(report))
     if summary_json:
@@ -391,7 +395,7 @@ def check(
         )
         report = run_check(options)
     except (CheckError, ValueError) as err:
-        console.print(f"[bold red]check failed:[/] {err}")
+        console.print(f"[bold red]check failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err
     typer.echo(render_text(report))
     if report_json is not None:
@@ -402,7 +406,11 @@ def check(
 @app.command()
 def bench(
     quick: Annotated[
-        bool, typer.Option("--quick", help="Fewer rows and repeats: under 3 minutes.")
+        bool,
+        typer.Option(
+            "--quick",
+            help="Fewer rows and repeats: about a minute and a half on two cores.",
+        ),
     ] = False,
     out: Annotated[
         Path, typer.Option(help="Folder for bench.json, bench.md and bench.png.")

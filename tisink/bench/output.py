@@ -1,5 +1,5 @@
 """What ``tisink bench`` writes: ``bench.json`` (every figure), ``bench.md`` (the tables) and
-the same table on the console with Rich."""
+the same tables on the console with Rich."""
 
 from __future__ import annotations
 
@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from tisink.bench.results import BenchResult
 
 COLUMNS = ("case", "rows/s", "baseline", "baseline rows/s", "x baseline", "bytes/row", "p99 ms")
-WIDTH = 150
-"""The console table's width at least (a pipe or a narrow terminal would squeeze it)."""
 
 
 def _number(value: float | None, digits: int = 0) -> str:
@@ -59,13 +58,27 @@ def markdown(results: Sequence[BenchResult], meta: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+CONSOLE_COLUMNS = ("case", "rows/s", "base rows/s", "x base", "bytes/row", "p99 ms")
+"""The console's figures (``cells`` indices 0, 1, 3, 4, 5, 6); the baseline's name and the note
+follow the table, so it fits an 80-column terminal."""
+_FIGURES = (0, 1, 3, 4, 5, 6)
+
+
 def print_tables(results: Sequence[BenchResult]) -> None:
-    """The tables on stdout, one per group."""
-    console = Console(width=max(Console().width, WIDTH))
+    """The tables on stdout, one per group, at the terminal's width: case names and figures
+    whole, then a line per case naming its baseline and its note."""
+    console = Console()
     for group, members in groups(results).items():
-        table = Table(*COLUMNS, "note", title=group, title_justify="left")
-        for index in (1, 3, 4, 5, 6):  # the numbers
-            table.columns[index].justify = "right"
-        for result in members:
-            table.add_row(*cells(result))
+        table = Table(title=group, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        rows = [cells(result) for result in members]
+        for name, index in zip(CONSOLE_COLUMNS, _FIGURES, strict=True):
+            widest = max(len(name), *(len(row[index]) for row in rows))
+            justify = "left" if index == 0 else "right"
+            table.add_column(name, justify=justify, no_wrap=True, min_width=widest)
+        for row in rows:
+            table.add_row(*(row[index] for index in _FIGURES))
         console.print(table)
+        for result, row in zip(members, rows, strict=True):
+            about = "; ".join(p for p in (f"baseline {row[2]}" if row[2] else "", row[-1]) if p)
+            if about:
+                console.print(f"  {result.case}: {about}", highlight=False)
