@@ -73,8 +73,9 @@ def print_tables(results: Sequence[BenchResult]) -> None:
         rows = [cells(result) for result in members]
         for name, index in zip(CONSOLE_COLUMNS, _FIGURES, strict=True):
             widest = max(len(name), *(len(row[index]) for row in rows))
-            justify = "left" if index == 0 else "right"
-            table.add_column(name, justify=justify, no_wrap=True, min_width=widest)
+            table.add_column(
+                name, justify="left" if index == 0 else "right", no_wrap=True, min_width=widest
+            )
         for row in rows:
             table.add_row(*(row[index] for index in _FIGURES))
         console.print(table)
