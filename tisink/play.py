@@ -120,7 +120,11 @@ def check_spark(options: PlayOptions) -> None:
 
 
 def _config(options: PlayOptions) -> ChangefeedConfig | None:
-    return ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
+    """The changefeed file's config with ``--faults`` over it, as the engines build it."""
+    config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
+    if options.faults is not None:
+        config = (config or ChangefeedConfig()).with_setting("faults", options.faults, "--faults")
+    return config
 
 
 def _verify(

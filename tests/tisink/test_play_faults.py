@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from tests.kafka_support.readback import read_partition, unique_topic
 from tisink.cli import app
+from tisink.errors import PlayRefused
 from tisink.eventsink.file import partition_file
 from tisink.play import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
@@ -187,7 +188,8 @@ def test_verify_counts_messages_in_the_units_of_the_play(tmp_path: Path, protoco
 
 @pytest.mark.parametrize("uri", ["sqlite:///{tmp}/x.db", "log://", "blackhole://"])
 def test_faults_need_topics_and_partitions(tmp_path: Path, uri: str) -> None:
-    with pytest.raises(Exception, match=r"delivery faults \(--faults\) are injected into topics"):
+    """Refused before anything starts: the scheme has no partitions to fault."""
+    with pytest.raises(PlayRefused, match=r"delivery faults \(--faults\) are injected into"):
         run_play(
             PlayOptions(
                 workload="demo",
