@@ -11,7 +11,10 @@ from tisink.feed.spark.jvm_output import JVM_LOG, SPARK_LOG, LineRouter, log4j_l
 
 
 def records(caplog: pytest.LogCaptureFixture, lines: list[str]) -> list[tuple[str, int, str]]:
-    caplog.set_level(logging.DEBUG, logger="tisink.feed.spark")
+    # each logger by name: the command line sets Spark's own to ERROR (no -v), which an
+    # earlier test in the same process may have left behind
+    for name in ("tisink.feed.spark", SPARK_LOG.name, JVM_LOG.name):
+        caplog.set_level(logging.DEBUG, logger=name)
     router = LineRouter()
     for line in lines:
         router.route(line + "\n")
