@@ -84,6 +84,11 @@ class AckLatency:
         acked = self._acked(ack)
         return [partial(acked, len(txn.rows)) for txn in txns]
 
+    def batch_callback(self) -> Callable[[int], None]:
+        """The callback of records handed over now as one batch (``tisink replay``): call it
+        with their count once they are acknowledged."""
+        return self._acked(_nothing)
+
     def _acked(self, ack: Callable[[], None]) -> Callable[..., None]:
         """The callback of the events handed over now: the clock is read once per call, the
         rows are counted under their latency's histogram bucket."""
@@ -139,3 +144,7 @@ class AckLatency:
         self._second_end = float("-inf")
         total = self._total.encode() if self._total.get_total_count() else b""
         return LatencyReport(total, self._sum_us, dict(self._seconds))
+
+
+def _nothing() -> None:
+    """A batch's acknowledgement needs nothing beyond its latency."""

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tisink import replay_commands
 from tisink.core.errors import TisinkError
 from tisink.logs import configure_logging
 
@@ -338,6 +339,10 @@ def verify(
         summary_json.parent.mkdir(parents=True, exist_ok=True)
         summary_json.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))
     raise typer.Exit(0 if report.ok else 1)
+
+
+app.command()(replay_commands.capture)
+app.command()(replay_commands.replay)
 
 
 @app.command()

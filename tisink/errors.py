@@ -22,3 +22,8 @@ class PlayFailed(TisinkError):
     def __init__(self, summary: RunSummary) -> None:
         self.summary = summary
         super().__init__(summary.error or "the play failed")
+
+
+class ReplayFailed(TisinkError):
+    """``tisink replay`` cannot start as asked (a source it cannot read, a target without
+    partitions, pacing options that contradict)."""

@@ -1,0 +1,124 @@
+"""Captured records in the file sink's partition-file layout, plus each record's timestamp.
+
+A capture folder is a file-sink folder (``DIR/<topic>/partition-<n>.jsonl``, read by ``tisink
+verify`` and ``eventsink.file``): one JSON line per record with its Kafka ``offset``, ``key``
+and ``value`` in base64 (``null`` for a null key, or a tombstone's null value) and
+``headers`` when it has any. Capture adds ``"timestamp"`` (the record's Kafka timestamp, ms),
+which the file sink's readers ignore and ``tisink replay --speed`` paces by. Offsets are the
+source partition's, so a capture of a topic whose offsets skip (transaction markers,
+compaction) keeps the gaps.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from base64 import b64encode
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, NamedTuple
+
+import orjson
+
+from tisink.codec.message import Headers
+from tisink.eventsink.errors import FileSinkError
+
+
+class ReplayRecord(NamedTuple):
+    """One record of a source partition, in the order it was written there."""
+
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: Headers
+    timestamp_ms: int | None
+    """The record's Kafka timestamp; None where the source has none (a file-sink folder)."""
+
+
+def record_line(record: ReplayRecord) -> bytes:
+    """The capture line of ``record`` (with its newline)."""
+    key = b"null" if record.key is None else b'"%s"' % b64encode(record.key)
+    value = b"null" if record.value is None else b'"%s"' % b64encode(record.value)
+    line = b'{"offset":%d,"key":%s,"value":%s' % (record.offset, key, value)
+    if record.headers:
+        line += b',"headers":[%s]' % b",".join(
+            b'[%s,"%s"]' % (orjson.dumps(name), b64encode(data)) for name, data in record.headers
+        )
+    if record.timestamp_ms is not None:
+        line += b',"timestamp":%d' % record.timestamp_ms
+    return line + b"}\n"
+
+
+def parse_line(line: bytes, path: Path, number: int) -> ReplayRecord:
+    """The record of one line; FileSinkError naming ``path:number`` when it is malformed."""
+    try:
+        item = orjson.loads(line)
+        offset, key, value = item["offset"], item["key"], item["value"]
+        timestamp = item.get("timestamp")
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise ValueError(f"offset {offset!r} is not an integer")
+        if timestamp is not None and (
+            not isinstance(timestamp, int) or isinstance(timestamp, bool)
+        ):
+            raise ValueError(f"timestamp {timestamp!r} is not an integer")
+        headers: Headers = tuple(
+            (str(name), base64.b64decode(data, validate=True))
+            for name, data in item.get("headers") or ()
+        )
+        return ReplayRecord(
+            offset,
+            None if key is None else base64.b64decode(key, validate=True),
+            None if value is None else base64.b64decode(value, validate=True),
+            headers,
+            timestamp,
+        )
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        raise FileSinkError(f"{path}:{number}: bad record: {err}") from err
+
+
+def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRecord]]:
+    """The records of one partition file in order, ``chunk`` at a time (a file of millions is
+    never held whole); a torn last line (a capture killed mid-write) is left out."""
+    with path.open("rb") as fh:
+        out: list[ReplayRecord] = []
+        for number, line in enumerate(fh, start=1):
+            if not line.endswith(b"\n"):
+                break  # torn tail: the capture resumes from the last whole line
+            if len(line) > 1:
+                out.append(parse_line(line, path, number))
+                if len(out) >= chunk:
+                    yield out
+                    out = []
+        if out:
+            yield out
+
+
+def last_offset(path: Path) -> int | None:
+    """The offset of the last whole record of ``path``, after cutting off a torn tail (part of
+    a line a killed capture left); None for a missing or empty file."""
+    if not path.exists():
+        return None
+    with path.open("r+b") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        whole = _after_last_newline(fh, size)
+        if whole < size:
+            fh.truncate(whole)
+        if whole == 0:
+            return None
+        start = _after_last_newline(fh, whole - 1)
+        fh.seek(start)
+        line = fh.read(whole - start)
+    return parse_line(line, path, 0).offset
+
+
+def _after_last_newline(fh: BinaryIO, end: int) -> int:
+    """The position after the last newline before ``end``; 0 when there is none."""
+    block = 1 << 16
+    while end > 0:
+        start = max(0, end - block)
+        fh.seek(start)
+        found = fh.read(end - start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        end = start
+    return 0

@@ -1,0 +1,210 @@
+"""Sending a replay source's records through any MQ producer (Kafka with either client, files).
+
+One reader (the feeder) routes the source's chunks into a small bounded queue per target
+partition; one sender per target partition takes what its queue holds, asks the pacer how much
+may go, and hands it to ``Producer.send``, which returns once the destination acknowledged it.
+So each partition has one send in flight, order within a partition is the source's, memory
+holds a few chunks a partition whatever the source's size, and the feeder reads and decodes
+the next chunks while the broker is acknowledging.
+
+Routing: ``same`` sends each record to the partition number it had (the target needs at least
+as many partitions); ``key`` routes by Kafka's default partitioner (murmur2 of the key, the
+source partition for a null key), keeping every key's order when partition counts differ.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import cast
+
+from aiokafka.partitioner import murmur2
+
+from tisink.codec.message import Record
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.replay.pacing import Pacer, SpeedPacer
+from tisink.eventsink.replay.records import ReplayRecord
+from tisink.eventsink.replay.routing import Routing
+from tisink.eventsink.replay.sources import Chunk, ReplaySource
+from tisink.eventsink.stats import AckedSeconds
+
+OnHanded = Callable[[], Callable[[int], None]]
+"""Called as records are handed to the producer; what it returns is called with their count
+once they are acknowledged (the acknowledgement latency recorder)."""
+
+_QUEUED_CHUNKS = 4
+_MAX_SEND = 8192
+"""Records of one ``send`` at line rate (the producer splits them into record batches)."""
+
+
+class ReplayError(EventSinkError):
+    """The source cannot be replayed into the target as asked."""
+
+
+@dataclass
+class ReplayStats:
+    records: int = 0
+    bytes: int = 0
+    """Key, value and header bytes acknowledged."""
+    sends: int = 0
+    first_sent: float = 0.0
+    """``time.perf_counter()`` when the first records were handed over."""
+    last_acked: float = 0.0
+    seconds: AckedSeconds = field(default_factory=dict)
+    """Epoch second -> (records, bytes) acknowledged in it."""
+    partitions: dict[int, int] = field(default_factory=dict)
+    """Target partition -> records acknowledged."""
+
+
+class ReplaySender:
+    def __init__(
+        self,
+        producer: Producer,
+        topic: str,
+        *,
+        routing: Routing = Routing.same,
+        pacer: Pacer | None = None,
+        on_handed: OnHanded | None = None,
+    ) -> None:
+        self.producer = producer
+        self.topic = topic
+        self.routing = routing
+        self.pacer = pacer
+        self.on_handed = on_handed
+        self.stats = ReplayStats()
+        self._queues: list[asyncio.Queue[Chunk | None]] = []
+        self._loop0 = [0, 0, 0]
+        """min, max timestamp and records of the first pass (the span of a --speed loop)."""
+
+    async def run(self, source: ReplaySource, loops: int = 1) -> ReplayStats:
+        """Send ``loops`` passes of ``source``; raise on the first failure (nothing after a
+        failed send of the same partition is sent)."""
+        count = await self.producer.partition_count(self.topic)
+        if self.routing is Routing.same and source.partition_count() > count:
+            raise ReplayError(
+                f"the source topic {source.topic} has {source.partition_count()} partitions "
+                f"and the target topic {self.topic} {count}; route by key (--routing key) or "
+                "replay into a topic with as many partitions"
+            )
+        self._queues = [asyncio.Queue(_QUEUED_CHUNKS) for _ in range(count)]
+        try:
+            async with asyncio.TaskGroup() as group:
+                for partition in range(count):
+                    group.create_task(self._send_partition(partition))
+                group.create_task(self._feed(source, loops))
+        except BaseExceptionGroup as failed:
+            raise _first(failed) from None
+        return self.stats
+
+    async def _feed(self, source: ReplaySource, loops: int) -> None:
+        chunks = source.chunks(loops)
+        while (chunk := await self._next(source, chunks)) is not None:
+            self._check(chunk)
+            if self.routing is Routing.same:
+                await self._queues[chunk.partition].put(chunk)
+            else:
+                for partition, records in self._by_key(chunk).items():
+                    await self._queues[partition].put(Chunk(chunk.loop, partition, records))
+        for queue in self._queues:
+            await queue.put(None)  # the end of the source
+
+    @staticmethod
+    async def _next(source: ReplaySource, chunks: Iterator[Chunk]) -> Chunk | None:
+        if source.blocking:
+            return await asyncio.to_thread(next, chunks, None)
+        return next(chunks, None)
+
+    def _check(self, chunk: Chunk) -> None:
+        """Refuse what the producers cannot send; note the first pass's time span."""
+        for record in chunk.records:
+            if record.value is None:
+                raise ReplayError(
+                    f"partition {chunk.partition} offset {record.offset} of topic "
+                    f"{self.topic}'s source is a tombstone (null value), which replay cannot send"
+                )
+        if isinstance(self.pacer, SpeedPacer):
+            stamps = [r.timestamp_ms for r in chunk.records]
+            if None in stamps:
+                raise ReplayError(
+                    f"partition {chunk.partition} of the source has records without a "
+                    "timestamp (a file-sink folder): --speed needs a capture or a Kafka "
+                    "topic; use --rate"
+                )
+            known = [s for s in stamps if s is not None]
+            if chunk.loop == 0:
+                low, high, seen = self._loop0
+                self._loop0 = [
+                    min(known) if not seen else min(low, *known),
+                    max(known) if not seen else max(high, *known),
+                    seen + len(known),
+                ]
+                if not seen:
+                    self.pacer.set_origin(min(known))
+            elif self.pacer.span_ms == 0.0:
+                low, high, seen = self._loop0
+                gap = (high - low) / (seen - 1) if seen > 1 else 1.0
+                self.pacer.span_ms = high - low + max(gap, 1.0)
+
+    def _by_key(self, chunk: Chunk) -> dict[int, list[ReplayRecord]]:
+        count = len(self._queues)
+        out: dict[int, list[ReplayRecord]] = {}
+        for record in chunk.records:
+            key = record.key
+            partition = chunk.partition if key is None else murmur2(key) & 0x7FFFFFFF
+            out.setdefault(partition % count, []).append(record)
+        return out
+
+    async def _send_partition(self, partition: int) -> None:
+        queue = self._queues[partition]
+        merge = not isinstance(self.pacer, SpeedPacer)
+        while True:
+            chunk = await queue.get()
+            if chunk is None:
+                return
+            records = chunk.records
+            while merge and len(records) < _MAX_SEND and not queue.empty():
+                following = queue.get_nowait()
+                if following is None:
+                    queue.put_nowait(None)
+                    break
+                records = records + following.records
+            start = 0
+            while start < len(records):
+                count = len(records) - start
+                if self.pacer is not None:
+                    count = await self.pacer.wait(chunk.loop, records, start)
+                await self._send(partition, records[start : start + count])
+                start += count
+
+    async def _send(self, partition: int, records: list[ReplayRecord]) -> None:
+        # values are never None here: the feeder refused tombstones
+        out = cast(
+            list[Record],
+            [(r.key, r.value, r.headers) if r.headers else (r.key, r.value) for r in records],
+        )
+        stats = self.stats
+        if not stats.first_sent:
+            stats.first_sent = time.perf_counter()
+        acked = self.on_handed() if self.on_handed is not None else None
+        await self.producer.send(self.topic, partition, out)
+        if acked is not None:
+            acked(len(records))
+        size = sum(len(cast(bytes, r.value)) + (len(r.key) if r.key else 0) for r in records)
+        size += sum(len(n) + len(v) for r in records for n, v in r.headers)
+        stats.last_acked = time.perf_counter()
+        stats.records += len(records)
+        stats.bytes += size
+        stats.sends += 1
+        stats.partitions[partition] = stats.partitions.get(partition, 0) + len(records)
+        second = int(time.time())
+        messages, total = stats.seconds.get(second, (0, 0))
+        stats.seconds[second] = (messages + len(records), total + size)
+
+
+def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first failure of a group (a sender's or the feeder's), for a plain error."""
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first

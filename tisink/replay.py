@@ -1,0 +1,158 @@
+"""``tisink replay``: a capture or file-sink folder, or a Kafka topic, sent again into any
+MQ-like sink (Kafka with either client, files), with ``tisink play``'s summary.
+
+The summary counts records as rows (``rows_per_s`` is records a second from the first send to
+the last acknowledgement); latency is from a send's hand-over to the producer until its
+acknowledgement; the series and ``--report`` chart are play's. Replayed records get new
+timestamps and offsets; keys, values, headers and each partition's order are the source's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tisink.errors import ReplayFailed
+from tisink.eventsink.reading import StreamReadError
+from tisink.eventsink.replay.kafka_source import KafkaTopicSource
+from tisink.eventsink.replay.pacing import Pacer, RatePacer, SpeedPacer
+from tisink.eventsink.replay.routing import Routing
+from tisink.eventsink.replay.sender import ReplaySender, ReplayStats
+from tisink.eventsink.replay.sources import FolderSource, KafkaSource, ReplaySource
+from tisink.measures import Measured, apply_measures
+from tisink.sink import SinkFactory
+from tisink.summary import RunSummary
+from tisink.tablesink import AckLatency
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    source: str
+    """A folder path, or ``kafka://host:port/topic?...``."""
+    sink_uri: str
+    topic: str | None = None
+    """The source topic of a folder holding several."""
+    routing: Routing = Routing.same
+    rate: float | None = None
+    speed: float | None = None
+    """None or ``max``: line rate."""
+    loops: int = 1
+    timeout_s: float = 30.0
+    """A Kafka source: how long reading may go without a record."""
+
+
+def open_source(options: ReplayOptions) -> ReplaySource:
+    """The source ``options.source`` names."""
+    if "://" in options.source and not options.source.startswith("file://"):
+        factory = SinkFactory(options.source)
+        uri = factory.uri
+        if uri.scheme != "kafka":
+            raise ReplayFailed(f"replay reads folders and kafka:// topics, not {uri.scheme}://")
+        kafka = factory.config.kafka.for_target(uri.hosts, uri.topic)
+        return KafkaSource(KafkaTopicSource(kafka, options.timeout_s))
+    path = options.source.removeprefix("file://").split("?", 1)[0]
+    return FolderSource(Path(path), options.topic)
+
+
+def new_pacer(options: ReplayOptions) -> Pacer | None:
+    if options.rate is not None and options.speed is not None:
+        raise ReplayFailed("give --rate or --speed, not both")
+    if options.rate is not None:
+        if options.rate <= 0:
+            raise ReplayFailed(f"--rate must be positive, got {options.rate:g}")
+        return RatePacer(options.rate)
+    if options.speed is not None:
+        if options.speed <= 0:
+            raise ReplayFailed(f"--speed must be positive or max, got {options.speed:g}")
+        return SpeedPacer(options.speed)
+    return None
+
+
+def run_replay(
+    options: ReplayOptions, on_progress: Callable[[ReplayStats], None] | None = None
+) -> RunSummary:
+    """Replay ``options.source`` into ``options.sink_uri``; the summary of what was
+    acknowledged. ReplayFailed (or the producer's error, a TisinkError) when it fails."""
+    started, started_at = time.perf_counter(), time.time()
+    if options.loops < 1:
+        raise ReplayFailed(f"--loop must be at least 1, got {options.loops}")
+    pacer = new_pacer(options)
+    try:
+        factory = SinkFactory(options.sink_uri)
+        target = factory.mq_target()
+        if target is None:
+            raise ReplayFailed(
+                f"replay sends topics and partitions; {factory.scheme}:// has none "
+                "(use kafka:// or file://)"
+            )
+        source = open_source(options)
+    except StreamReadError as err:
+        raise ReplayFailed(f"replay {options.source}: {err}") from err
+    latency = AckLatency()
+    try:
+        stats = asyncio.run(
+            _replay(factory, target.default_topic, source, options, pacer, latency, on_progress)
+        )
+    finally:
+        source.close()
+    summary = RunSummary(
+        rows=stats.records,
+        messages={"records": stats.records},
+        bytes=stats.bytes,
+        sink_uri=factory.uri.redacted(),
+        engine="replay",
+    )
+    sending_s = stats.last_acked - stats.first_sent if stats.records else 0.0
+    summary.set_timing(
+        startup_s=stats.first_sent - started if stats.records else 0.0, sending_s=sending_s
+    )
+    apply_measures(
+        summary,
+        Measured(
+            latency.report(),
+            stats.seconds,
+            started_at,
+            sending_s,
+            rate=options.rate,
+            behind_s=pacer.behind_s(stats.last_acked) if pacer is not None else 0.0,
+        ),
+    )
+    summary.elapsed_s = round(time.perf_counter() - started, 3)
+    return summary
+
+
+async def _replay(
+    factory: SinkFactory,
+    topic: str,
+    source: ReplaySource,
+    options: ReplayOptions,
+    pacer: Pacer | None,
+    latency: AckLatency,
+    on_progress: Callable[[ReplayStats], None] | None,
+) -> ReplayStats:
+    target = factory.mq_target()
+    assert target is not None
+    opened = await factory.open_producer(target)
+    sender = ReplaySender(
+        opened.producer,
+        topic,
+        routing=options.routing,
+        pacer=pacer,
+        on_handed=latency.batch_callback,
+    )
+    ticker = asyncio.create_task(_tick(sender, on_progress)) if on_progress else None
+    try:
+        return await sender.run(source, options.loops)
+    finally:
+        if ticker is not None:
+            ticker.cancel()
+        await opened.producer.close()
+
+
+async def _tick(sender: ReplaySender, on_progress: Callable[[ReplayStats], None]) -> None:
+    while True:
+        await asyncio.sleep(0.25)
+        on_progress(sender.stats)

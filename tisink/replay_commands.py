@@ -1,0 +1,145 @@
+"""The ``tisink capture`` and ``tisink replay`` commands; ``cli.py`` registers them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from tisink.core.errors import TisinkError
+from tisink.eventsink.replay.routing import Routing
+
+console = Console(stderr=True)
+
+
+def capture(
+    source: Annotated[
+        str, typer.Option("--from", help="The topic to capture: kafka://host:port/topic?...")
+    ],
+    out: Annotated[Path, typer.Option(help="Capture folder (continued when it holds some).")],
+    partition: Annotated[
+        list[int] | None, typer.Option(help="Partition to capture (repeatable; default all).")
+    ] = None,
+    start_offset: Annotated[
+        int | None, typer.Option(help="First offset of each partition.")
+    ] = None,
+    end_offset: Annotated[
+        int | None, typer.Option(help="Stop before this offset (default: the end).")
+    ] = None,
+    start_time: Annotated[
+        str | None, typer.Option(help="From the first record at or after this (ISO or ms).")
+    ] = None,
+    end_time: Annotated[
+        str | None, typer.Option(help="Stop at the first record at or after this (ISO or ms).")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds without a new record before giving up.")
+    ] = 30.0,
+) -> None:
+    """Record a Kafka topic's records (key, value, headers, timestamp, partition, offset) into a
+    folder in the file sink's layout, for replay and verify; run again to resume."""
+    from tisink.capture import parse_bound, run_capture
+    from tisink.progress import progress_display
+
+    try:
+        start = parse_bound(start_offset, start_time, "start")
+        end = parse_bound(end_offset, end_time, "end")
+        with progress_display(console) as line:
+            on_progress = None
+            if line is not None:
+
+                def on_progress(stats: object) -> None:
+                    line.phase(f"captured {stats.records:,} records, {stats.bytes / 1e6:,.1f} MB")  # type: ignore[attr-defined]
+
+            stats, seconds = run_capture(
+                source,
+                out,
+                partitions=partition,
+                start=start,
+                end=end,
+                timeout_s=timeout,
+                on_progress=on_progress,
+            )
+    except TisinkError as err:
+        console.print(f"[bold red]capture failed:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(1) from err
+    resumed = "".join(
+        f", partition {p} resumed at offset {o}" for p, o in sorted(stats.resumed.items())
+    )
+    typer.echo(
+        f"captured {stats.records} records ({stats.bytes / 1e6:.2f} MB) of "
+        f"{len(stats.partitions)} partition(s) into {out} in {seconds:.1f} s{resumed}"
+    )
+
+
+def replay(
+    source: Annotated[
+        str, typer.Argument(help="A capture or file-sink folder, or kafka://host:port/topic.")
+    ],
+    sink_uri: Annotated[str, typer.Option(help="Where to send: kafka://... or file://...")],
+    topic: Annotated[
+        str | None, typer.Option(help="The source topic, for a folder holding several.")
+    ] = None,
+    routing: Annotated[
+        Routing,
+        typer.Option(help="same: each record to its partition number; key: murmur2 of the key."),
+    ] = Routing.same,
+    rate: Annotated[float | None, typer.Option(help="Messages a second.")] = None,
+    speed: Annotated[
+        str | None,
+        typer.Option(help="X: the source's timestamp spacing X times faster; max: line rate."),
+    ] = None,
+    loop: Annotated[int, typer.Option(help="Send the source this many times.")] = 1,
+    timeout: Annotated[
+        float, typer.Option(help="A Kafka source: seconds without a record before giving up.")
+    ] = 30.0,
+    summary_json: Annotated[
+        Path | None, typer.Option(help="Write a machine-readable summary here.")
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option(help="Write summary.json and play.png here.")
+    ] = None,
+) -> None:
+    """Send recorded records again (keys, headers, partitions and order kept) at line rate,
+    at --rate, or at the source's own pace (--speed); the summary is play's."""
+    from tisink.progress import progress_display
+    from tisink.replay import ReplayOptions, run_replay
+    from tisink.summary_view import print_summary
+
+    try:
+        pace = None if speed is None or speed == "max" else float(speed)
+    except ValueError:
+        console.print(f"[bold red]replay refused:[/] --speed {escape(str(speed))}: a number or max")
+        raise typer.Exit(2) from None
+    options = ReplayOptions(
+        source=source,
+        sink_uri=sink_uri,
+        topic=topic,
+        routing=routing,
+        rate=rate,
+        speed=pace,
+        loops=loop,
+        timeout_s=timeout,
+    )
+    try:
+        with progress_display(console) as line:
+            on_progress = None
+            if line is not None:
+
+                def on_progress(stats: object) -> None:
+                    line.phase(f"replayed {stats.records:,} records, {stats.bytes / 1e6:,.1f} MB")  # type: ignore[attr-defined]
+
+            summary = run_replay(options, on_progress)
+    except TisinkError as err:
+        console.print(f"[bold red]replay failed:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(1) from err
+    if summary_json:
+        summary.write(summary_json)
+    if report is not None:
+        from tisink.report import write_play_report
+
+        write_play_report(summary, report)
+    print_summary(console, summary.to_dict())
