@@ -4,6 +4,8 @@
 ``generate_table_records`` does the same for a subset of tables (a Spark task's share). Both
 walk the same global schedule and draw each table's values from its own RNG, so the
 partitions merged by commitTs (``merge_partitions``) are the whole feed, byte for byte.
+Records that belong to no table (database DDLs, resolved records) go with the partition that
+holds the scenario's first table.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from pathlib import Path
 
 import orjson
 
-from tisink.feed.records import FeedDDL, FeedRecord, FeedRow
+from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import Scenario, load_scenario
-from tisink.feed.workload.schedule import PlannedDDL, plan
+from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
 from tisink.feed.workload.table_state import TableState
 from tisink.feed.writer import ddl_record, row_record
 
@@ -55,9 +57,16 @@ def _generate(
     scenario: Scenario, seed: int, rows: int | None, tables: Iterable[int]
 ) -> Iterator[FeedRecord]:
     states: dict[int, TableState] = {i: TableState(scenario.tables[i], seed) for i in tables}
+    tableless = 0 in states
     for step in plan(scenario, seed, rows):
         state = states.get(step.table)
         if state is None:
+            if step.table == NO_TABLE and tableless:
+                if type(step) is PlannedResolved:
+                    yield FeedResolved(step.commit_ts)
+                else:
+                    event = step.event  # type: ignore[union-attr]
+                    yield FeedDDL(event.commit_ts, event.start_ts, event)
             continue
         if type(step) is PlannedDDL:
             yield state.apply_ddl(step)
@@ -66,16 +75,19 @@ def _generate(
 
 
 def merge_partitions(partitions: Iterable[Iterable[FeedRecord]]) -> Iterator[FeedRecord]:
-    """One commit-ordered stream from per-table partitions. Each commitTs belongs to one
-    table, so ordering by commitTs alone restores the whole feed."""
-    return heapq.merge(*partitions, key=_commit_ts)
+    """One commit-ordered stream from per-table partitions. A commitTs belongs to one table,
+    or to one transaction whose tables come in tableID order; a resolved record follows the
+    rows of its ts. So ordering by (commitTs, tableID) restores the whole feed."""
+    return heapq.merge(*partitions, key=_order)
 
 
-def _commit_ts(record: FeedRecord) -> int:
+def _order(record: FeedRecord) -> tuple[int, int]:
     if type(record) is FeedRow:
-        return record.row.commit_ts
+        return record.row.commit_ts, record.row.table.table_id
     if type(record) is FeedDDL:
-        return record.commit_ts
+        return record.commit_ts, 0
+    if type(record) is FeedResolved:
+        return record.ts, 1 << 62
     raise ScenarioError(f"the generator does not produce {type(record).__name__} records")
 
 
@@ -85,6 +97,8 @@ def record_line(record: FeedRecord) -> bytes:
         return orjson.dumps(row_record(record.row), option=orjson.OPT_APPEND_NEWLINE)
     if type(record) is FeedDDL:
         return orjson.dumps(ddl_record(record.ddl), option=orjson.OPT_APPEND_NEWLINE)
+    if type(record) is FeedResolved:
+        return b'{"type":"resolved","ts":%d}\n' % record.ts
     raise ScenarioError(f"the generator does not produce {type(record).__name__} records")
 
 
@@ -104,7 +118,9 @@ def generate_feed(
     with path.open("wb") as out:
         for record in _generate(spec, seed, rows, range(len(spec.tables))):
             line = record_line(record)
-            counts["rows" if type(record) is FeedRow else "ddl"] += 1
+            kind = "rows" if type(record) is FeedRow else "ddl" if type(record) is FeedDDL else ""
+            kind = kind or "resolved"
+            counts[kind] = counts.get(kind, 0) + 1
             counts["bytes"] += len(line)
             buffer.append(line)
             if len(buffer) >= 4096:

@@ -15,7 +15,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
+from tisink.feed.rate_profile import RateProfile, RateProfileError, parse_rate_profile
 from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.storm import StormSpec, parse_storm
+from tisink.feed.workload.transactions import TxnSpec, parse_transaction
 from tisink.feed.workload.types import parse_column_type
 from tisink.feed.workload.values import KEY_FAMILIES
 from tisink.model.mysqltypes import TypeFamily
@@ -35,10 +38,14 @@ ACTIONS = (
 )
 _TOP_KEYS = {"name", "description", "rows", "duration_s", "rate", "start", "txn_size", "mix"}
 _TOP_KEYS |= {"null_ratio", "keys", "zipf_s", "tables", "ddl"}
+_TOP_KEYS |= {"transactions", "ddl_storm", "resolved_every_ms", "rate_profile"}
 _TABLE_KEYS = {"schema", "name", "weight", "keys", "zipf_s", "mix", "txn_size", "null_ratio"}
 _TABLE_KEYS |= {"columns", "primary", "indexes", "oversized"}
+_TABLE_KEYS |= {"count", "spread", "spread_s", "key_updates", "preload"}
 _COLUMN_KEYS = {"name", "type", "nullable", "default", "null_ratio", "size", "generated"}
+_COLUMN_KEYS |= {"conserved"}
 _DDL_KEYS = {"at", "table", "action", "column", "name", "index", "to"}
+_AMOUNT_FAMILIES = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.DECIMAL)
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,14 @@ class TableSpec:
     oversized: Oversized | None = None
     deferred: bool = False
     """Created by a ``create_table`` DDL of the schedule instead of at the start."""
+    key_updates: float = 0.0
+    """Share of the UPDATEs that give the row new key values (primary and unique keys)."""
+    preload: int = 0
+    """Rows inserted right after the table's CREATE, before the workload's rows."""
+    conserved: str | None = None
+    """A numeric column whose sum UPDATEs keep: they move amounts between pairs of rows."""
+    template: str | None = None
+    """The ``[[tables]]`` name this table was made from by ``count = N``."""
 
     @property
     def qualified_name(self) -> str:
@@ -99,6 +114,12 @@ class Scenario:
     tables: tuple[TableSpec, ...]
     ddls: tuple[DDLSpec, ...]
     source: str
+    transactions: tuple[TxnSpec, ...] = ()
+    storm: StormSpec | None = None
+    resolved_every_ms: int = 0
+    """Commit-time milliseconds between ``resolved`` records (0: none)."""
+    profile: RateProfile | None = None
+    """Shapes the commit-time spacing instead of the steady ``rate``."""
 
     def table_index(self, name: str) -> int:
         """The index of the table called ``name`` (``table`` or ``schema.table``)."""
@@ -106,6 +127,18 @@ class Scenario:
             if name in (spec.name, spec.qualified_name):
                 return position
         raise ScenarioError(f"no table {name!r} in the scenario", file=self.source)
+
+    def table_group(self, name: str) -> list[int]:
+        """The tables a template name made (``sbtest`` gives sbtest1..N), or the one table
+        called ``name``."""
+        made = [i for i, t in enumerate(self.tables) if name in _template_names(t)]
+        return made or [self.table_index(name)]
+
+
+def _template_names(table: TableSpec) -> tuple[str, ...]:
+    if table.template is None:
+        return ()
+    return (table.template, f"{table.schema}.{table.template}")
 
 
 def builtin_scenarios() -> list[str]:
@@ -161,7 +194,7 @@ class _Parser:
             rows = int(float(doc.get("duration_s", 10)) * rate)
         shared = ("txn_size", "mix", "null_ratio", "keys", "zipf_s")
         defaults: dict[str, Any] = {key: doc[key] for key in shared if key in doc}
-        tables = [self.table(t, defaults) for t in doc.get("tables", [])]
+        tables = [made for t in doc.get("tables", []) for made in self.tables(t, defaults)]
         if not tables:
             self.fail("a scenario needs at least one [[tables]] entry")
         names = [t.qualified_name for t in tables]
@@ -176,11 +209,69 @@ class _Parser:
             tables=tuple(tables),
             ddls=(),
             source=self.source,
+            resolved_every_ms=self.count(doc.get("resolved_every_ms", 0), "resolved_every_ms"),
+            profile=self.profile(doc.get("rate_profile")),
         )
         ddls = [self.ddl(d, scenario) for d in doc.get("ddl", [])]
         deferred = {d.table for d in ddls if d.action == "create_table"}
         tables = [replace(t, deferred=i in deferred) for i, t in enumerate(tables)]
-        return replace(scenario, tables=tuple(tables), ddls=tuple(ddls))
+        scenario = replace(scenario, tables=tuple(tables), ddls=tuple(ddls))
+        txns = tuple(parse_transaction(t, scenario, self.fail) for t in doc.get("transactions", []))
+        storm = doc.get("ddl_storm")
+        scenario = replace(
+            scenario,
+            transactions=txns,
+            storm=None if storm is None else parse_storm(storm, scenario, self.fail),
+        )
+        self.check_weights(scenario)
+        return scenario
+
+    def check_weights(self, scenario: Scenario) -> None:
+        weights = [t.weight for t in scenario.tables] + [t.weight for t in scenario.transactions]
+        if min(weights) < 0 or sum(weights) <= 0:
+            self.fail("weights of tables and transactions must be >= 0, and some above 0")
+        for table in scenario.tables:
+            if table.conserved is not None and table.weight > 0:
+                self.fail(
+                    "a table with a conserved column is written by [[transactions]] only "
+                    "(weight = 0), so every transfer is whole",
+                    table=table.qualified_name,
+                )
+
+    def count(self, value: Any, key: str, table: str | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.fail(f"{key} must be a whole number >= 0, got {value!r}", table=table)
+        return value
+
+    def profile(self, value: Any) -> RateProfile | None:
+        if value is None:
+            return None
+        try:
+            return parse_rate_profile(str(value))
+        except RateProfileError as err:
+            self.fail(f"rate_profile: {err}")
+
+    def tables(self, obj: Any, defaults: dict[str, Any]) -> list[TableSpec]:
+        """One table, or ``count`` of them from a template (``sbtest`` -> sbtest1..N), the
+        template's weight spread over them uniformly or by a zipf law."""
+        spec = self.table(obj, defaults)
+        count = self.count(obj.get("count", 1), "count", spec.qualified_name)
+        if "count" not in obj:
+            if "spread" in obj or "spread_s" in obj:
+                self.fail("spread needs count", table=spec.qualified_name)
+            return [spec]
+        spread = str(obj.get("spread", "uniform"))
+        if spread not in ("uniform", "zipf") or count < 1:
+            self.fail(f"count >= 1 and spread uniform or zipf, got {count}, {spread!r}")
+        s = float(obj.get("spread_s", 1.1)) if spread == "zipf" else 0.0
+        shares = [1 / (i**s) for i in range(1, count + 1)]
+        total = sum(shares)
+        return [
+            replace(
+                spec, name=f"{spec.name}{i}", weight=spec.weight * share / total, template=spec.name
+            )
+            for i, share in enumerate(shares, start=1)
+        ]
 
     def start_ms(self, value: Any) -> int:
         try:
@@ -204,6 +295,7 @@ class _Parser:
         if not schema.strip() or not name.strip():
             self.fail(f"a [[tables]] entry needs a schema and a name, got {qualified!r}")
         null_ratio = float(merged.get("null_ratio", 0.1))
+        preload = self.count(obj.get("preload", 0), "preload", qualified)
         columns = tuple(self.column(c, qualified, null_ratio) for c in obj.get("columns", []))
         if not columns:
             self.fail("a table needs columns", table=qualified)
@@ -220,6 +312,7 @@ class _Parser:
                 IndexInfo(str(index["name"]), tuple(index["columns"]), bool(index.get("unique")))
             )
         columns = self.key_columns(columns, indexes, qualified)
+        conserved = self.conserved(obj, columns, indexes, qualified)
         keys = str(merged.get("keys", "uniform"))
         if keys not in ("uniform", "zipf"):
             self.fail(f"keys must be uniform or zipf, got {keys!r}", table=qualified)
@@ -231,10 +324,49 @@ class _Parser:
             weight=float(obj.get("weight", 1.0)),
             keys=keys,
             zipf_s=float(merged.get("zipf_s", 1.1)),
-            mix=self.mix(merged.get("mix"), qualified),
+            mix=self.mix(merged.get("mix"), qualified, preload),
             txn_size=self.pair(merged.get("txn_size", [1, 5]), "txn_size", qualified, minimum=1),
             oversized=self.oversized(obj.get("oversized"), by_name, qualified),
+            key_updates=self.key_updates(merged.get("key_updates", 0.0), indexes, qualified),
+            preload=preload,
+            conserved=conserved,
         )
+
+    def key_updates(self, value: Any, indexes: list[IndexInfo], table: str) -> float:
+        share = float(value)
+        if not 0.0 <= share <= 1.0:
+            self.fail(f"key_updates must be a share in 0..1, got {share}", table=table)
+        if share and not any(index.unique for index in indexes):
+            self.fail("key_updates needs a primary or unique key", table=table)
+        return share
+
+    def conserved(
+        self,
+        obj: dict[str, Any],
+        columns: tuple[ColumnSpec, ...],
+        indexes: list[IndexInfo],
+        table: str,
+    ) -> str | None:
+        """The column marked ``conserved = true``: integer or decimal, NOT NULL, no key; the
+        table only moves amounts between its rows once preloaded."""
+        marked = [c for c in obj.get("columns", []) if isinstance(c, dict) and c.get("conserved")]
+        if not marked:
+            return None
+        name = str(marked[0].get("name"))
+        col = next(c.column for c in columns if c.column.name == name)
+        if len(marked) > 1:
+            self.fail("only one column can be conserved", table=table)
+        if col.family not in _AMOUNT_FAMILIES or col.nullable:
+            self.fail("a conserved column is a NOT NULL integer or decimal", table, name)
+        if any(name in index.columns for index in indexes):
+            self.fail("a conserved column cannot be in an index", table, name)
+        if self.mix(obj.get("mix"), table, 1) != (0.0, 1.0, 0.0) or not obj.get("preload"):
+            self.fail(
+                "a table with a conserved column needs preload rows and mix = { update = 1 }",
+                table,
+                name,
+            )
+        return name
 
     def key_columns(
         self, columns: tuple[ColumnSpec, ...], indexes: list[IndexInfo], table: str
@@ -284,14 +416,14 @@ class _Parser:
             null_ratio=float(obj.get("null_ratio", null_ratio)),
         )
 
-    def mix(self, value: Any, table: str) -> tuple[float, float, float]:
+    def mix(self, value: Any, table: str, preload: int = 0) -> tuple[float, float, float]:
         if value is None:
             return (0.6, 0.3, 0.1)
         value = self.keys(value, {"insert", "update", "delete"}, f"the mix of {table}")
         weights = [float(value.get(k, 0.0)) for k in ("insert", "update", "delete")]
         total = sum(weights)
-        if total <= 0 or min(weights) < 0 or weights[0] <= 0:
-            self.fail("mix needs non-negative weights and some inserts", table=table)
+        if total <= 0 or min(weights) < 0 or (weights[0] <= 0 and not preload):
+            self.fail("mix needs non-negative weights and some inserts (or preload)", table=table)
         return (weights[0] / total, weights[1] / total, weights[2] / total)
 
     def pair(self, value: Any, key: str, table: str, *, minimum: int) -> tuple[int, int]:

@@ -4,7 +4,10 @@ The schedule draws from its own RNG (seeded from the seed alone) and never from 
 every process that generates some of the tables walks the same schedule and assigns the same
 commit timestamps: a feed generated in partitions merges into the feed generated in one go.
 Each transaction and each DDL gets its own commitTs; physical time advances by
-``rows / rate`` seconds per transaction.
+``rows / rate`` seconds per transaction (or as the scenario's rate profile says). A
+transaction of ``[[transactions]]`` is one PlannedTxn per table, all with its commitTs, in
+tableID order; storms, preloads and resolved records draw from RNGs of their own, so a
+scenario without them walks exactly the schedule it always did.
 """
 
 from __future__ import annotations
@@ -16,15 +19,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from tisink.feed.rate_profile import RateProfile
 from tisink.feed.workload.draws import below
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import DDLSpec, Scenario
+from tisink.feed.workload.storm_ddls import DatabaseDDL, StormDraws
 from tisink.feed.workload.timeline import SchemaTimeline
-from tisink.model.events import DDLEvent
+from tisink.feed.workload.transactions import TxnSpec
+from tisink.model.events import DDLEvent, DDLType
 from tisink.model.tso import LATEST_TS, LOGICAL_BITS, LOGICAL_MASK, too_late
 
 START_LAG_MS = 3
 """startTs is this many milliseconds before commitTs: a short transaction."""
+PRELOAD_TXN_ROWS = 100
+"""Rows per transaction of a table's preload."""
+NO_TABLE = -1
+"""The ``table`` of a step that belongs to no table: a database DDL, a resolved ts."""
 
 
 def derive_seed(seed: int, *parts: str) -> int:
@@ -41,6 +51,8 @@ class PlannedTxn(NamedTuple):
     size: int
     commit_ts: int
     start_ts: int
+    preload: bool = False
+    """A preload transaction: inserts only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,23 +60,48 @@ class PlannedDDL:
     table: int
     event: DDLEvent
     spec: DDLSpec | None
-    """None for the CREATE of a table at the start."""
+    """None for the CREATE of a table at the start, and for a database DDL."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedResolved:
+    """A ``resolved`` record: no later step has a commitTs <= ``commit_ts``."""
+
+    commit_ts: int
+    table: int = NO_TABLE
 
 
 class TsoClock:
     """Commit timestamps advancing at ``rate`` rows per second; strictly increasing, and
     refused (ScenarioError naming ``source``) once they pass the latest commit time."""
 
-    def __init__(self, start_ms: int, rate: float, source: str | None = None) -> None:
+    def __init__(
+        self,
+        start_ms: int,
+        rate: float,
+        source: str | None = None,
+        profile: RateProfile | None = None,
+    ) -> None:
         self._source = source
         self._start_ms = start_ms
         self._ms_per_row = 1000.0 / rate
+        self._profile = profile
+        self._rows = 0
         self._elapsed = 0.0
         self._last = (start_ms << LOGICAL_BITS) - 1
 
+    @property
+    def elapsed_ms(self) -> float:
+        """Commit-time milliseconds since the start."""
+        return self._elapsed
+
     def next(self, rows: int) -> tuple[int, int]:
         """(commit ts, start ts) of a transaction of ``rows`` rows (a DDL: 0 rows)."""
-        self._elapsed += rows * self._ms_per_row
+        if self._profile is None:
+            self._elapsed += rows * self._ms_per_row
+        else:
+            self._rows += rows
+            self._elapsed = self._profile.due_s(self._rows) * 1000.0
         ts = (self._start_ms + int(self._elapsed)) << LOGICAL_BITS
         if ts <= self._last:
             ts = self._last + 1  # same millisecond: the logical part counts up
@@ -77,23 +114,37 @@ class TsoClock:
         return ts, ts - (START_LAG_MS << LOGICAL_BITS)
 
 
-def plan(
-    scenario: Scenario, seed: int, rows: int | None = None
-) -> Iterator[PlannedTxn | PlannedDDL]:
-    """The schedule of ``scenario``: CREATEs of the initial tables, then transactions with the
-    DDLs placed at their fraction of the ``rows`` row changes."""
+Step = PlannedTxn | PlannedDDL | PlannedResolved
+
+
+def plan(scenario: Scenario, seed: int, rows: int | None = None) -> Iterator[Step]:
+    """The schedule of ``scenario``: CREATEs of the initial tables, their preloads, then
+    transactions with the DDLs placed at their fraction of the ``rows`` row changes (preloads
+    not counted), storm DDLs and resolved records at their commit-time cadences."""
+    steps = _plan(scenario, seed, rows)
+    if not scenario.resolved_every_ms:
+        return steps
+    return _with_resolved(steps, scenario.resolved_every_ms, scenario.start_ms)
+
+
+def _plan(scenario: Scenario, seed: int, rows: int | None) -> Iterator[Step]:
     total = scenario.rows if rows is None else rows
     rng = random.Random(derive_seed(seed, "schedule"))
-    clock = TsoClock(scenario.start_ms, scenario.rate, scenario.source)
+    clock = TsoClock(scenario.start_ms, scenario.rate, scenario.source, scenario.profile)
     timeline = SchemaTimeline(scenario)
     for table, spec in enumerate(scenario.tables):
         if not spec.deferred:
             yield PlannedDDL(table, timeline.create(table, *clock.next(0)), None)
+    for table, spec in enumerate(scenario.tables):
+        for done in range(0, 0 if spec.deferred else spec.preload, PRELOAD_TXN_ROWS):
+            size = min(PRELOAD_TXN_ROWS, spec.preload - done)
+            yield PlannedTxn(table, size, *clock.next(size), preload=True)
     ddls = sorted(scenario.ddls, key=lambda d: d.at)
     thresholds = [round(d.at * total) for d in ddls]
     pending = 0
     emitted = 0
     picker = _Picker(scenario, timeline)
+    storm = None if scenario.storm is None else _Storm(scenario, seed, timeline, clock)
     while True:
         while pending < len(ddls) and (thresholds[pending] <= emitted or not picker.any_live()):
             ddl = ddls[pending]
@@ -102,14 +153,88 @@ def plan(
             picker.refresh()
         if emitted >= total:
             return
+        if storm is not None:
+            yield from storm.due()
         if not picker.any_live():
             raise ScenarioError("no live table left to write rows to", file=scenario.source)
         table = picker.pick(rng)
+        if table < 0:
+            txn = _multi_table(scenario.transactions[-table - 1], rng, timeline, clock)
+            yield from txn
+            emitted += sum(part.size for part in txn)
+            continue
         low, high = scenario.tables[table].txn_size
         size = min(low + below(rng, high - low + 1), total - emitted)  # rng.randint(low, high)
         commit_ts, start_ts = clock.next(size)
         yield PlannedTxn(table, size, commit_ts, start_ts)
         emitted += size
+
+
+def _multi_table(
+    txn: TxnSpec, rng: random.Random, timeline: SchemaTimeline, clock: TsoClock
+) -> list[PlannedTxn]:
+    """One transaction over the tables of ``txn`` (never cut short: a transfer is whole),
+    each part's table picked among its live candidates, parts in tableID order."""
+    picked = []
+    for part in txn.parts:
+        live = [(t, w) for t, w in zip(part.tables, part.cumulative, strict=True)]
+        live = [(t, w) for t, w in live if timeline.live(t)]
+        point = rng.random() * live[-1][1]
+        table = next((t for t, w in live if point < w), live[-1][0])
+        low, high = part.rows
+        picked.append((table, low + below(rng, high - low + 1)))
+    commit_ts, start_ts = clock.next(sum(size for _, size in picked))
+    picked.sort(key=lambda pick: _table_id(timeline, pick[0]))
+    return [PlannedTxn(table, size, commit_ts, start_ts) for table, size in picked]
+
+
+def _table_id(timeline: SchemaTimeline, table: int) -> int:
+    info = timeline.current[table]
+    assert info is not None
+    return info.table_id
+
+
+class _Storm:
+    """The storm's DDLs as they fall due on the commit-time clock (RNG of its own)."""
+
+    def __init__(
+        self, scenario: Scenario, seed: int, timeline: SchemaTimeline, clock: TsoClock
+    ) -> None:
+        assert scenario.storm is not None
+        self._rng = random.Random(derive_seed(seed, "storm"))
+        self._draws = StormDraws(scenario.storm, timeline)
+        self._interval = scenario.storm.interval_ms
+        self._next_ms = self._interval
+        self._timeline = timeline
+        self._clock = clock
+
+    def due(self) -> Iterator[PlannedDDL]:
+        while self._clock.elapsed_ms >= self._next_ms:
+            self._next_ms += self._interval
+            ddl = self._draws.next(self._rng)
+            if ddl is None:
+                continue
+            commit_ts, start_ts = self._clock.next(0)
+            if isinstance(ddl, DatabaseDDL):
+                event = DDLEvent(commit_ts, DDLType.QUERY, str(ddl), None, None, start_ts)
+                yield PlannedDDL(NO_TABLE, event, None)
+            else:
+                yield PlannedDDL(ddl.table, self._timeline.apply(ddl, commit_ts, start_ts), ddl)
+
+
+def _with_resolved(steps: Iterator[Step], every_ms: int, start_ms: int) -> Iterator[Step]:
+    """``steps`` with a resolved record after the last step of each ``every_ms`` of commit
+    time (the ts of that step: everything after commits later)."""
+    every = every_ms << LOGICAL_BITS
+    next_due = (start_ms << LOGICAL_BITS) + every
+    last = 0
+    for step in steps:
+        ts = step.event.commit_ts if type(step) is PlannedDDL else step.commit_ts  # type: ignore[union-attr]
+        if ts >= next_due and last:
+            yield PlannedResolved(last)
+            next_due += every * (1 + (ts - next_due) // every)
+        last = ts
+        yield step
 
 
 class _Picker:
@@ -123,15 +248,23 @@ class _Picker:
         self.refresh()
 
     def refresh(self) -> None:
-        self._tables = [i for i in range(len(self._scenario.tables)) if self._timeline.live(i)]
+        """Live tables, then the ``[[transactions]]`` (as -1, -2, ...) whose every part has a
+        live table."""
+        live = self._timeline.live
+        self._tables = [i for i in range(len(self._scenario.tables)) if live(i)]
+        weights = [self._scenario.tables[i].weight for i in self._tables]
+        for g, txn in enumerate(self._scenario.transactions):
+            if all(any(live(t) for t in part.tables) for part in txn.parts):
+                self._tables.append(-g - 1)
+                weights.append(txn.weight)
         running = 0.0
         self._cumulative = []
-        for i in self._tables:
-            running += self._scenario.tables[i].weight
+        for weight in weights:
+            running += weight
             self._cumulative.append(running)
 
     def any_live(self) -> bool:
-        return bool(self._tables)
+        return bool(self._tables) and self._cumulative[-1] > 0
 
     def pick(self, rng: random.Random) -> int:
         point = rng.random() * self._cumulative[-1]

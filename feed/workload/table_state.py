@@ -21,6 +21,7 @@ from tisink.feed.workload.draws import ValueGen, below, sample
 from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_draws
 from tisink.feed.workload.scenario import TableSpec
 from tisink.feed.workload.schedule import PlannedDDL, PlannedTxn, derive_seed
+from tisink.feed.workload.shaped import shaped_commit
 from tisink.feed.workload.values import column_code, key_generator, oversized_value
 from tisink.model.events import DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo
@@ -54,6 +55,8 @@ class TableState:
         self._values: dict[str, ValueGen] = {}
         self._changes: dict[str, ValueGen] = {}
         self._columns: dict[str, ColumnInfo] = {}
+        self._keys: list[KeyPlan] = []
+        self._key_share = spec.key_updates
 
     # --- schema ---------------------------------------------------------------------------
 
@@ -88,10 +91,16 @@ class TableState:
             if col.name in unique:
                 keys.append((col.name, key_generator(col, name)))
                 continue
+            if col.name == self.spec.conserved:
+                continue  # only transfers change it; it is drawn at inserts all the same
             code = column_code(col, self._sizes.get(col.name), f"v{len(plan)}")
             ratio = self._null_ratio.get(col.name, 0.1) if col.nullable else 0.0
             plan.append((col.name, col.nullable, ratio, code))
             self._mutable.append(col.name)
+        self._keys = keys
+        if self.spec.conserved is not None and self.spec.conserved in self._columns:
+            col = self._columns[self.spec.conserved]
+            plan.append((col.name, False, 0.0, column_code(col, None, f"v{len(plan)}")))
         draws = compile_draws(self.spec.qualified_name, keys, plan, tuple(self._columns))
         self._new_image, self._values, self._changes = draws
 
@@ -127,6 +136,9 @@ class TableState:
         info = self.info
         assert info is not None, "the schedule gave rows to a table that does not exist"
         assert self._new_image is not None
+        if txn.preload or self.spec.conserved is not None:
+            return shaped_commit(self, txn, info)
+        key_share = self._key_share
         insert_p, update_p, _ = self.spec.mix
         update_p += insert_p
         rng, new_image, big = self.rng, self._new_image, self.spec.oversized
@@ -162,6 +174,8 @@ class TableState:
                 size = envelope + _BEFORE + len(stored)
                 if draw < update_p and self._mutable:
                     after = self._update(before)
+                    if key_share and rng.random() < key_share:
+                        touched.add(self.rekey(after, index))
                     stored = images[index] = _stored(after)
                     row = RowChangedEvent(start_ts, commit_ts, info, before, after)
                     row.approximate_size = size + _AFTER + len(stored)
@@ -184,6 +198,48 @@ class TableState:
         else:
             rank = ((math.pow(count + 1, 1 - s) - 1) * u + 1) ** (1 / (1 - s))
         return min(int(rank) - 1, count - 1)
+
+    def rekey(self, after: Image, index: int) -> int:
+        """Give the row at ``index`` the keys of a new sequence number (a key-changing
+        UPDATE): sequence numbers never repeat, so keys stay unique. Returns it."""
+        self._seq = seq = self._seq + 1
+        for name, key in self._keys:
+            after[name] = key(seq)
+        self._seqs[index] = seq
+        return seq
+
+    def insert(self, rng: random.Random) -> tuple[Image, bytes]:
+        """A new row (the next sequence number), kept live; its image and JSON."""
+        assert self._new_image is not None
+        self._seq = seq = self._seq + 1
+        after = self._new_image(rng, seq)
+        big = self.spec.oversized
+        if big is not None and seq % big.every == 0 and big.column in after:
+            after[big.column] = oversized_value(self._columns[big.column], big.nbytes, rng)
+        stored = _stored(after)
+        self._seqs.append(seq)
+        self._images.append(stored)
+        return after, stored
+
+    def update(self, index: int) -> tuple[Image, Image]:
+        """UPDATE the live row at ``index`` (its non-key columns, as the mix's updates do):
+        (before, after); the caller stores ``after`` with ``store``."""
+        before = orjson.loads(self._images[index])
+        return before, self._update(before) if self._mutable else before.copy()
+
+    def store(self, index: int, image: Image) -> bytes:
+        stored = self._images[index] = _stored(image)
+        return stored
+
+    def pick(self) -> int:
+        """A live row's index, by the table's key distribution."""
+        return self._pick()
+
+    def live_rows(self) -> int:
+        return len(self._seqs)
+
+    def seq_at(self, index: int) -> int:
+        return self._seqs[index]
 
     def _update(self, before: Image) -> Image:
         rng = self.rng

@@ -1,0 +1,76 @@
+"""DDL storms: DDLs at a rate, drawn among kinds, on random tables (``[ddl_storm]``).
+
+A storm stresses schema-version handling: every ``60000 / per_minute`` ms of commit time the
+schedule draws a kind and a live table and makes a DDL that fits the table as it is then, so
+every later row is still valid. Added columns are nullable (old rows read NULL) and named
+``storm_cN``; only those are dropped or widened again; indexes go on plain columns; the
+database kinds have no table (``QUERY`` records: CREATE / DROP DATABASE ``storm_dbN``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from tisink.feed.workload.scenario import Scenario
+
+Fail = Callable[..., NoReturn]
+STORM_KINDS = (
+    "add_column",
+    "drop_column",
+    "modify_column",
+    "add_index",
+    "drop_index",
+    "truncate",
+    "create_database",
+    "drop_database",
+)
+_STORM_KEYS = {"per_minute", "kinds", "tables"}
+
+
+@dataclass(frozen=True)
+class StormSpec:
+    """``per_minute`` DDLs per minute of commit time, kinds by ``cumulative`` weight, on
+    the ``tables`` (indexes in Scenario.tables)."""
+
+    per_minute: float
+    kinds: tuple[str, ...]
+    cumulative: tuple[float, ...]
+    tables: tuple[int, ...]
+
+    @property
+    def interval_ms(self) -> float:
+        return 60_000.0 / self.per_minute
+
+
+def parse_storm(obj: Any, scenario: Scenario, fail: Fail) -> StormSpec:
+    """``[ddl_storm]``: ``per_minute``, ``kinds = { add_column = 2, ... }`` (default: every
+    kind once), ``tables = [names or templates]`` (default: all)."""
+    if not isinstance(obj, dict):
+        fail("[ddl_storm] must be a table")
+    unknown = sorted(set(obj) - _STORM_KEYS)
+    if unknown:
+        fail(f"unknown key {unknown[0]!r} in [ddl_storm]")
+    per_minute = float(obj.get("per_minute", 60))
+    if not per_minute > 0:
+        fail(f"ddl_storm per_minute must be positive, got {per_minute}")
+    weights = obj.get("kinds", dict.fromkeys(STORM_KINDS, 1))
+    if not isinstance(weights, dict) or not weights:
+        fail("ddl_storm kinds must be a table of kind = weight")
+    running, kinds, cumulative = 0.0, [], []
+    for kind, weight in weights.items():
+        if kind not in STORM_KINDS or float(weight) < 0:
+            fail(f"ddl_storm kind {kind!r} = {weight!r}: kinds are {', '.join(STORM_KINDS)}")
+        running += float(weight)
+        kinds.append(kind)
+        cumulative.append(running)
+    if running <= 0:
+        fail("ddl_storm kinds need some weight")
+    names = obj.get("tables")
+    if names is None:
+        tables = tuple(range(len(scenario.tables)))
+    else:
+        tables = tuple(i for name in names for i in scenario.table_group(str(name)))
+    return StormSpec(per_minute, tuple(kinds), tuple(cumulative), tables)
