@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from tisink.codec.message import EncodedRows, Message
 from tisink.model.events import DDLEvent, RowChangedEvent
@@ -36,6 +36,15 @@ class RowEventEncoder(Protocol):
 
     def encode_checkpoint(self, ts: int) -> Message | None:
         """A WATERMARK (checkpoint) message for ``ts``; None for protocols without one."""
+        ...
+
+
+@runtime_checkable
+class FileHeaderEncoder(Protocol):
+    """An encoder whose files start with a header line (CSV's ``output-field-header``)."""
+
+    def header(self, table: TableInfo) -> bytes:
+        """The first line of a file of ``table`` (b"" for none)."""
         ...
 
 

@@ -42,6 +42,13 @@ class DecodesWithHeaders(Protocol):
     ) -> Sequence[DecodedMessage]: ...
 
 
+@runtime_checkable
+class TakesTerminator(Protocol):
+    """Options of a protocol whose line end the storage sink sets (``[sink] terminator``)."""
+
+    terminator: str
+
+
 @dataclass(frozen=True)
 class NoOptions:
     """The options object of a protocol that has none of its own."""
@@ -78,6 +85,11 @@ class ProtocolSpec:
     large_message_handling: bool = False
     """Whether ``large-message-handle-option`` (handle-key-only, claim-check) applies: TiCDC
     refuses it for protocols without a fallback message (``AdjustAndValidate``)."""
+    storage_extension: str | None = None
+    """The data-file extension when TiCDC's storage sink writes the protocol (``.csv``,
+    ``.json``); None for protocols the storage sink does not take."""
+    storage_only: bool = False
+    """The protocol exists only as storage-sink files (CSV): the MQ sinks refuse it."""
 
     @property
     def default_encoding_format(self) -> str:

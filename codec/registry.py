@@ -22,6 +22,7 @@ _MODULES: tuple[str, ...] = (
     "tisink.codec.dts.alibaba.protocol",
     "tisink.codec.open.protocol",
     "tisink.codec.canal.protocol",
+    "tisink.codec.csv.protocol",
 )
 
 

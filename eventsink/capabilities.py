@@ -39,6 +39,15 @@ class RunsTimers(Protocol):
 
 
 @runtime_checkable
+class FlushesAtBarriers(Protocol):
+    """A sink that holds what it was handed in open files (the storage sink): a player
+    draining to a barrier (DDL, watermark point) has it close them now, as TiCDC's block
+    events flush every file, and then waits for their acknowledgements."""
+
+    def flush_open(self) -> None: ...
+
+
+@runtime_checkable
 class ReportsStats(Protocol):
     """A sink (event or DDL) that counts what it delivered; read it after ``close``."""
 

@@ -24,6 +24,7 @@ from tisink.core.errors import TisinkError
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.capabilities import (
     BackPressured,
+    FlushesAtBarriers,
     NotifiesAcks,
     TracksInflight,
     WritesBootstraps,
@@ -90,6 +91,7 @@ class TableSinkDriver:
         self._order_rows = order_rows
         self._capacity = event_sink if isinstance(event_sink, BackPressured) else None
         self._inflight = event_sink if isinstance(event_sink, TracksInflight) else None
+        self._flushes = event_sink if isinstance(event_sink, FlushesAtBarriers) else None
         self._acked = asyncio.Event()
         self._signalled = isinstance(event_sink, NotifiesAcks)
         if isinstance(event_sink, NotifiesAcks):
@@ -202,6 +204,8 @@ class TableSinkDriver:
         """Resolve to ``ts`` and return once every table's checkpoint reached it and the event
         sink holds nothing unacknowledged: all that was handed over is stored."""
         await self.resolve(ts)
+        if self._flushes is not None:
+            self._flushes.flush_open()
         sinks = list(self.sinks.values())
         while self._behind(sinks, ts):
             self.check_event_sink()

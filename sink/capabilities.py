@@ -28,6 +28,7 @@ from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.mq.producer import Producer
 from tisink.eventsink.reading import RecordSource
+from tisink.eventsink.storage.config import StorageLayout
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.uri import SinkURI
 
@@ -103,6 +104,22 @@ class UpdateSplitting(Protocol):
     destinations, which apply an UPDATE whole, TiCDC ``IsMySQLCompatibleScheme``)."""
 
     def splits_key_updates(self) -> bool: ...
+
+
+@runtime_checkable
+class ChoosesProvider(Protocol):
+    """A scheme whose URI and config pick the provider that serves them (``file://``:
+    Kafka-like partition files, or TiCDC's storage layout for csv and canal-json)."""
+
+    def provider_for(self, uri: SinkURI, config: ChangefeedConfig) -> EventSinkProvider: ...
+
+
+@runtime_checkable
+class WritesStorageLayout(Protocol):
+    """A scheme that writes TiCDC's storage layout, which ``tisink verify`` reads as files
+    rather than as a stream of records."""
+
+    def layout(self, uri: SinkURI, config: ChangefeedConfig) -> StorageLayout: ...
 
 
 @runtime_checkable

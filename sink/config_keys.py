@@ -17,6 +17,7 @@ from tisink.codec.registry import protocols
 from tisink.core.options import Option, to_bool, to_lower, to_non_negative_int
 from tisink.eventsink.faults import parse_faults
 from tisink.eventsink.kafka.config import KAFKA_OPTIONS
+from tisink.eventsink.storage.config import STORAGE_OPTIONS
 
 SINK = (("sink",),)
 
@@ -69,6 +70,7 @@ def all_options() -> Iterable[Option]:
     yield from CHANGEFEED_OPTIONS
     yield from COMMON_OPTIONS
     yield from KAFKA_OPTIONS
+    yield from STORAGE_OPTIONS
     for spec in protocols().values():
         yield from spec.options
 

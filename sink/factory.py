@@ -25,7 +25,9 @@ from tisink.eventsink.capabilities import (
 from tisink.eventsink.faults import InjectedFault, injected_faults, merge_faults
 from tisink.eventsink.reading import RecordSource
 from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds
+from tisink.eventsink.storage.config import StorageLayout
 from tisink.sink.capabilities import (
+    ChoosesProvider,
     EventSinkProvider,
     HasDefaultProtocol,
     MQTarget,
@@ -36,6 +38,7 @@ from tisink.sink.capabilities import (
     SinkProvider,
     UpdateSplitting,
     VerifiableProvider,
+    WritesStorageLayout,
 )
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
@@ -62,6 +65,8 @@ class SinkFactory:
         self.config: ChangefeedConfig = (config or ChangefeedConfig()).with_uri(
             self.uri, own_params
         )
+        if isinstance(self.provider, ChoosesProvider):
+            self.provider = self.provider.provider_for(self.uri, self.config)
         self.clock: Clock = clock or WallClock()
         self.ack_latency = AckLatency()
         """Shared by the table sinks this factory builds: every play measures its latency."""
@@ -147,8 +152,16 @@ class SinkFactory:
 
     @property
     def verifiable(self) -> bool:
-        """True when the scheme's stream can be read back (``open_record_source``)."""
-        return isinstance(self.provider, VerifiableProvider)
+        """True when what the sinks write can be read back: a stream
+        (``open_record_source``) or a storage layout (``storage_layout``)."""
+        return isinstance(self.provider, VerifiableProvider | WritesStorageLayout)
+
+    def storage_layout(self) -> StorageLayout | None:
+        """The storage layout the sinks write; None when the scheme writes a stream."""
+        provider = self.provider
+        if not isinstance(provider, WritesStorageLayout):
+            return None
+        return provider.layout(self.uri, self.config)
 
     def open_record_source(self, config: ChangefeedConfig, timeout_s: float) -> RecordSource:
         """A reader of the stream at the URI, as ``config`` (verify's) describes it."""

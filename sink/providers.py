@@ -1,4 +1,5 @@
-"""The built-in sink schemes: ``blackhole``, ``log``, ``file`` and (when importable) ``kafka``.
+"""The built-in sink schemes: ``blackhole``, ``log``, ``file`` (partition files, or TiCDC's
+storage layout: ``sink/storage_provider.py``) and (when importable) ``kafka``.
 
 A provider turns a parsed sink URI and a changefeed config into an event sink and a DDL sink,
 and declares what else its scheme can do (``sink/capabilities.py``): files and Kafka are MQ
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tisink.codec import new_encoder
+from tisink.codec.registry import get_protocol
 from tisink.core.clock import Clock
 from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
@@ -22,10 +24,11 @@ from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.file import FileProducer, list_file_topics
 from tisink.eventsink.log import LogSink
 from tisink.eventsink.reading import FileRecordSource, RecordSource
-from tisink.sink.capabilities import MQTarget, OpenedProducer
+from tisink.sink.capabilities import EventSinkProvider, MQTarget, OpenedProducer
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkURIError
 from tisink.sink.mq_provider import MQSinkProvider
+from tisink.sink.storage_provider import LAYOUT_PARAM, LAYOUTS, StorageProvider
 from tisink.sink.uri import SinkURI
 
 log = logging.getLogger(__name__)
@@ -82,10 +85,39 @@ class FileProvider(MQSinkProvider):
     The event sink and the DDL sink built by one provider share a FileProducer per directory,
     so DML, bootstraps, DDL and watermarks interleave in one partition file with one offset
     sequence, as they would in one Kafka partition.
+
+    ``protocol=csv`` and ``protocol=canal-json`` write TiCDC's storage layout instead, as
+    TiCDC's ``file://`` does (``provider_for`` hands them to ``StorageProvider``);
+    ``file-layout=partitions`` asks for canal-json partition files.
     """
 
-    uri_params = ("topic",)
+    uri_params = ("topic", LAYOUT_PARAM)
     default_protocol = FALLBACK_PROTOCOL
+
+    def provider_for(self, uri: SinkURI, config: ChangefeedConfig) -> EventSinkProvider:
+        """The storage layout for a protocol the storage sink takes (unless
+        ``file-layout=partitions``), else these partition files."""
+        layout = uri.param(LAYOUT_PARAM)
+        if layout is not None and layout not in LAYOUTS:
+            raise SinkURIError(
+                f"sink URI {uri.redacted()}: {LAYOUT_PARAM} must be storage or partitions, "
+                f"got {layout!r}"
+            )
+        spec = get_protocol(config.protocol) if config.protocol else None
+        storage_protocol = spec is not None and spec.storage_extension is not None
+        if layout == "storage" or (layout is None and storage_protocol):
+            if not storage_protocol:
+                raise SinkURIError(
+                    f"sink URI {uri.redacted()}: {LAYOUT_PARAM}=storage takes protocol csv or "
+                    f"canal-json, not {config.protocol or 'none'}"
+                )
+            return StorageProvider()
+        if spec is not None and spec.storage_only:
+            raise SinkURIError(
+                f"sink URI {uri.redacted()}: protocol {spec.name} is written only in TiCDC's "
+                f"storage layout; drop {LAYOUT_PARAM}=partitions"
+            )
+        return self
 
     def __init__(self) -> None:
         super().__init__()
@@ -136,7 +168,13 @@ class KafkaProvider(MQSinkProvider):
                 "credentials as sasl-mechanism, sasl-user and sasl-password parameters (as TiCDC "
                 "does)"
             )
-        return MQTarget("kafka", config.with_protocol_default(KAFKA_PROTOCOL), uri.topic)
+        config = config.with_protocol_default(KAFKA_PROTOCOL)
+        if config.encoder.spec.storage_only:
+            raise SinkURIError(
+                f"sink URI {uri.redacted()}: protocol {config.encoder.spec.name} is written only "
+                "by the storage sink (file:///dir?protocol=csv), as in TiCDC"
+            )
+        return MQTarget("kafka", config, uri.topic)
 
     def target_key(self, uri: SinkURI) -> object:
         return "kafka"  # one changefeed per provider: its DML and DDL producers share counters

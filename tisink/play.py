@@ -164,6 +164,8 @@ def _sink_uri(sink_uri: str | None) -> Iterator[str]:
 
 def _verifiable(factory: SinkFactory) -> bool:
     """A scheme whose stream can be read back, with a protocol that has a decoder."""
+    if factory.storage_layout() is not None:
+        return True
     protocol = factory.protocol
     return (
         factory.verifiable

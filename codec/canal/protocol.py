@@ -94,4 +94,5 @@ PROTOCOL = ProtocolSpec(
     options=OPTIONS,
     new_decoder=_new_decoder,
     large_message_handling=True,
+    storage_extension=".json",
 )

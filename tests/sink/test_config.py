@@ -127,7 +127,10 @@ def test_unknown_keys_are_reported_once_with_a_suggestion(caplog):
 def test_ticdc_settings_tisink_does_not_implement_are_named_as_such(caplog):
     """Not a typo: no suggestion, and the warning says tisink lacks the TiCDC feature."""
     caplog.set_level(logging.WARNING, logger="tisink.sink.config")
-    text = "sql-mode = 'ANSI'\n[scheduler]\nregion-threshold = 1\n[sink.csv]\nquote = '\"'\n"
+    text = (
+        "sql-mode = 'ANSI'\n[scheduler]\nregion-threshold = 1\n"
+        "[sink.pulsar-config]\nconnection-timeout = 1\n"
+    )
     uri = "kafka://h:1/t?kafka-version=2.4.0&sasl-oauth-client-id=c&partition-numb=2"
     ChangefeedConfig.from_toml(text).with_uri(parse_sink_uri(uri))
     warnings = [r.getMessage() for r in caplog.records]
@@ -135,7 +138,7 @@ def test_ticdc_settings_tisink_does_not_implement_are_named_as_such(caplog):
     assert warnings == [
         f"<toml>: sql-mode {unimplemented}",
         f"<toml>: scheduler {unimplemented}",
-        f"<toml>: sink.csv {unimplemented}",
+        f"<toml>: sink.pulsar-config {unimplemented}",
         f"sink URI {uri}: kafka-version {unimplemented}",
         f"sink URI {uri}: sasl-oauth-client-id {unimplemented}",
         f"sink URI {uri}: partition-numb is not a setting tisink knows and is ignored "

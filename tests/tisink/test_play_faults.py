@@ -67,7 +67,7 @@ def _copied(lines: list[dict[str, Any]], first: int, last: int) -> bool:
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_replayed_stream_verifies_with_its_faults_listed(tmp_path: Path, protocol: str) -> None:
     out = tmp_path / "out"
-    uri = f"file://{out}?protocol={protocol}&partition-num={PARTITIONS}"
+    uri = f"file://{out}?protocol={protocol}&file-layout=partitions&partition-num={PARTITIONS}"
     summary = _play(uri)
     assert summary["verified"] is True
     faults = summary["faults"]
@@ -179,7 +179,8 @@ def test_a_bad_spec_or_skew_on_spark_is_refused_before_anything_starts(tmp_path:
 def test_verify_counts_messages_in_the_units_of_the_play(tmp_path: Path, protocol: str) -> None:
     """The play's ``messages`` and verify's ``messages_by_kind`` count the same records (DTS
     CHECKPOINTs are WATERMARK messages; an Open Protocol batch is one DML message)."""
-    uri = f"file://{tmp_path / 'out'}?protocol={protocol}&partition-num={PARTITIONS}"
+    out = tmp_path / "out"
+    uri = f"file://{out}?protocol={protocol}&file-layout=partitions&partition-num={PARTITIONS}"
     summary = run_play(PlayOptions(workload="demo", rows=800, sink_uri=uri, engine="inline"))
     report = verify(uri)
     assert report.ok

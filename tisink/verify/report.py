@@ -18,6 +18,16 @@ RULES: dict[str, str] = {
     "handle-commit-ts-order": "a row handle's commitTs never goes back",
     "offsets-continuous": "a file partition's offsets run 0, 1, 2... with none missing",
     "acknowledged-stored": "every message the sink saw acknowledged is still in its partition",
+    "layout-path": "storage: every file is part of TiCDC's storage layout",
+    "schema-file": "storage: schema files are named by their version and checksum, one per "
+    "table version with data",
+    "index-newest": "storage: each index names its directory's newest file; files numbered "
+    "1, 2, 3...",
+    "file-complete": "storage: every data file reads to its end, its rows in their table's "
+    "directory",
+    "commit-order": "storage: a table's commit ts never goes back over its files",
+    "row-once": "storage: no row stored twice; each table holds the rows the sink acknowledged",
+    "checkpoint-honest": "storage: metadata's checkpoint covers only rows its indexes cover",
 }
 """Rule name -> what it promises, in the order the report lists them."""
 

@@ -1,7 +1,8 @@
 """``verify``: read a stream back from a sink and check it.
 
 Any scheme whose provider offers a reader (``sink.capabilities.VerifiableProvider``: Kafka,
-files, plugins) can be verified; the reader also says whether offsets must be continuous.
+files, plugins) can be verified; the reader also says whether offsets must be continuous. A
+storage layout (``file://`` with csv or canal-json) is read as files (``verify/storage.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.verify.checker import StreamChecker
 from tisink.verify.errors import VerifyError
 from tisink.verify.report import VerifyReport
+from tisink.verify.storage import verify_storage
 from tisink.verify.topics import select_topics
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,24 @@ def verify(
     except TisinkError as err:
         raise VerifyError(f"verify {sink_uri}: {err}") from err
     uri, config = factory.uri, factory.config
+    try:
+        layout = factory.storage_layout()
+    except TisinkError as err:
+        raise VerifyError(f"verify {uri.redacted()}: {err}") from err
+    if layout is not None:
+        if protocol and layout.encoder.protocol != protocol:
+            raise VerifyError(
+                f"verify {uri.redacted()}: the sink's protocol is {layout.encoder.protocol!r}, "
+                f"not {protocol!r}"
+            )
+        if not layout.root.is_dir():
+            raise VerifyError(f"verify {uri.redacted()}: no folder {layout.root}")
+        report = VerifyReport(
+            source=uri.redacted(),
+            encoding_format=layout.encoder.encoding_format,
+            max_violations=max_violations,
+        )
+        return verify_storage(layout, report, acknowledged)
     if not factory.verifiable:
         raise VerifyError(f"verify cannot read {uri.scheme}:// sinks: the scheme has no reader")
     if protocol and config.protocol and protocol != config.protocol:

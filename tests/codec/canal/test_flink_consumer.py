@@ -143,7 +143,10 @@ def test_flink_reads_the_canal_json_stream(tmp_path: Path, workload: str) -> Non
     feed = tmp_path / "feed.jsonl"
     feed.write_bytes(b"".join(record_line(r) for r in records))
     out_dir = tmp_path / "out"
-    uri = f"file://{out_dir}?protocol=canal-json&partition-num=2&enable-tidb-extension=true"
+    uri = (
+        f"file://{out_dir}?protocol=canal-json&file-layout=partitions"
+        "&partition-num=2&enable-tidb-extension=true"
+    )
     run_play(
         PlayOptions(feed=feed, sink_uri=uri, engine="inline", feed_clock=True, verify_after=False)
     )

@@ -27,7 +27,10 @@ PARTITIONS = 3
 
 
 def _play(directory: Path, workload: str, rows: int, params: str) -> tuple[str, Any]:
-    uri = f"file://{directory}?protocol=canal-json&partition-num={PARTITIONS}{params}"
+    uri = (
+        f"file://{directory}?protocol=canal-json&file-layout=partitions"
+        f"&partition-num={PARTITIONS}{params}"
+    )
     options = PlayOptions(
         workload=workload,
         rows=rows,

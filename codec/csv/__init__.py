@@ -1,0 +1,1 @@
+"""TiCDC's CSV protocol (``protocol=csv``): change files of the storage sink."""

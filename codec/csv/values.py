@@ -1,0 +1,129 @@
+"""Column values as TiCDC's CSV writes them (``fromColValToCsvVal`` in ``csv_message.go``).
+
+Which values are Go strings decides the quoting: texts, DECIMAL, dates and times, ENUM (its
+name), SET (its names joined by ``,``), JSON (TiDB's text), VECTOR and binary columns (base64
+or hex of the bytes) are strings; integers, YEAR, BIT (the unsigned number), FLOAT (float32's
+shortest digits) and DOUBLE are numbers, printed with ``%v`` and never quoted. TIMESTAMP is in
+the changefeed's zone.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+from collections.abc import Callable
+from typing import Any
+
+from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.text import escaped, go_g_text, quoted
+from tisink.codec.errors import CodecError
+from tisink.codec.values import (
+    binary_bytes,
+    float32_text,
+    float64_text,
+    json_text,
+    set_bitmask,
+    timestamp_texts,
+    vector_text,
+)
+from tisink.codec.values.checks import as_number, as_text, decimal_text
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo
+
+Field = Callable[[Any], str]
+"""A non-NULL feed value of one column to its CSV field text."""
+
+TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
+
+
+def _integer(v: Any) -> str:
+    if type(v) is not int:
+        raise TypeError(f"want an integer, got {type(v).__name__}")
+    return int.__repr__(v)
+
+
+def _bit(v: Any) -> str:
+    if type(v) is not int or not 0 <= v < 1 << 64:
+        raise ValueError(f"want an unsigned 64-bit integer, got {v!r}")
+    return int.__repr__(v)
+
+
+def _vector(v: Any) -> str:
+    if type(v) is not list:
+        raise TypeError(f"want a list of numbers, got {type(v).__name__}")
+    return vector_text(v)
+
+
+def _set_names(column: ColumnInfo) -> Callable[[Any], str]:
+    """TiDB's ``ParseSetValue(elems, bitmask).Name``: the members in declaration order."""
+    elements = column.elements
+
+    def names(v: Any) -> str:
+        if type(v) is not list and type(v) is not str:
+            raise TypeError(f"want a list of members, got {type(v).__name__}")
+        mask = set_bitmask(column, v)
+        return ",".join(name for i, name in enumerate(elements) if mask >> i & 1)
+
+    return names
+
+
+def _binary(column: ColumnInfo, method: str) -> Callable[[Any], str]:
+    if method == "hex":
+        return lambda v: binary_bytes(column, as_text(v)).hex()
+    return lambda v: base64.b64encode(binary_bytes(column, as_text(v))).decode("ascii")
+
+
+def _string_value(column: ColumnInfo, options: CSVOptions, tz: datetime.tzinfo) -> Field | None:
+    """The Go-string rendering of ``column``; None when its values are numbers."""
+    family = column.family
+    if family is TypeFamily.DECIMAL:
+        return decimal_text
+    if family in TEXT_FAMILIES:
+        return as_text
+    if family is TypeFamily.TIMESTAMP:
+        texts = timestamp_texts(tz)
+        return lambda v: texts(as_text(v))
+    if family is TypeFamily.BINARY:
+        return _binary(column, options.binary_encoding_method)
+    if family is TypeFamily.ENUM:
+        return as_text
+    if family is TypeFamily.SET:
+        return _set_names(column)
+    if family is TypeFamily.JSON:
+        return json_text
+    if family is TypeFamily.VECTOR:
+        return _vector
+    return None
+
+
+def _number_value(column: ColumnInfo) -> Field:
+    family = column.family
+    if family in (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR):
+        return _integer
+    if family is TypeFamily.BIT:
+        return _bit
+    if family is TypeFamily.FLOAT:
+        return lambda v: go_g_text(float32_text(as_number(v)))
+    if family is TypeFamily.DOUBLE:
+        return lambda v: go_g_text(float64_text(as_number(v)))
+    raise CodecError(f"column {column.name!r}: no CSV rendering for {column.mysql_type}")
+
+
+def field_for(column: ColumnInfo, options: CSVOptions, tz: datetime.tzinfo) -> Field:
+    """The field text of a non-NULL value of ``column``: a string quoted or escaped as the
+    options say, a number as ``%v`` prints it."""
+    text = _string_value(column, options, tz)
+    if text is None:
+        return _number_value(column)
+    if options.quote:
+        quote = options.quote
+        return lambda v: quoted(text(v), quote)
+    delimiter = options.delimiter
+    return lambda v: escaped(text(v), delimiter)
+
+
+def meta_field(value: str, options: CSVOptions) -> str:
+    """A string column of the row's head (operation, table, schema names)."""
+    if options.quote:
+        return quoted(value, options.quote)
+    return escaped(value, options.delimiter)

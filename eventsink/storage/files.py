@@ -1,0 +1,98 @@
+"""What one closed data file becomes on disk, in order: its table version's schema file (when
+missing), the data file, then the directory's index naming it (TiCDC ``writer.writeDataFile``).
+
+Every write is atomic and durable (``durable.write_atomic``), so when ``write`` returns the
+rows are stored and the index names their file; only then does the sink fire their callbacks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.storage.durable import write_atomic
+from tisink.eventsink.storage.paths import DATA_FILE, DataDir
+from tisink.eventsink.storage.schema_file import SchemaFile
+
+log = logging.getLogger(__name__)
+
+
+class StorageSinkError(EventSinkError):
+    """A storage file cannot be written; the message names it."""
+
+
+@dataclass(slots=True)
+class ClosedFile:
+    """A data file to write: where, what, the schema file its table version needs, and the
+    callbacks of the transactions in it."""
+
+    directory: DataDir
+    name: str
+    data: bytes
+    schema: SchemaFile
+    rows: int
+    txns: int
+    callbacks: list[Callable[[], None]] = field(default_factory=list)
+
+
+class FileWriter:
+    """Writes closed files under ``root``; numbers data files per directory on from what an
+    index already names (TiCDC reads the index when it first meets a directory)."""
+
+    def __init__(self, root: Path, *, sync: bool = True) -> None:
+        self.root = root
+        self._sync = sync
+        self._numbers: dict[DataDir, int] = {}
+        self._schemas: set[str] = set()
+
+    def next_number(self, directory: DataDir) -> int:
+        number = self._numbers.get(directory)
+        if number is None:
+            number = self._indexed_number(directory)
+        number += 1
+        self._numbers[directory] = number
+        return number
+
+    def _indexed_number(self, directory: DataDir) -> int:
+        index = self.root / directory.index_path()
+        try:
+            name = index.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return 0
+        except OSError as err:
+            raise StorageSinkError(f"cannot read index file {index}: {err}") from err
+        match = DATA_FILE.fullmatch(name)
+        if match is None:
+            raise StorageSinkError(f"index file {index} names no data file: {name!r}")
+        return int(match.group(1))
+
+    def write_schema(self, schema: SchemaFile, *, replace: bool = False) -> None:
+        """Write ``schema``; a table version's first rows write it only when it is missing
+        (TiCDC's point check), a DDL (``replace``) writes it with its query."""
+        relative = schema.path()
+        if not replace and relative in self._schemas:
+            return
+        path = self.root / relative
+        if replace or not path.exists():
+            self._write(path, schema.to_json())
+        self._schemas.add(relative)
+
+    def write(self, closed: ClosedFile) -> None:
+        """Schema file, data file, index: each atomic and durable, in this order."""
+        self.write_schema(closed.schema)
+        directory = self.root / closed.directory.path()
+        self._write(directory / closed.name, closed.data)
+        self._write(self.root / closed.directory.index_path(), (closed.name + "\n").encode())
+        log.debug("wrote %s/%s: %d rows", closed.directory.path(), closed.name, closed.rows)
+
+    def write_file(self, relative: str, data: bytes) -> None:
+        self._write(self.root / relative, data)
+
+    def _write(self, path: Path, data: bytes) -> None:
+        try:
+            write_atomic(path, data, sync=self._sync)
+        except OSError as err:
+            raise StorageSinkError(f"cannot write {path}: {err}") from err
