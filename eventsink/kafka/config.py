@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 DEFAULT_PARTITION_NUM = 3
 COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+CLIENTS = ("aiokafka", "librdkafka")
+"""The producer libraries: ``kafka-client`` picks one (``producer.py``, ``rdkafka_producer.py``)."""
 _ACKS = {-1: "all", 1: 1}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
 _DURATIONS = re.compile(rf"(?:{_DURATION.pattern})+")
@@ -70,6 +72,11 @@ class KafkaConfig:
     send_retry_timeout_s: float = 60.0
     #: tisink's own: upper bound of one record batch (never above max_message_bytes)
     max_batch_bytes: int = 1 << 20
+    #: tisink's own: the producer library, ``aiokafka`` or ``librdkafka`` (confluent-kafka)
+    client: str = "aiokafka"
+    #: the producer's idempotence (sequence numbers per partition; needs acks -1 and a broker
+    #: with InitProducerId, which the embedded Tansu lacks)
+    enable_idempotence: bool = False
 
     def __post_init__(self) -> None:
         if self.partition_num is not None and self.partition_num <= 0:
@@ -84,6 +91,12 @@ class KafkaConfig:
             )
         if self.required_acks not in _ACKS:
             raise KafkaConfigError(f"required-acks must be -1 or 1, got {self.required_acks}")
+        if self.client not in CLIENTS:
+            raise KafkaConfigError(
+                f"kafka-client {self.client!r} is not supported; expected {' or '.join(CLIENTS)}"
+            )
+        if self.enable_idempotence and self.required_acks != -1:
+            raise KafkaConfigError("enable-idempotence needs required-acks -1")
         if self.sasl_mechanism and self.sasl_mechanism not in SASL_MECHANISMS:
             raise KafkaConfigError(
                 f"sasl-mechanism {self.sasl_mechanism!r} is not supported; "
@@ -170,7 +183,7 @@ class KafkaConfig:
             "max_batch_size": min(self.max_batch_bytes, max_message_bytes),
             "max_request_size": max_message_bytes,
             "linger_ms": 0,
-            "enable_idempotence": False,
+            "enable_idempotence": self.enable_idempotence,
         }
 
     def _ssl_context(self) -> ssl.SSLContext:
@@ -231,6 +244,13 @@ def _duration(value: Any) -> float:
     return sum(float(n) * _DURATION_UNITS[u] for n, u in _DURATION.findall(text))
 
 
+def _client(value: Any) -> str:
+    name = to_lower(value)
+    if name not in CLIENTS:
+        raise ValueError(f"expected {' or '.join(CLIENTS)}, got {value!r}")
+    return name
+
+
 def _sasl_mechanism(value: Any) -> str:
     mechanism = _upper(value)
     if mechanism and mechanism not in SASL_MECHANISMS:
@@ -259,5 +279,7 @@ KAFKA_OPTIONS: tuple[Option, ...] = (
     _kafka("sasl-mechanism", "sasl_mechanism", _sasl_mechanism),
     _kafka("sasl-user", "sasl_user", _text),
     _kafka("sasl-password", "sasl_password", _text),
+    _kafka("kafka-client", "client", _client, "aiokafka or librdkafka (the producer library)"),
+    _kafka("enable-idempotence", "enable_idempotence", to_bool, "needs required-acks -1"),
 )
 """Every Kafka key, in the URI and under ``[sink.kafka-config]``."""

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
-from operator import itemgetter
+from typing import TYPE_CHECKING
 
 from aiokafka import AIOKafkaProducer
 from aiokafka.cluster import ClusterMetadata
@@ -21,21 +21,22 @@ from aiokafka.errors import KafkaError, KafkaTimeoutError, UnknownTopicOrPartiti
 from aiokafka.producer.message_accumulator import BatchBuilder
 
 from tisink.codec.message import Record
-from tisink.core.framing import RECORD_OVERHEAD
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.errors import (
     KafkaConfigError,
     KafkaDataLossError,
-    KafkaMessageTooLargeError,
     KafkaSinkError,
 )
 from tisink.eventsink.kafka.offsets import AcknowledgedOffsets
+from tisink.eventsink.kafka.sizes import check_sizes
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager, dial
+
+if TYPE_CHECKING:
+    from tisink.eventsink.kafka.rdkafka_producer import RdKafkaProducer
 
 log = logging.getLogger(__name__)
 
 _FIRST_BACKOFF_S = 0.1
-_key, _value = itemgetter(0), itemgetter(1)
 _MAX_BACKOFF_S = 2.0
 _NO_HEADERS: list[tuple[str, bytes]] = []  # never mutated: aiokafka only reads it
 
@@ -74,6 +75,11 @@ class KafkaProducer:
                 except KafkaDataLossError as err:
                     self._lost = err
 
+    async def check_metadata(self) -> None:
+        """Refresh the cluster's metadata now (aiokafka does every few minutes): a written
+        topic that lost a partition holding acknowledged messages fails every later send."""
+        await self._client.client.force_metadata_update()
+
     async def partition_count(self, topic: str) -> int:
         return await self.topics.partition_count(topic)
 
@@ -92,7 +98,7 @@ class KafkaProducer:
             )
         if self._lost is not None:
             raise self._lost
-        self._check_sizes(topic, partition, records)
+        check_sizes(records, self.max_message_bytes, topic, partition)
         count = await self.partition_count(topic)
         if not 0 <= partition < count:
             raise KafkaSinkError(
@@ -115,24 +121,6 @@ class KafkaProducer:
             await self._client.stop()
         finally:
             await self.topics.close()
-
-    def _check_sizes(self, topic: str, partition: int, records: Sequence[Record]) -> None:
-        """sarama refuses a record over MaxMessageBytes before sending; so do we (the sinks add
-        which table it belongs to)."""
-        limit = self.max_message_bytes - RECORD_OVERHEAD
-        longest_value = max(map(len, map(_value, records)))
-        longest_key = max(map(len, filter(None, map(_key, records))), default=0)
-        if longest_value + longest_key <= limit:
-            return
-        for index, record in enumerate(records):
-            key, value = record[0], record[1]
-            size = len(value) + (len(key) if key else 0)
-            if size > limit:
-                raise KafkaMessageTooLargeError(
-                    f"record {index + 1} of {len(records)} is {size + RECORD_OVERHEAD} bytes, "
-                    f"over max-message-bytes {self.max_message_bytes}, for topic {topic} "
-                    f"partition {partition}"
-                )
 
     def _fill(self, records: Sequence[Record], start: int) -> tuple[BatchBuilder, int]:
         """A closed batch holding ``records[start:end]``; the first record always fits."""
@@ -196,9 +184,10 @@ def _retriable(exc: KafkaError) -> bool:
     return bool(getattr(exc, "retriable", False)) or isinstance(exc, KafkaTimeoutError)
 
 
-async def new_kafka_producer(config: KafkaConfig) -> KafkaProducer:
+async def new_kafka_producer(config: KafkaConfig) -> KafkaProducer | RdKafkaProducer:
     """Connect, check or create the default topic and lower ``max-message-bytes`` as TiCDC
-    does at sink creation; raise a KafkaSinkError naming the servers or topic otherwise."""
+    does at sink creation; raise a KafkaSinkError naming the servers or topic otherwise. The
+    producer library is ``kafka-client``'s: aiokafka (this module's) or librdkafka."""
     topics = await KafkaTopicManager.connect(config)
     client: AIOKafkaProducer | None = None
     try:
@@ -218,6 +207,10 @@ async def new_kafka_producer(config: KafkaConfig) -> KafkaProducer:
                 )
         max_bytes = await topics.adjust_max_message_bytes(config.topic, config.max_message_bytes)
         await topics.partition_count(config.topic)
+        if config.client == "librdkafka":
+            from tisink.eventsink.kafka.rdkafka_producer import new_rdkafka_producer
+
+            return await new_rdkafka_producer(config, topics, max_bytes)
         client = AIOKafkaProducer(**config.producer_kwargs(max_bytes))
         await dial(config, client.start(), "producer")
     except BaseException:

@@ -39,7 +39,7 @@ def _wait_for_records(bootstrap: str, topic: str, count: int, timeout: float = 6
         consumer.close()
 
 
-def test_a_play_fails_when_the_broker_loses_acknowledged_messages() -> None:
+def test_a_play_fails_when_the_broker_loses_acknowledged_messages(kafka_client: str) -> None:
     broker = start_broker()
     port = broker.port
     play = subprocess.Popen(
@@ -58,7 +58,8 @@ def test_a_play_fails_when_the_broker_loses_acknowledged_messages() -> None:
             "4000",
             "--no-verify",
             "--sink-uri",
-            f"kafka://127.0.0.1:{port}/lost?partition-num=3&protocol=simple",
+            f"kafka://127.0.0.1:{port}/lost?partition-num=3&protocol=simple"
+            f"&kafka-client={kafka_client}",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

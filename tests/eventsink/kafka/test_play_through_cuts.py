@@ -65,9 +65,11 @@ def cut_proxy() -> Iterator[tuple[FaultProxy, str]]:
 
 
 @pytest.mark.timeout(300)
-def test_a_play_through_cut_connections_loses_nothing(cut_proxy: tuple[FaultProxy, str]) -> None:
+def test_a_play_through_cut_connections_loses_nothing(
+    cut_proxy: tuple[FaultProxy, str], kafka_client: str
+) -> None:
     proxy, bootstrap = cut_proxy
-    uri = f"kafka://{bootstrap}/cuts?protocol=simple&partition-num=3"
+    uri = f"kafka://{bootstrap}/cuts?protocol=simple&partition-num=3&kafka-client={kafka_client}"
     summary = run_play(
         PlayOptions(workload="demo", rows=ROWS, sink_uri=uri, engine="inline", feed_clock=True)
     )

@@ -30,9 +30,11 @@ def _messages(partition: int, count: int, size: int = 120) -> list[Record]:
     return out
 
 
-async def test_batches_to_three_partitions_read_back_in_order(kafka_bootstrap: str) -> None:
+async def test_batches_to_three_partitions_read_back_in_order(
+    kafka_bootstrap: str, kafka_client: str
+) -> None:
     topic = unique_topic("order")
-    producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic, client=kafka_client))
     try:
         assert await producer.partition_count(topic) == 3
         sent = {p: _messages(p, 1500) for p in range(3)}
@@ -49,6 +51,7 @@ async def test_batches_to_three_partitions_read_back_in_order(kafka_bootstrap: s
 
 
 async def test_a_full_batch_starts_another(kafka_bootstrap: str) -> None:
+    """aiokafka's batches (librdkafka batches inside its own queue)."""
     topic = unique_topic("split")
     producer = await new_kafka_producer(_config(kafka_bootstrap, topic, max_batch_bytes=4096))
     batches: list[int] = []
@@ -72,10 +75,14 @@ async def test_a_full_batch_starts_another(kafka_bootstrap: str) -> None:
 
 
 @pytest.mark.parametrize("compression", ["none", "gzip", "snappy", "lz4", "zstd"])
-async def test_producer_compression_is_transparent(kafka_bootstrap: str, compression: str) -> None:
+async def test_producer_compression_is_transparent(
+    kafka_bootstrap: str, compression: str, kafka_client: str
+) -> None:
     topic = unique_topic(f"codec-{compression}")
     producer = await new_kafka_producer(
-        _config(kafka_bootstrap, topic, compression=compression, partition_num=1)
+        _config(
+            kafka_bootstrap, topic, compression=compression, partition_num=1, client=kafka_client
+        )
     )
     messages = _messages(0, 300, size=500)
     try:
@@ -121,7 +128,7 @@ def test_batches_cover_messages_in_order_within_the_size(sizes: list[int], limit
 
 
 async def test_a_topic_recreated_with_fewer_partitions_fails_the_next_send(
-    kafka_bootstrap: str,
+    kafka_bootstrap: str, kafka_client: str
 ) -> None:
     """Partition 2 held acknowledged messages; once the metadata shows the topic with one
     partition, the producer refuses to go on, naming the lost partition."""
@@ -132,14 +139,14 @@ async def test_a_topic_recreated_with_fewer_partitions_fails_the_next_send(
 
     topic = unique_topic("shrunk")
     create_topic(kafka_bootstrap, topic, 3)
-    producer = await new_kafka_producer(KafkaConfig.from_sink_params(kafka_bootstrap, topic, {}))
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic, client=kafka_client))
     try:
         await producer.send(topic, 2, [(None, b"a"), (None, b"b")])
         admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
         for future in admin.delete_topics([topic], operation_timeout=10).values():
             future.result(timeout=15)
         create_topic(kafka_bootstrap, topic, 1)
-        await producer._client.client.force_metadata_update()
+        await producer.check_metadata()
         with pytest.raises(KafkaDataLossError, match=rf"topic {topic} partition 2: .* up to 1"):
             await producer.send(topic, 0, [(None, b"c")])
     finally:

@@ -73,7 +73,7 @@ def _captured(folder: Path, topic: str, partition: int) -> list[Seen]:
     return [(r.key, r.value, r.headers) for chunk in read_partition_file(path) for r in chunk]
 
 
-@pytest.mark.parametrize("client", ["aiokafka"])
+@pytest.mark.parametrize("client", ["aiokafka", "librdkafka"])
 def test_capture_replay_capture_is_byte_identical(
     kafka_bootstrap: str, tmp_path: Path, client: str
 ) -> None:

@@ -1,0 +1,275 @@
+"""RdKafkaProducer: the MQ sinks' Producer over confluent-kafka (librdkafka), ``kafka-client=
+librdkafka``, beside the aiokafka one (``producer.py``) and with its guarantees.
+
+``send`` hands a partition's records to librdkafka's queue and returns once every one has its
+delivery report; a poller thread serves the reports (librdkafka calls back from ``poll``) and
+wakes the event loop once per send, not once per record. librdkafka batches and retries by
+itself until ``message.timeout.ms`` (the sink's ``send_retry_timeout_s``); without idempotence
+one request is in flight per connection, so a retry never reorders a partition (a batch whose
+ack was lost is written again: duplicates, never gaps). With ``enable-idempotence`` the broker
+drops such copies and librdkafka keeps five requests in flight.
+
+The same checks as the aiokafka producer: each run of consecutive offsets a send was
+acknowledged at goes through ``AcknowledgedOffsets`` (an offset that went back means the broker
+lost acknowledged messages), a partition that disappeared after holding acknowledged messages
+is data loss, and a failed delivery fails the send, naming topic, partition and cause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Message
+from confluent_kafka import Producer as ConfluentProducer
+
+from tisink.codec.message import Record
+from tisink.eventsink.kafka.config import KafkaConfig
+from tisink.eventsink.kafka.errors import (
+    KafkaDataLossError,
+    KafkaMessageTooLargeError,
+    KafkaSinkError,
+)
+from tisink.eventsink.kafka.offsets import AcknowledgedOffsets
+from tisink.eventsink.kafka.reader import consumer_settings
+from tisink.eventsink.kafka.sizes import check_sizes
+from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
+
+log = logging.getLogger(__name__)
+
+_POLL_S = 0.05
+_FULL_QUEUE_WAIT_S = 0.005
+METADATA_CHECK_S = 10.0
+"""How often sends look at the written topics' partitions (a topic recreated with fewer)."""
+_LOST_PARTITION = {
+    KafkaError.UNKNOWN_TOPIC_OR_PART,
+    KafkaError._UNKNOWN_PARTITION,
+    KafkaError._UNKNOWN_TOPIC,
+}
+_TOO_LARGE = {KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.INVALID_MSG_SIZE}
+
+
+def producer_settings(config: KafkaConfig, max_message_bytes: int) -> dict[str, Any]:
+    """librdkafka settings under the sink's names (connection, TLS and SASL as verify's)."""
+    return {
+        **consumer_settings(config),
+        "client.id": config.client_id,
+        "acks": "all" if config.required_acks == -1 else "1",
+        "enable.idempotence": config.enable_idempotence,
+        "max.in.flight.requests.per.connection": 5 if config.enable_idempotence else 1,
+        "compression.type": config.compression,
+        "batch.size": min(config.max_batch_bytes, max_message_bytes),
+        "message.max.bytes": max(max_message_bytes, 1000),
+        "linger.ms": 5,
+        "message.timeout.ms": int(config.send_retry_timeout_s * 1000),
+        "request.timeout.ms": int(config.request_timeout_s * 1000),
+        "socket.connection.setup.timeout.ms": max(1000, int(config.dial_timeout_s * 1000)),
+        "retry.backoff.ms": 100,
+        "retry.backoff.max.ms": 2000,
+        "queue.buffering.max.kbytes": 65536,
+        "logger": _DebugLogger(log),
+    }
+
+
+class _DebugLogger(logging.LoggerAdapter):
+    """librdkafka repeats each connection failure every few ms; a failure that matters
+    reaches the caller as a KafkaSinkError, so its log lines go to debug."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        super().__init__(logger, {})
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        self.logger.debug(msg, *args, **kwargs)
+
+
+class _Delivery:
+    """The delivery reports of one send (librdkafka reports a partition's in order)."""
+
+    __slots__ = ("_count", "_future", "_loop", "error", "offsets")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, count: int) -> None:
+        self._loop = loop
+        self._future: asyncio.Future[None] = loop.create_future()
+        self._count = count
+        self.offsets: list[int] = []
+        self.error: KafkaError | None = None
+
+    def __call__(self, error: KafkaError | None, message: Message) -> None:
+        """librdkafka's callback, on the poller thread."""
+        if error is not None:
+            if self.error is None:
+                self.error = error
+        else:
+            self.offsets.append(message.offset())  # type: ignore[arg-type]
+        self._count -= 1
+        if self._count == 0:
+            self._loop.call_soon_threadsafe(_resolve, self._future)
+
+    async def done(self) -> None:
+        await self._future
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class RdKafkaProducer:
+    """Delivers message batches to (topic, partition) through librdkafka and returns once the
+    broker acknowledged them."""
+
+    def __init__(
+        self,
+        config: KafkaConfig,
+        topics: KafkaTopicManager,
+        client: ConfluentProducer,
+        max_message_bytes: int,
+    ) -> None:
+        self.config = config
+        self.topics = topics
+        self._client = client
+        self.max_message_bytes = max_message_bytes
+        self.offsets = AcknowledgedOffsets()
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._closed = False
+        #: set when a written topic lost a partition holding acknowledged messages
+        self._lost: KafkaDataLossError | None = None
+        self._stop = threading.Event()
+        self._poller = threading.Thread(target=self._poll, name="tisink-rdkafka-poll", daemon=True)
+        self._poller.start()
+        self._checked = time.monotonic()
+
+    def _poll(self) -> None:
+        poll, stopped = self._client.poll, self._stop.is_set
+        while not stopped():
+            poll(_POLL_S)
+
+    async def partition_count(self, topic: str) -> int:
+        return await self.topics.partition_count(topic)
+
+    def acknowledged_offsets(self) -> dict[tuple[str, int], int]:
+        return self.offsets.ends()
+
+    async def check_metadata(self) -> None:
+        """Look at the written topics' partitions now: one that lost a partition holding
+        acknowledged messages fails every later send (librdkafka has no metadata listener)."""
+        self._checked = time.monotonic()
+        for topic in sorted(self.offsets.topics()):
+            count = await self.topics.describe_partitions(topic)
+            try:
+                if count is None:
+                    raise KafkaDataLossError(
+                        f"topic {topic} disappeared after the broker had acknowledged messages "
+                        "to it; they are lost"
+                    )
+                self.offsets.check_partitions(topic, set(range(count)))
+            except KafkaDataLossError as err:
+                self._lost = self._lost or err
+
+    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
+        """Deliver ``(key, value)`` or ``(key, value, headers)`` records in order to one
+        partition; return once all are acknowledged."""
+        if not records:
+            return
+        if self._closed:
+            raise KafkaSinkError(
+                f"producer closed; cannot send to topic {topic} partition {partition}"
+            )
+        check_sizes(records, self.max_message_bytes, topic, partition)
+        if time.monotonic() - self._checked > METADATA_CHECK_S:
+            await self.check_metadata()
+        if self._lost is not None:
+            raise self._lost
+        count = await self.partition_count(topic)
+        if not 0 <= partition < count:
+            raise KafkaSinkError(
+                f"topic {topic} has {count} partitions; partition {partition} does not exist"
+            )
+        lock = self._locks.get((topic, partition))
+        if lock is None:
+            lock = self._locks[(topic, partition)] = asyncio.Lock()
+        async with lock:
+            delivery = _Delivery(asyncio.get_running_loop(), len(records))
+            await self._produce(topic, partition, records, delivery)
+            await delivery.done()
+        self._acknowledged(topic, partition, records, delivery)
+
+    async def _produce(
+        self, topic: str, partition: int, records: Sequence[Record], delivery: _Delivery
+    ) -> None:
+        produce = self._client.produce
+        index = 0
+        while index < len(records):
+            record = records[index]
+            try:
+                produce(
+                    topic,
+                    record[1],
+                    record[0],
+                    partition,
+                    on_delivery=delivery,
+                    headers=list(record[2]) if len(record) == 3 else None,
+                )
+            except BufferError:
+                await asyncio.sleep(_FULL_QUEUE_WAIT_S)  # the poller drains the queue
+                continue
+            except KafkaException as err:
+                raise KafkaSinkError(
+                    f"producing to topic {topic} partition {partition} failed: {err}"
+                ) from err
+            index += 1
+
+    def _acknowledged(
+        self, topic: str, partition: int, records: Sequence[Record], delivery: _Delivery
+    ) -> None:
+        """Raise what a failed delivery means; else take in the offsets, run by run."""
+        error = delivery.error
+        if error is not None:
+            code = error.code()
+            if code in _LOST_PARTITION and self.offsets.wrote(topic):
+                raise KafkaDataLossError(
+                    f"topic {topic} partition {partition} disappeared after the broker had "
+                    f"acknowledged messages to it; they are lost ({error.str()})"
+                )
+            if code in _TOO_LARGE:
+                raise KafkaMessageTooLargeError(
+                    f"the broker refused a record over its size limit for topic {topic} "
+                    f"partition {partition}: {error.str()}"
+                )
+            raise KafkaSinkError(
+                f"producing {len(records)} messages to topic {topic} partition {partition} "
+                f"failed: {error.str()}"
+            )
+        offsets = delivery.offsets
+        start = 0
+        for index in range(1, len(offsets) + 1):
+            if index == len(offsets) or offsets[index] != offsets[index - 1] + 1:
+                self.offsets.acknowledged(topic, partition, offsets[start], index - start)
+                start = index
+
+    async def close(self) -> None:
+        """Deliver what is queued (within the retry timeout), then stop."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await asyncio.to_thread(self._client.flush, self.config.send_retry_timeout_s)
+        finally:
+            self._stop.set()
+            await asyncio.to_thread(self._poller.join)
+            await self.topics.close()
+
+
+async def new_rdkafka_producer(
+    config: KafkaConfig, topics: KafkaTopicManager, max_message_bytes: int
+) -> RdKafkaProducer:
+    """The librdkafka producer for a topic manager that already checked the default topic."""
+    try:
+        client = ConfluentProducer(producer_settings(config, max_message_bytes))
+    except KafkaException as err:
+        raise KafkaSinkError(f"bad librdkafka producer settings: {err}") from err
+    return RdKafkaProducer(config, topics, client, max_message_bytes)
