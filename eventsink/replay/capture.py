@@ -84,6 +84,7 @@ def _resume(out: Path, topic: str, span: PartitionRange, stats: CaptureStats) ->
         raise FileSinkError(f"cannot read {where}: {err}") from err
     if last is not None and last + 1 > span.start:
         span.start = last + 1
+        span.start_ms = None  # the records after a captured one are in the range
         stats.resumed[span.partition] = span.start
 
 

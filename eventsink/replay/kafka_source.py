@@ -48,6 +48,11 @@ class PartitionRange:
     """Offset to stop before; None: to the end of the partition."""
     high: int
     """The high watermark when the range was planned."""
+    start_ms: int | None = None
+    """Records before the first one at or after this timestamp are skipped (the broker's
+    ListOffsets by time only says where to start looking: the embedded one answers 0)."""
+    end_ms: int | None = None
+    """The first record at or after this timestamp ends the range."""
 
     @property
     def stop(self) -> int:
@@ -109,8 +114,16 @@ class KafkaTopicSource:
         for partition in chosen:
             low, high = self._watermarks(partition)
             first = self._resolve(partition, start, low, high)
-            last = None if end == Bound() else self._resolve(partition, end, low, high)
-            ranges.append(PartitionRange(partition, max(first, low), last, high))
+            ranges.append(
+                PartitionRange(
+                    partition,
+                    max(first, low),
+                    end.offset,
+                    high,
+                    start.timestamp_ms,
+                    end.timestamp_ms,
+                )
+            )
         return ranges
 
     def _watermarks(self, partition: int) -> tuple[int, int]:
@@ -127,6 +140,7 @@ class KafkaTopicSource:
             ) from err
 
     def _resolve(self, partition: int, bound: Bound, low: int, high: int) -> int:
+        """Where reading starts: the offset, or the broker's answer for the timestamp."""
         if bound.offset is not None:
             return bound.offset
         if bound.timestamp_ms is None:
@@ -188,6 +202,14 @@ class KafkaTopicSource:
                     pending.pop(partition, None)
                     continue
                 kind, stamp = message.timestamp()
+                span.start = offset + 1
+                if span.start_ms is not None:
+                    if stamp < span.start_ms:
+                        continue
+                    span.start_ms = None  # from here on every record belongs to the range
+                if span.end_ms is not None and stamp >= span.end_ms:
+                    del pending[partition]
+                    continue
                 headers = cast(list[tuple[str, bytes]], message.headers() or [])
                 chunks.setdefault(partition, []).append(
                     ReplayRecord(
@@ -198,7 +220,6 @@ class KafkaTopicSource:
                         stamp if kind != 0 else None,  # TIMESTAMP_NOT_AVAILABLE
                     )
                 )
-                span.start = offset + 1
                 if span.end is not None and span.start >= span.end:
                     del pending[partition]
             yield from chunks.items()
