@@ -1,6 +1,8 @@
-"""Steady load: ``--rate R`` rows per second, held by the player awaiting, never blocking.
+"""Paced load: ``--rate R`` rows per second (or a rate profile, ``feed/rate_profile.py``), held
+by the player awaiting, never blocking.
 
-The schedule starts at the first row: ``n`` rows are due ``n / R`` seconds after it. The player
+The schedule starts at the first row: ``n`` rows are due ``n / R`` seconds after it (with a
+profile, when its stages say). The player
 asks the pacer every ``chunk`` rows (about 5 ms of rows); when it is ahead it first hands what
 it has to the sinks (so rows leave at the rate, not in bursts at resolved ts) and then sleeps on
 the event loop, where the sinks' acknowledgements keep flowing. A player that cannot keep up
@@ -14,26 +16,32 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 
+from tisink.feed.rate_profile import RateProfile
+
 CHUNK_SECONDS = 0.005
 """How much of the schedule passes between two checks: a flush every ~5 ms keeps each second's
 rows within a fraction of a percent of the rate."""
 
 
 class Pacer:
-    """Holds one player to ``rate`` rows per second. ``clock`` is monotonic seconds and
-    ``sleep`` an awaitable sleep (both injectable for tests)."""
+    """Holds one player to ``rate`` rows per second, or to a rate profile's stages.
+    ``clock`` is monotonic seconds and ``sleep`` an awaitable sleep (both injectable for
+    tests)."""
 
     def __init__(
         self,
-        rate: float,
+        rate: float | RateProfile,
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        if not (math.isfinite(rate) and rate > 0):
-            raise ValueError(f"a rate must be a positive number of rows/s, got {rate}")
-        self.rate = rate
-        self.chunk = max(1, int(rate * CHUNK_SECONDS))
+        self._profile = rate if isinstance(rate, RateProfile) else None
+        steady = rate.peak if isinstance(rate, RateProfile) else rate
+        if not (math.isfinite(steady) and steady > 0):
+            raise ValueError(f"a rate must be a positive number of rows/s, got {steady}")
+        self.rate = steady
+        """Rows per second (a profile's peak: ``chunk`` is sized by it)."""
+        self.chunk = max(1, int(steady * CHUNK_SECONDS))
         """Rows between two calls of ``pace``."""
         self._clock = clock
         self._sleep = sleep
@@ -67,4 +75,5 @@ class Pacer:
         if self._start is None:
             self.start()
         assert self._start is not None
-        return self._start + rows / self.rate - self._clock()
+        due = rows / self.rate if self._profile is None else self._profile.due_s(rows)
+        return self._start + due - self._clock()

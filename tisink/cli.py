@@ -151,7 +151,11 @@ def play(
     seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
     rows: Annotated[int | None, typer.Option(help="Workload rows (default: scenario's).")] = None,
     rate: Annotated[
-        float | None, typer.Option(help="Hold the play to this many rows/s (steady load).")
+        str | None,
+        typer.Option(
+            help="Hold the play to this many rows/s, or to stages: "
+            "'ramp:1000-5000/30s,hold:5000/60s,spike:20000/2s,idle:10s' (inline engine)."
+        ),
     ] = None,
     duration: Annotated[
         float | None,
@@ -203,6 +207,7 @@ def play(
     from tisink.errors import PlayFailed, PlayRefused
     from tisink.interrupt import StopRequest, stop_on_signals
     from tisink.play import PlayOptions, run_play
+    from tisink.play_options import parse_rate
     from tisink.progress import progress_display
 
     if summary_json is not None:
@@ -210,6 +215,7 @@ def play(
     if report is not None:
         _check_writable(report / "summary.json", what="the report")
     try:
+        rate_value, rate_profile = parse_rate(rate)
         options = PlayOptions(
             feed=feed,
             workload=workload,
@@ -219,7 +225,8 @@ def play(
             master=master,
             seed=seed,
             rows=rows,
-            rate=rate,
+            rate=rate_value,
+            rate_profile=rate_profile,
             duration_s=duration,
             feed_clock=clock is ClockMode.feed,
             verify_after=verify_after,

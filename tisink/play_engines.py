@@ -151,7 +151,7 @@ def play_inline(
     interval = options.watermark_interval_ms
     first_row = _FirstRow()
     records = first_row.watch(stop.stoppable(records))
-    pacer = Pacer(options.rate) if options.rate else None
+    pacer = Pacer(options.pacing) if options.pacing else None
     error: PlayError | None = None
     try:
         summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))

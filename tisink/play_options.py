@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tisink.eventsink.faults import parse_faults
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
+from tisink.feed.rate_profile import RateProfile, parse_rate_profile
 
 DEFAULT_WORKLOAD = "demo"
 
@@ -37,6 +38,8 @@ class PlayOptions:
     """With ``rate`` and a workload: generate ``rate * duration_s`` rows instead of ``rows``."""
     faults: str | None = None
     """Delivery faults to inject (``eventsink/faults``), over the changefeed's ``[sink] faults``."""
+    rate_profile: RateProfile | None = None
+    """``--rate`` given as stages (ramp, hold, spike, idle): the pacing; ``rate`` is its mean."""
 
     def __post_init__(self) -> None:
         """Numbers that cannot mean anything fail before anything starts."""
@@ -46,6 +49,8 @@ class PlayOptions:
             raise ValueError(f"--rows must be positive, got {self.rows}")
         if self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0):
             raise ValueError(f"--rate must be a positive number of rows/s, got {self.rate}")
+        if self.rate_profile is not None and self.engine != "inline":
+            raise ValueError("--rate with stages paces the inline engine (--engine inline)")
         if self.duration_s is not None:
             self._check_duration(self.duration_s)
         if self.faults is not None:
@@ -53,6 +58,11 @@ class PlayOptions:
         interval = self.watermark_interval_s
         if not (math.isfinite(interval) and interval * 1000 >= 1):
             raise ValueError(f"--watermark-interval must be at least 0.001 s, got {interval}")
+
+    @property
+    def pacing(self) -> float | RateProfile | None:
+        """What the pacer holds the play to: the profile, else the steady rate."""
+        return self.rate_profile or self.rate
 
     @property
     def watermark_interval_ms(self) -> int:
@@ -82,3 +92,15 @@ class PlayOptions:
         if self.duration_s is not None and self.rate is not None:
             return max(1, round(self.rate * self.duration_s))
         return self.rows
+
+
+def parse_rate(text: str | None) -> tuple[float | None, RateProfile | None]:
+    """``--rate``: a number of rows/s, or a profile's stages (``feed/rate_profile.py``):
+    (the rate, or a profile's mean; the profile, or None for a steady rate)."""
+    if text is None:
+        return None, None
+    try:
+        return float(text), None  # checked with the other options
+    except ValueError:
+        profile = parse_rate_profile(text)  # ValueError names the stage
+    return profile.mean, profile
