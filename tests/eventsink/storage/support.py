@@ -1,0 +1,49 @@
+"""Helpers of the storage sink tests: a demo feed, its row operations as the sink must store
+them (key-changing UPDATEs split), and a play into a storage folder."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tisink.feed.reader import read_feed
+from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.workload import generate_feed
+from tisink.model.events import RowChangedEvent
+from tisink.play import PlayOptions, run_play
+from tisink.tablesink.split import SPLIT_KEY_UPDATES
+
+KIND = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
+
+
+def demo_feed(directory: Path, rows: int, seed: int = 11) -> Path:
+    path = directory / "demo.jsonl"
+    generate_feed("demo", seed, rows, path)
+    return path
+
+
+def stored_rows(feed: Path) -> list[RowChangedEvent]:
+    """The feed's rows as the storage sink stores them, in feed order."""
+    rows: list[RowChangedEvent] = []
+    for record in read_feed(feed):
+        if isinstance(record, FeedRow):
+            halves = SPLIT_KEY_UPDATES.halves(record.row)
+            rows.extend(halves if halves is not None else (record.row,))
+    return rows
+
+
+def feed_ddls(feed: Path) -> list[FeedDDL]:
+    return [record for record in read_feed(feed) if isinstance(record, FeedDDL)]
+
+
+def counts(rows: list[RowChangedEvent]) -> Counter[tuple[str, str]]:
+    """(schema.table, I/U/D) -> rows."""
+    return Counter((row.table.qualified_name, KIND[row.op.value]) for row in rows)
+
+
+def play(feed: Path, uri: str, **options: Any) -> dict[str, Any]:
+    summary = run_play(
+        PlayOptions(feed=feed, sink_uri=uri, engine="inline", feed_clock=True, **options)
+    )
+    return summary.to_dict()
