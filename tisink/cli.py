@@ -139,7 +139,12 @@ def schema(
 def play(
     feed: Annotated[Path | None, typer.Option(help="Feed file or folder of feed files.")] = None,
     workload: Annotated[
-        str | None, typer.Option(help="Built-in scenario (demo, all-types) or a TOML file.")
+        str | None,
+        typer.Option(help="Built-in scenario (demo, all-types, bank, sysbench) or a TOML file."),
+    ] = None,
+    schema_sql: Annotated[
+        Path | None,
+        typer.Option(help="Or a MySQL CREATE TABLE dump: a default workload over its tables."),
     ] = None,
     sink_uri: Annotated[
         str | None,
@@ -214,6 +219,11 @@ def play(
         _check_writable(summary_json)
     if report is not None:
         _check_writable(report / "summary.json", what="the report")
+    if schema_sql is not None:
+        if workload is not None or feed is not None:
+            console.print("[bold red]play refused:[/] give one of --feed, --workload, --schema-sql")
+            raise typer.Exit(2)
+        workload = _sql_workload(schema_sql, "play")
     try:
         rate_value, rate_profile = parse_rate(rate)
         options = PlayOptions(
@@ -268,6 +278,16 @@ def play(
         raise typer.Exit(1)
 
 
+def _sql_workload(schema_sql: Path | None, command: str) -> str:
+    """``--schema-sql FILE``: the workload path (a ``.sql`` path loads as a dump)."""
+    assert schema_sql is not None
+    if schema_sql.suffix.lower() != ".sql" or not schema_sql.is_file():
+        shown = escape(str(schema_sql))
+        console.print(f"[bold red]{command} refused:[/] --schema-sql needs a .sql file: {shown}")
+        raise typer.Exit(2)
+    return str(schema_sql)
+
+
 def _check_writable(path: Path, *, command: str = "play", what: str = "the summary") -> None:
     """Fail before a long run, not after it, when its output file cannot be written."""
     folder = path.parent
@@ -280,8 +300,15 @@ def _check_writable(path: Path, *, command: str = "play", what: str = "the summa
 
 @app.command()
 def generate(
-    workload: Annotated[str, typer.Option(help="Built-in scenario or a TOML file.")],
     out: Annotated[Path, typer.Option(help="The feed file to write.")],
+    workload: Annotated[
+        str | None,
+        typer.Option(help="Built-in scenario (demo, all-types, bank, sysbench) or a TOML file."),
+    ] = None,
+    schema_sql: Annotated[
+        Path | None,
+        typer.Option(help="Or a MySQL CREATE TABLE dump: a default workload over its tables."),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same bytes.")] = 0,
     rows: Annotated[int | None, typer.Option(help="Rows (default: the scenario's).")] = None,
 ) -> None:
@@ -291,6 +318,10 @@ def generate(
     if rows is not None and rows <= 0:
         console.print(f"[bold red]generate refused:[/] --rows must be positive, got {rows}")
         raise typer.Exit(2)
+    if (workload is None) == (schema_sql is None):
+        console.print("[bold red]generate refused:[/] give --workload or --schema-sql")
+        raise typer.Exit(2)
+    workload = workload or _sql_workload(schema_sql, "generate")
     _check_writable(out, command="generate", what="the feed")
     try:
         counts = generate_feed(workload, seed, rows, out)

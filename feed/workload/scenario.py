@@ -149,7 +149,8 @@ def builtin_scenarios() -> list[str]:
 
 
 def load_scenario(name_or_path: str | os.PathLike[str]) -> Scenario:
-    """A built-in scenario by name, or the scenario file at a path."""
+    """A built-in scenario by name, the scenario file at a path, or the default workload
+    over the tables of a ``.sql`` dump (``sql_schema``)."""
     text_name = str(name_or_path)
     if text_name in builtin_scenarios():
         resource = resources.files("tisink.feed.workload") / "scenarios" / f"{text_name}.toml"
@@ -158,6 +159,10 @@ def load_scenario(name_or_path: str | os.PathLike[str]) -> Scenario:
     if not path.is_file():
         known = ", ".join(builtin_scenarios())
         raise ScenarioError(f"no scenario file {path} and no built-in {text_name!r} ({known})")
+    if path.suffix.lower() == ".sql":
+        from tisink.feed.workload.sql_schema import load_sql_scenario
+
+        return load_sql_scenario(path)
     return parse_scenario(path.read_text(encoding="utf-8"), str(path))
 
 
@@ -166,6 +171,11 @@ def parse_scenario(text: str, source: str) -> Scenario:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(f"invalid TOML: {err}", file=source) from None
+    return _Parser(source).scenario(doc)
+
+
+def scenario_from_doc(doc: dict[str, Any], source: str) -> Scenario:
+    """A scenario from its parsed document (TOML's, or one built from SQL)."""
     return _Parser(source).scenario(doc)
 
 
