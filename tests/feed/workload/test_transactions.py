@@ -182,3 +182,15 @@ columns = [{ name = "m", type = "text" }]
     )
     with pytest.raises(ScenarioError, match=message):
         parse_scenario(text, "x.toml")
+
+
+@pytest.mark.parametrize("name", ["bank", "sysbench"])
+def test_the_new_scenarios_are_reproducible_and_merge_from_partitions(name: str) -> None:
+    scenario = load_scenario(name)
+    whole = [record_line(r) for r in generate_records(scenario, 3, 400)]
+    assert whole == [record_line(r) for r in generate_records(scenario, 3, 400)]
+    assert whole != [record_line(r) for r in generate_records(scenario, 4, 400)]
+    names = [t.name for t in scenario.tables]
+    groups = [names[1::2], names[0::2]]
+    parts = [generate_table_records(scenario, 3, 400, group) for group in groups]
+    assert [record_line(r) for r in merge_partitions(parts)] == whole
