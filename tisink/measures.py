@@ -79,8 +79,9 @@ def steadiness(entries: list[dict[str, Any]], target: float, behind_s: float) ->
 def apply_measures(summary: RunSummary, measured: Measured) -> None:
     """Fill ``summary``'s latency, MB/s, series and rate fields."""
     summary.latency_ms = measured.latency.latency_ms()
-    if measured.sending_s > 0:
-        summary.mb_per_s = round(summary.bytes / measured.sending_s / 1e6, 3)
+    span = summary.startup_s + measured.sending_s  # rows_per_s's: start to last ack
+    if span > 0:
+        summary.mb_per_s = round(summary.bytes / span / 1e6, 3)
     summary.series = series(measured.latency, measured.seconds, measured.started_at)
     if measured.rate:
         summary.rate = steadiness(summary.series, measured.rate, measured.behind_s)

@@ -27,7 +27,7 @@ from tisink.measures import Measured, apply_measures
 from tisink.play_options import DEFAULT_WORKLOAD, PlayOptions
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.uri import parse_sink_uri
-from tisink.summary import RunSummary
+from tisink.summary import RunSummary, per_second
 
 if TYPE_CHECKING:
     from tisink.feed.spark.task_result import SparkRun
@@ -75,6 +75,7 @@ def _spark_summary(options: PlayOptions, run: SparkRun, started_at: float) -> Ru
         ddl=run.ddl,
         startup_s=run.startup_s,
         rows_per_s=run.rows_per_s,
+        writing_rows_per_s=run.writing_rows_per_s,
         elapsed_s=run.elapsed_s,
         checkpoint_ts=run.checkpoint_ts,
         sink_uri=run.sink_uri,
@@ -179,11 +180,13 @@ def play_inline(
 
 def failed(summary: RunSummary, err: PlayError, sending_s: float) -> RunSummary:
     """``summary`` of a play that stopped on ``err``: its error and last checkpoint, and
-    ``rows_per_s`` over the rows acknowledged in ``sending_s`` (not every row read was)."""
+    ``rows_per_s`` over the rows acknowledged by the end of ``sending_s`` (not every row read
+    was), from the command's start (``startup_s`` before it)."""
     summary.error = str(err.cause)
     summary.checkpoint_ts = err.last_checkpoint_ts
     acked = int(summary.latency_ms.get("count", 0))
-    summary.rows_per_s = round(acked / sending_s, 1) if sending_s > 0 else 0.0
+    summary.rows_per_s = per_second(acked, summary.startup_s + sending_s)
+    summary.writing_rows_per_s = per_second(acked, sending_s)
     return summary
 
 

@@ -21,7 +21,11 @@ class RunSummary:
     startup_s: float = 0.0
     """From the command's start to the first row sent (Spark: session, stage one, shuffle)."""
     rows_per_s: float = 0.0
-    """Rows from the first row sent to the last acknowledgement."""
+    """Rows over the time from the command's start to the last acknowledgement, on every
+    engine (start-up included: what a user waits for)."""
+    writing_rows_per_s: float = 0.0
+    """Rows over the writing phase alone: from the first row sent to the last
+    acknowledgement."""
     mb_per_s: float = 0.0
     """``bytes`` (millions) over the same span as ``rows_per_s``."""
     latency_ms: dict[str, float | int] = field(default_factory=dict)
@@ -61,9 +65,11 @@ class RunSummary:
 
     def set_timing(self, *, startup_s: float, sending_s: float) -> None:
         """``startup_s`` until the first row was sent; ``sending_s`` from it to the last
-        acknowledgement, which ``rows_per_s`` divides the rows by."""
+        acknowledgement. ``rows_per_s`` divides the rows by both, ``writing_rows_per_s`` by
+        ``sending_s`` alone."""
         self.startup_s = round(startup_s, 3)
-        self.rows_per_s = round(self.rows / sending_s, 1) if sending_s > 0 else 0.0
+        self.rows_per_s = per_second(self.rows, startup_s + sending_s)
+        self.writing_rows_per_s = per_second(self.rows, sending_s)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,3 +77,8 @@ class RunSummary:
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def per_second(count: float, seconds: float) -> float:
+    """``count`` over ``seconds``, rounded for the summary; 0 without time."""
+    return round(count / seconds, 1) if seconds > 0 else 0.0

@@ -42,6 +42,7 @@ from tisink.feed.spark.session import AUTO_ARCHIVE, spark_session
 from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
 from tisink.feed.spark.stop_marker import StartupStop
 from tisink.feed.spark.task_result import SparkRun, TaskResult
+from tisink.feed.spark.task_timing import profile_folder, timed
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
 from tisink.sink import SinkFactory
@@ -183,13 +184,20 @@ def _run(spark: Any, source: PlayInput, plan: PlayPlan, stop: StartupStop) -> li
     _warn_rate_without_cores(plan, context.defaultParallelism)
     broadcast = context.broadcast(plan)
 
+    profile = profile_folder()
+
     def owner_task(owner: int, items: Any) -> Any:
-        yield play_partition(owner, items, broadcast.value)
+        def play() -> Any:
+            yield play_partition(owner, items, broadcast.value)
+
+        return play() if profile is None else timed("stage two", profile, play())
 
     try:
         source.check(broadcast)
         stop.check()
         stage_one = source.stage_one(spark, broadcast)
+        if profile is not None:
+            stage_one = stage_one.mapPartitions(lambda items: timed("stage one", profile, items))
         shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
         context.setJobGroup(stop.group, "stage one and the partition owners")
         results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
@@ -214,6 +222,7 @@ def _nothing_played(sink_uri: str, started_at: float) -> SparkRun:
         faults=[],
         startup_s=round(time.time() - started_at, 3),
         rows_per_s=0.0,
+        writing_rows_per_s=0.0,
         sending_s=0.0,
         latency=LatencyReport(),
         acked_seconds={},
@@ -269,7 +278,8 @@ def _summary(
         acknowledged=merge_ends(*(r.acknowledged for r in results)),
         faults=merge_faults(r.faults for r in results),
         startup_s=round((first_send or last_ack) - started_at, 3),
-        rows_per_s=round(stats.rows / span, 1) if span > 0 else 0.0,
+        rows_per_s=_per_second(stats.rows, last_ack - started_at),
+        writing_rows_per_s=_per_second(stats.rows, span),
         sending_s=span,
         latency=merge_reports(r.latency for r in results if r.latency is not None),
         acked_seconds=merge_seconds(r.acked_seconds for r in results),
@@ -279,6 +289,10 @@ def _summary(
     if failed:
         raise SparkPlayError(failed[0].cause(), checkpoint, stats, failed[0], run)
     return run
+
+
+def _per_second(rows: int, seconds: float) -> float:
+    return round(rows / seconds, 1) if seconds > 0 else 0.0
 
 
 def _warn_rate_without_cores(plan: PlayPlan, cores: int) -> None:

@@ -104,6 +104,9 @@ class SparkRun:
     faults: list[InjectedFault]
     startup_s: float
     rows_per_s: float
+    """From the command's start to the last acknowledgement."""
+    writing_rows_per_s: float
+    """From the first row sent to the last acknowledgement (the writing phase)."""
     sending_s: float
     """From the first row sent to the last acknowledgement."""
     latency: LatencyReport

@@ -2,9 +2,11 @@
 
 Each play writes Simple JSON to a topic of its own on a broker of its own per engine (the
 in-memory broker slows down as it fills), as ``tisink play`` does, without verify. ``rows/s``
-is the summary's: from the first row sent to the last acknowledgement; the Spark figures are
-compared with the inline one. A Spark engine first plays a small warm-up (the session start is
-paid once per process, not per play).
+is the summary's, end to end: from the play's start to the last acknowledgement; the Spark
+figures are compared with the inline one. The note gives the CPU seconds of the whole process
+tree (this process, the JVM and the Python workers) per play, the writing phase's rows/s and
+the start-up. A Spark engine first plays a small warm-up (the JVM starts once per process, not
+per play), so its start-up here is a warm session's, not a command's.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import statistics
 import uuid
 from pathlib import Path
 
+from tisink.bench.cpu import tree_cpu_seconds
 from tisink.bench.kafka import broker_address
 from tisink.bench.results import BenchResult
 from tisink.play import PlayOptions, run_play
@@ -73,18 +76,22 @@ def engine_group(
         with broker_address(bootstrap) as address:
             if engine[1] is not None:
                 play_once(address, engine, workload, WARM_UP_ROWS, partitions, config)
-            runs = [
-                play_once(address, engine, workload, rows, partitions, config)
-                for _ in range(max(1, repeat))
-            ]
+            runs, cpu = [], []
+            for _ in range(max(1, repeat)):
+                before = tree_cpu_seconds()
+                runs.append(play_once(address, engine, workload, rows, partitions, config))
+                cpu.append(tree_cpu_seconds() - before)
         rate = statistics.median(s.rows_per_s for s in runs)
+        writing = statistics.median(s.writing_rows_per_s for s in runs)
+        startup = statistics.median(s.startup_s for s in runs)
         result = BenchResult(
             group,
             engine[1] or engine[0],
             rate,
             bytes_per_row=round(statistics.median(s.bytes / s.rows for s in runs), 1),
             p99_ms=statistics.median(float(s.latency_ms.get("p99", 0.0)) for s in runs),
-            note=f"start-up {statistics.median(s.startup_s for s in runs):.2f} s",
+            note=f"CPU {statistics.median(cpu):.1f} s, writing {writing:,.0f} rows/s, "
+            f"start-up {startup:.2f} s",
         )
         if inline_rate is None:
             inline_rate = rate

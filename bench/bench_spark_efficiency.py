@@ -1,0 +1,262 @@
+"""Spark's cost against one process: CPU, wall clock and memory of ``tisink play`` (issue 29).
+
+Plays the sysbench-like table (bench/scenarios/sysbench.toml, one table, index-value over 6
+partitions) into a file sink with ``--clock feed --no-verify``, inline and on Spark
+``local[2]``, each as its own ``tisink play`` process. A sampler walks the process tree every
+``--interval`` s with psutil and keeps each process's last CPU time (user + system) and the
+tree's resident memory: the driver (the play's own process), the JVM and the Python workers
+(every other process under it). Machine-wide /proc/stat would count the other users of a
+shared machine; the tree's own CPU does not (contention still lengthens wall time, and a
+process that lives less than one interval is missed).
+
+``--profile`` adds the per-stage profile of the Spark play: the CPU of each kind of process in
+each phase (start-up before the first task, stage one, stage two; the phases come from the
+tasks' own times, ``TISINK_SPARK_PROFILE``), and PySpark's cProfile of the Python workers
+(``spark.python.profile``), stage one's function and stage two's, top functions by own time.
+
+    python bench/bench_spark_efficiency.py [--rows 400000] [--repeat 1] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pstats
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+HERE = Path(__file__).resolve().parent
+SCENARIO = HERE / "scenarios" / "sysbench.toml"
+PARTITIONS = 6
+CONFIG = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
+ENGINES = (("inline", None), ("spark", "local[2]"))
+TISINK = str(Path(sys.executable).with_name("tisink"))
+
+
+@dataclass
+class Sample:
+    t: float
+    cpu: dict[int, tuple[str, float]]
+    rss: int
+
+
+@dataclass
+class Run:
+    engine: str
+    wall_s: float
+    cpu: dict[str, float]
+    peak_rss: int
+    summary: dict[str, object]
+    samples: list[Sample] = field(default_factory=list)
+    phases: dict[str, tuple[float, float]] = field(default_factory=dict)
+    profile_dir: Path | None = None
+
+    @property
+    def cpu_s(self) -> float:
+        return sum(self.cpu.values())
+
+
+def _kind(proc: psutil.Process, root: int) -> str:
+    if proc.pid == root:
+        return "driver"
+    try:
+        name = proc.name()
+        line = " ".join(proc.cmdline())
+    except psutil.Error:
+        return "other"
+    if name == "java" or "java" in line.split(" ", 1)[0]:
+        return "jvm"
+    if "pyspark" in line or "python" in name:
+        return "workers"
+    return "other"
+
+
+def _sample(root: psutil.Process) -> Sample:
+    cpu: dict[int, tuple[str, float]] = {}
+    rss = 0
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+            cpu[proc.pid] = (_kind(proc, root.pid), times.user + times.system)
+            rss += proc.memory_info().rss
+        except psutil.Error:
+            continue
+    return Sample(time.time(), cpu, rss)
+
+
+def play(
+    engine: tuple[str, str | None], rows: int, folder: Path, interval: float, profile: bool
+) -> Run:
+    name = engine[1] or engine[0]
+    out = folder / f"out-{name.replace('[', '').replace(']', '')}-{time.time_ns()}"
+    summary_path = out.with_suffix(".json")
+    config = folder / "dispatch.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    command = [
+        TISINK, "play", "--workload", str(SCENARIO), "--rows", str(rows),
+        "--seed", "1", "--sink-uri", f"file://{out}?protocol=simple&partition-num={PARTITIONS}",
+        "--config", str(config), "--clock", "feed", "--no-verify", "--engine", engine[0],
+        "--summary-json", str(summary_path),
+    ]  # fmt: skip
+    if engine[1]:
+        command += ["--master", engine[1]]
+    env = dict(os.environ)
+    profile_dir = None
+    if profile and engine[1]:
+        profile_dir = folder / f"profile-{time.time_ns()}"
+        profile_dir.mkdir()
+        env["TISINK_SPARK_PROFILE"] = str(profile_dir)
+        env["PYSPARK_SUBMIT_ARGS"] = (
+            "--conf spark.python.profile=true "
+            f"--conf spark.python.profile.dump={profile_dir / 'cprofile'} pyspark-shell"
+        )
+    started = time.time()
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    root = psutil.Process(child.pid)
+    samples: list[Sample] = []
+
+    def watch() -> None:
+        while child.poll() is None:
+            samples.append(_sample(root))
+            time.sleep(interval)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    _, err = child.communicate()
+    wall = time.time() - started
+    watcher.join()
+    if child.returncode != 0:
+        raise SystemExit(f"{name} failed ({child.returncode}):\n{err.decode()[-3000:]}")
+    last: dict[int, tuple[str, float]] = {}
+    for sample in samples:
+        last.update(sample.cpu)
+    cpu: dict[str, float] = {}
+    for kind, seconds in last.values():
+        cpu[kind] = cpu.get(kind, 0.0) + seconds
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    run = Run(name, wall, cpu, max((s.rss for s in samples), default=0), summary, samples)
+    run.profile_dir = profile_dir
+    if profile_dir is not None:
+        run.phases = _phases(profile_dir)
+    return run
+
+
+def _phases(folder: Path) -> dict[str, tuple[float, float]]:
+    """(start, end) of each stage from the tasks' own records."""
+    spans: dict[str, list[float]] = {}
+    for path in folder.glob("*.json"):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        span = spans.setdefault(record["stage"], [record["start"], record["end"]])
+        span[0], span[1] = min(span[0], record["start"]), max(span[1], record["end"])
+    return {stage: (a, b) for stage, (a, b) in spans.items()}
+
+
+def _cpu_at(samples: list[Sample], t: float) -> dict[str, float]:
+    """CPU by kind at time ``t``: each process's last reading before ``t``."""
+    last: dict[int, tuple[str, float]] = {}
+    for sample in samples:
+        if sample.t > t:
+            break
+        last.update(sample.cpu)
+    out: dict[str, float] = {}
+    for kind, seconds in last.values():
+        out[kind] = out.get(kind, 0.0) + seconds
+    return out
+
+
+def stage_table(run: Run) -> list[str]:
+    """CPU seconds per kind of process in each phase of a profiled Spark play."""
+    if "stage one" not in run.phases or "stage two" not in run.phases:
+        return ["(no stage records: was the play profiled?)"]
+    one, two = run.phases["stage one"], run.phases["stage two"]
+    start = run.samples[0].t
+    end = run.samples[-1].t + 1
+    cuts = [("start-up", start, one[0]), ("stage one + shuffle write", one[0], one[1]),
+            ("shuffle read + sort + stage two", one[1], two[1]), ("exit", two[1], end)]  # fmt: skip
+    lines = [f"{'phase':34} {'wall s':>7} {'driver':>7} {'jvm':>7} {'workers':>8}"]
+    for label, a, b in cuts:
+        before, after = _cpu_at(run.samples, a), _cpu_at(run.samples, b)
+        d = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in ("driver", "jvm", "workers")}
+        lines.append(
+            f"{label:34} {b - a:7.2f} {d['driver']:7.2f} {d['jvm']:7.2f} {d['workers']:8.2f}"
+        )
+    return lines
+
+
+def cprofile_lines(run: Run, top: int) -> list[str]:
+    """PySpark's dumps: one cProfile per RDD function that ran in the workers."""
+    folder = (run.profile_dir or Path()) / "cprofile"
+    lines: list[str] = []
+    for path in sorted(folder.glob("*.pstats")):
+        stats = pstats.Stats(str(path))
+        total = stats.total_tt  # type: ignore[attr-defined]
+        lines.append(f"{path.name}: {total:.2f} s in the Python workers, top by own time")
+        rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])  # type: ignore[attr-defined]
+        for (file, line, func), (_, calls, own, cum, _) in rows[:top]:
+            where = f"{Path(file).parent.name}/{Path(file).name}:{line}({func})"
+            lines.append(f"  {own:7.2f} own {cum:7.2f} cum {calls:>9} {where[-70:]}")
+    return lines or [f"(no cProfile dumps in {folder})"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=400_000)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--interval", type=float, default=0.1, help="sampling interval (s)")
+    parser.add_argument("--profile", action="store_true", help="per-stage profile of Spark")
+    parser.add_argument("--top", type=int, default=25, help="cProfile functions shown")
+    parser.add_argument("--engines", default="inline,local[2]")
+    args = parser.parse_args()
+    wanted = args.engines.split(",")
+    engines = [e for e in ENGINES if (e[1] or e[0]) in wanted]
+    runs: dict[str, list[Run]] = {}
+    with tempfile.TemporaryDirectory(prefix="tisink-bench-") as tmp:
+        for _ in range(max(1, args.repeat)):
+            for engine in engines:
+                run = play(engine, args.rows, Path(tmp), args.interval, args.profile)
+                runs.setdefault(run.engine, []).append(run)
+        print(f"sysbench-like table, {args.rows} rows, {PARTITIONS} partitions (index-value), "
+              f"file sink, --clock feed --no-verify; medians of {args.repeat}; CPU of the "
+              "play's process tree (psutil), not machine-wide")  # fmt: skip
+        header = (f"{'engine':9} {'wall s':>7} {'CPU s':>7} {'driver':>7} {'jvm':>6} "
+                  f"{'workers':>7} {'us/row':>7} {'CPU x':>6} {'rows/s e2e':>10} {'speed x':>7} "
+                  f"{'writing r/s':>11} {'startup':>7} {'peak MB':>7}")  # fmt: skip
+        print(header)
+        base_cpu = base_rate = None
+        for name, group in runs.items():
+            med = statistics.median
+            wall = med(r.wall_s for r in group)
+            cpu = med(r.cpu_s for r in group)
+            rows = int(group[0].summary["rows"])  # type: ignore[call-overload]
+            per_row = cpu / rows * 1e6
+            rate = rows / wall
+            base_cpu = base_cpu or per_row
+            base_rate = base_rate or rate
+            parts = {k: med(r.cpu.get(k, 0.0) for r in group) for k in ("driver", "jvm", "workers")}
+            writing = med(float(r.summary.get("writing_rows_per_s") or 0) for r in group)  # type: ignore[arg-type]
+            startup = med(float(r.summary["startup_s"]) for r in group)  # type: ignore[arg-type]
+            peak = med(r.peak_rss for r in group) / 1e6
+            print(
+                f"{name:9} {wall:7.2f} {cpu:7.2f} {parts['driver']:7.2f} {parts['jvm']:6.2f} "
+                f"{parts['workers']:7.2f} {per_row:7.1f} {per_row / base_cpu:6.2f} "
+                f"{rate:10.0f} {rate / base_rate:7.2f} {writing:11.0f} {startup:7.2f} {peak:7.0f}"
+            )
+        for name, group in runs.items():
+            for run in group:
+                if run.profile_dir is not None:
+                    print(f"\nper-stage CPU seconds, {name}:")
+                    print("\n".join(stage_table(run)))
+                    print("\n".join(cprofile_lines(run, args.top)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Per-task timing records for the efficiency bench (``bench/bench_spark_efficiency.py``).
+
+With ``TISINK_SPARK_PROFILE`` set to a folder (a local master's workers inherit the driver's
+environment), each task of stage one and of stage two writes one JSON file there: its stage,
+wall-clock start and end and the CPU its thread used. The bench cuts the process tree's CPU
+samples into phases with them. Unset, the job runs without the wrapper.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+PROFILE_ENV = "TISINK_SPARK_PROFILE"
+
+T = TypeVar("T")
+
+
+def profile_folder() -> str | None:
+    return os.environ.get(PROFILE_ENV) or None
+
+
+def timed(stage: str, folder: str, items: Iterable[T]) -> Iterator[T]:
+    """``items`` unchanged; once exhausted, a record of the task's span in ``folder``."""
+    start, cpu = time.time(), time.thread_time()
+    yield from items
+    record = {
+        "stage": stage,
+        "start": start,
+        "end": time.time(),
+        "thread_cpu_s": time.thread_time() - cpu,
+        "pid": os.getpid(),
+    }
+    path = Path(folder) / f"{stage.replace(' ', '-')}-{uuid.uuid4().hex[:8]}.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
