@@ -15,15 +15,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from tisink.eventsink.replay.records import ReplayRecord
-
 Clock = Callable[[], float]
 
 
 class Pacer(Protocol):
-    async def wait(self, loop: int, records: Sequence[ReplayRecord], start: int) -> int:
-        """Sleep until ``records[start]`` is due; return how many of ``records[start:]`` are
-        due (>= 1)."""
+    async def wait(self, loop: int, stamps: Sequence[int | None], start: int) -> int:
+        """Sleep until record ``start`` (of records with timestamps ``stamps``) is due; return
+        how many from it on are due (>= 1)."""
         ...
 
     def behind_s(self, finished: float) -> float:
@@ -43,10 +41,10 @@ class RatePacer:
         self._start: float | None = None
         self._count = 0
 
-    async def wait(self, loop: int, records: Sequence[ReplayRecord], start: int) -> int:
+    async def wait(self, loop: int, stamps: Sequence[int | None], start: int) -> int:
         if self._start is None:
             self._start = self._clock()
-        count = min(len(records) - start, self._slice)
+        count = min(len(stamps) - start, self._slice)
         due = self._start + self._count / self.rate
         self._count += count
         delay = due - self._clock()
@@ -80,23 +78,22 @@ class SpeedPacer:
             self._origin = timestamp_ms
             self._start = self._clock()
 
-    def _due(self, loop: int, record: ReplayRecord) -> float:
-        stamp = record.timestamp_ms
+    def _due(self, loop: int, stamp: int | None) -> float:
         assert stamp is not None and self._origin is not None  # checked by the sender
         return self._start + ((stamp - self._origin) + loop * self.span_ms) / 1000 / self.speed
 
-    async def wait(self, loop: int, records: Sequence[ReplayRecord], start: int) -> int:
-        first = records[start].timestamp_ms
+    async def wait(self, loop: int, stamps: Sequence[int | None], start: int) -> int:
+        first = stamps[start]
         if first is not None:
             self.set_origin(first)
-        delay = self._due(loop, records[start]) - self._clock()
+        delay = self._due(loop, first) - self._clock()
         if delay > 0:
             await asyncio.sleep(delay)
         now = self._clock() + 0.001
         end = start + 1
-        while end < len(records) and self._due(loop, records[end]) <= now:
+        while end < len(stamps) and self._due(loop, stamps[end]) <= now:
             end += 1
-        self._last_due = max(self._last_due, self._due(loop, records[end - 1]))
+        self._last_due = max(self._last_due, self._due(loop, stamps[end - 1]))
         return end - start
 
     def behind_s(self, finished: float) -> float:

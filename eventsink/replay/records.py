@@ -12,8 +12,10 @@ compaction) keeps the gaps.
 from __future__ import annotations
 
 import base64
+import binascii
 import os
 from base64 import b64encode
+from binascii import a2b_base64
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -51,6 +53,61 @@ def record_line(record: ReplayRecord) -> bytes:
 
 def parse_line(line: bytes, path: Path, number: int) -> ReplayRecord:
     """The record of one line; FileSinkError naming ``path:number`` when it is malformed."""
+    fast = _parse_plain(line)
+    return fast if fast is not None else _parse_json(line, path, number)
+
+
+_OFFSET, _KEY, _VALUE, _STAMP = b'{"offset":', b',"key":', b',"value":', b',"timestamp":'
+
+
+def _parse_plain(line: bytes) -> ReplayRecord | None:
+    """The lines capture and the file sink write, without a JSON parser: offset, key, value
+    and an optional timestamp in this order, base64 checked strictly; None for anything else
+    (headers, other spacing), which the JSON parser then reads."""
+    if not line.startswith(_OFFSET):
+        return None
+    at = line.find(_KEY, 10)
+    digits = line[10:at]
+    if at < 0 or not _is_number(digits):
+        return None
+    key, at = _base64_field(line, at + 7)
+    if at < 0 or not line.startswith(_VALUE, at):
+        return None
+    value, at = _base64_field(line, at + 9)
+    if at < 0:
+        return None
+    stamp: int | None = None
+    if line.startswith(_STAMP, at):
+        text = line[at + 13 : line.find(b"}", at)]
+        if not _is_number(text):
+            return None
+        stamp = int(text)
+        at += 13 + len(text)
+    if line[at:].rstrip(b"\r\n") != b"}":
+        return None
+    return ReplayRecord(int(digits), key, value, (), stamp)
+
+
+def _is_number(text: bytes) -> bool:
+    """A JSON non-negative integer: digits, no leading zero."""
+    return text.isdigit() and (text[:1] != b"0" or len(text) == 1)
+
+
+def _base64_field(line: bytes, at: int) -> tuple[bytes | None, int]:
+    """The bytes of a ``null`` or base64 string at ``at`` and where it ends; -1 when it is
+    neither (the JSON parser then decides)."""
+    if line.startswith(b"null", at):
+        return None, at + 4
+    end = line.find(b'"', at + 1)
+    if line[at : at + 1] != b'"' or end < 0:
+        return None, -1
+    try:
+        return a2b_base64(line[at + 1 : end], strict_mode=True), end + 1
+    except binascii.Error:
+        return None, -1
+
+
+def _parse_json(line: bytes, path: Path, number: int) -> ReplayRecord:
     try:
         item = orjson.loads(line)
         offset, key, value = item["offset"], item["key"], item["value"]
@@ -79,18 +136,25 @@ def parse_line(line: bytes, path: Path, number: int) -> ReplayRecord:
 def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRecord]]:
     """The records of one partition file in order, ``chunk`` at a time (a file of millions is
     never held whole); a torn last line (a capture killed mid-write) is left out."""
+    number = 0
     with path.open("rb") as fh:
         out: list[ReplayRecord] = []
-        for number, line in enumerate(fh, start=1):
-            if not line.endswith(b"\n"):
-                break  # torn tail: the capture resumes from the last whole line
-            if len(line) > 1:
-                out.append(parse_line(line, path, number))
-                if len(out) >= chunk:
-                    yield out
-                    out = []
+        rest = b""
+        while block := fh.read(_BLOCK):
+            lines = (rest + block).split(b"\n")
+            rest = lines.pop()  # the part after the last newline: torn, or the next block's
+            for line in lines:
+                number += 1
+                if line:
+                    out.append(parse_line(line, path, number))
+            while len(out) >= chunk:
+                yield out[:chunk]
+                out = out[chunk:]
         if out:
             yield out
+
+
+_BLOCK = 1 << 18
 
 
 def last_offset(path: Path) -> int | None:
@@ -103,12 +167,20 @@ def last_offset(path: Path) -> int | None:
         whole = _after_last_newline(fh, size)
         if whole < size:
             fh.truncate(whole)
+    record = last_record(path)
+    return None if record is None else record.offset
+
+
+def last_record(path: Path) -> ReplayRecord | None:
+    """The last whole record of ``path`` (None when it has none), read from its end."""
+    with path.open("rb") as fh:
+        whole = _after_last_newline(fh, fh.seek(0, os.SEEK_END))
         if whole == 0:
             return None
         start = _after_last_newline(fh, whole - 1)
         fh.seek(start)
         line = fh.read(whole - start)
-    return parse_line(line, path, 0).offset
+    return parse_line(line, path, 0)
 
 
 def _after_last_newline(fh: BinaryIO, end: int) -> int:

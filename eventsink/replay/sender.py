@@ -23,12 +23,12 @@ from typing import cast
 from aiokafka.partitioner import murmur2
 
 from tisink.codec.message import Record
-from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.replay.chunks import Chunk, records_size
+from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.pacing import Pacer, SpeedPacer
-from tisink.eventsink.replay.records import ReplayRecord
 from tisink.eventsink.replay.routing import Routing
-from tisink.eventsink.replay.sources import Chunk, ReplaySource
+from tisink.eventsink.replay.sources import ReplaySource
 from tisink.eventsink.stats import AckedSeconds
 
 OnHanded = Callable[[], Callable[[int], None]]
@@ -38,10 +38,6 @@ once they are acknowledged (the acknowledgement latency recorder)."""
 _QUEUED_CHUNKS = 4
 _MAX_SEND = 8192
 """Records of one ``send`` at line rate (the producer splits them into record batches)."""
-
-
-class ReplayError(EventSinkError):
-    """The source cannot be replayed into the target as asked."""
 
 
 @dataclass
@@ -94,22 +90,32 @@ class ReplaySender:
             async with asyncio.TaskGroup() as group:
                 for partition in range(count):
                     group.create_task(self._send_partition(partition))
-                group.create_task(self._feed(source, loops))
+                group.create_task(self._feed_all(source, loops))
         except BaseExceptionGroup as failed:
             raise _first(failed) from None
         return self.stats
 
-    async def _feed(self, source: ReplaySource, loops: int) -> None:
-        chunks = source.chunks(loops)
+    async def _feed_all(self, source: ReplaySource, loops: int) -> None:
+        """One feeder per stream (a folder's partition files each, a Kafka consumer alone), so
+        a partition whose queue is full never holds up the others."""
+        if isinstance(self.pacer, SpeedPacer):
+            known = source.time_range()
+            if known is not None:
+                self.pacer.set_origin(known[0])
+                self.pacer.span_ms = known[1] - known[0] + 1.0
+        streams = source.streams(loops)
+        await asyncio.gather(*(self._feed(source, stream) for stream in streams))
+        for queue in self._queues:
+            await queue.put(None)  # the end of the source
+
+    async def _feed(self, source: ReplaySource, chunks: Iterator[Chunk]) -> None:
         while (chunk := await self._next(source, chunks)) is not None:
             self._check(chunk)
             if self.routing is Routing.same:
                 await self._queues[chunk.partition].put(chunk)
             else:
-                for partition, records in self._by_key(chunk).items():
-                    await self._queues[partition].put(Chunk(chunk.loop, partition, records))
-        for queue in self._queues:
-            await queue.put(None)  # the end of the source
+                for partition, part in self._by_key(chunk).items():
+                    await self._queues[partition].put(part)
 
     @staticmethod
     async def _next(source: ReplaySource, chunks: Iterator[Chunk]) -> Chunk | None:
@@ -118,44 +124,42 @@ class ReplaySender:
         return next(chunks, None)
 
     def _check(self, chunk: Chunk) -> None:
-        """Refuse what the producers cannot send; note the first pass's time span."""
-        for record in chunk.records:
-            if record.value is None:
-                raise ReplayError(
-                    f"partition {chunk.partition} offset {record.offset} of topic "
-                    f"{self.topic}'s source is a tombstone (null value), which replay cannot send"
-                )
-        if isinstance(self.pacer, SpeedPacer):
-            stamps = [r.timestamp_ms for r in chunk.records]
-            if None in stamps:
-                raise ReplayError(
-                    f"partition {chunk.partition} of the source has records without a "
-                    "timestamp (a file-sink folder): --speed needs a capture or a Kafka "
-                    "topic; use --rate"
-                )
-            known = [s for s in stamps if s is not None]
-            if chunk.loop == 0:
-                low, high, seen = self._loop0
-                self._loop0 = [
-                    min(known) if not seen else min(low, *known),
-                    max(known) if not seen else max(high, *known),
-                    seen + len(known),
-                ]
-                if not seen:
-                    self.pacer.set_origin(min(known))
-            elif self.pacer.span_ms == 0.0:
-                low, high, seen = self._loop0
-                gap = (high - low) / (seen - 1) if seen > 1 else 1.0
-                self.pacer.span_ms = high - low + max(gap, 1.0)
+        """Refuse --speed without timestamps; note the first pass's time span when the source
+        could not say it before reading."""
+        if not isinstance(self.pacer, SpeedPacer):
+            return
+        if None in chunk.stamps:
+            raise ReplayError(
+                f"partition {chunk.partition} of the source has records without a timestamp "
+                "(a file-sink folder): --speed needs a capture or a Kafka topic; use --rate"
+            )
+        known = cast(list[int], chunk.stamps)
+        low, high, seen = self._loop0
+        if chunk.loop == 0:
+            self._loop0 = [
+                min(known) if not seen else min(low, *known),
+                max(known) if not seen else max(high, *known),
+                seen + len(known),
+            ]
+            if not seen:
+                self.pacer.set_origin(min(known))
+        elif not self.pacer.span_ms:
+            gap = (high - low) / (seen - 1) if seen > 1 else 1.0
+            self.pacer.span_ms = high - low + max(gap, 1.0)
 
-    def _by_key(self, chunk: Chunk) -> dict[int, list[ReplayRecord]]:
+    def _by_key(self, chunk: Chunk) -> dict[int, Chunk]:
         count = len(self._queues)
-        out: dict[int, list[ReplayRecord]] = {}
-        for record in chunk.records:
-            key = record.key
+        parts: dict[int, tuple[list[Record], list[int | None]]] = {}
+        for record, stamp in zip(chunk.records, chunk.stamps, strict=True):
+            key = record[0]
             partition = chunk.partition if key is None else murmur2(key) & 0x7FFFFFFF
-            out.setdefault(partition % count, []).append(record)
-        return out
+            records, stamps = parts.setdefault(partition % count, ([], []))
+            records.append(record)
+            stamps.append(stamp)
+        return {
+            p: Chunk(chunk.loop, p, records, stamps, chunk.first_offset, records_size(records))
+            for p, (records, stamps) in parts.items()
+        }
 
     async def _send_partition(self, partition: int) -> None:
         queue = self._queues[partition]
@@ -164,36 +168,33 @@ class ReplaySender:
             chunk = await queue.get()
             if chunk is None:
                 return
-            records = chunk.records
+            records, stamps, size = chunk.records, chunk.stamps, chunk.size
             while merge and len(records) < _MAX_SEND and not queue.empty():
                 following = queue.get_nowait()
                 if following is None:
                     queue.put_nowait(None)
                     break
                 records = records + following.records
+                stamps = stamps + following.stamps
+                size += following.size
+            if self.pacer is None:
+                await self._send(partition, records, size)
+                continue
             start = 0
             while start < len(records):
-                count = len(records) - start
-                if self.pacer is not None:
-                    count = await self.pacer.wait(chunk.loop, records, start)
-                await self._send(partition, records[start : start + count])
+                count = await self.pacer.wait(chunk.loop, stamps, start)
+                part = records[start : start + count]
+                await self._send(partition, part, records_size(part))
                 start += count
 
-    async def _send(self, partition: int, records: list[ReplayRecord]) -> None:
-        # values are never None here: the feeder refused tombstones
-        out = cast(
-            list[Record],
-            [(r.key, r.value, r.headers) if r.headers else (r.key, r.value) for r in records],
-        )
+    async def _send(self, partition: int, records: list[Record], size: int) -> None:
         stats = self.stats
         if not stats.first_sent:
             stats.first_sent = time.perf_counter()
         acked = self.on_handed() if self.on_handed is not None else None
-        await self.producer.send(self.topic, partition, out)
+        await self.producer.send(self.topic, partition, records)
         if acked is not None:
             acked(len(records))
-        size = sum(len(cast(bytes, r.value)) + (len(r.key) if r.key else 0) for r in records)
-        size += sum(len(n) + len(v) for r in records for n, v in r.headers)
         stats.last_acked = time.perf_counter()
         stats.records += len(records)
         stats.bytes += size

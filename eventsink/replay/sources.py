@@ -1,8 +1,9 @@
 """What ``tisink replay`` reads: a capture or file-sink folder, or a Kafka topic, as chunks of
 one partition's records, each partition's in order.
 
-A folder is read round-robin, one chunk of every partition file in turn, so every partition
-has records to send from the start and memory holds a few chunks, not the stream. A Kafka
+A folder's partition files are read side by side by reader processes (``reader_process.py``),
+one stream each, so every partition has records to send from the start, none waits on
+another's, decoding runs beside sending, and memory holds a few chunks a partition. A Kafka
 topic is read by one consumer (``kafka_source.py``) from the beginning to the end it had when
 the pass started. ``--loop N`` reads the source N times.
 """
@@ -12,22 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from tisink.eventsink.file import list_file_topics, partition_file
 from tisink.eventsink.reading import StreamReadError
+from tisink.eventsink.replay.chunks import Chunk, to_chunk
 from tisink.eventsink.replay.kafka_source import KafkaTopicSource
-from tisink.eventsink.replay.records import ReplayRecord, read_partition_file
+from tisink.eventsink.replay.reader_process import ProcessStream
+from tisink.eventsink.replay.records import last_record, read_partition_file
 
 _PARTITION_FILE = re.compile(r"^partition-(\d+)\.jsonl$")
-
-
-class Chunk(NamedTuple):
-    """Records of one source partition, in order; ``loop`` counts the passes from 0."""
-
-    loop: int
-    partition: int
-    records: list[ReplayRecord]
 
 
 class ReplaySource(Protocol):
@@ -39,15 +34,27 @@ class ReplaySource(Protocol):
 
     def partition_count(self) -> int: ...
 
-    def chunks(self, loops: int) -> Iterator[Chunk]: ...
+    def streams(self, loops: int) -> list[Iterator[Chunk]]:
+        """Independent streams of chunks, each partition's records in one of them in order."""
+        ...
+
+    def time_range(self) -> tuple[int, int] | None:
+        """The earliest and latest record timestamps when known before reading (--speed's
+        origin and --loop's span); None when not (the sender then learns them in pass 0)."""
+        ...
 
     def close(self) -> None: ...
+
+
+MAX_READERS = 16
+"""Reader processes of one folder replay at most."""
 
 
 class FolderSource:
     """The records of one topic of a capture or file-sink folder."""
 
-    blocking = False
+    blocking = True
+    """``next`` waits on a reader process."""
 
     def __init__(self, folder: Path, topic: str | None = None, chunk: int = 1000) -> None:
         topics = list_file_topics(folder) if folder.is_dir() else []
@@ -65,6 +72,7 @@ class FolderSource:
         self.folder = folder
         self.topic = topic
         self._chunk = chunk
+        self._streams: list[ProcessStream] = []
         self.partitions = sorted(
             int(m.group(1))
             for f in (folder / topic).iterdir()
@@ -74,22 +82,38 @@ class FolderSource:
     def partition_count(self) -> int:
         return self.partitions[-1] + 1 if self.partitions else 0
 
-    def chunks(self, loops: int) -> Iterator[Chunk]:
-        for loop in range(loops):
-            readers = {
-                p: read_partition_file(partition_file(self.folder, self.topic, p), self._chunk)
-                for p in self.partitions
-            }
-            while readers:
-                for partition, reader in list(readers.items()):
-                    records = next(reader, None)
-                    if records is None:
-                        del readers[partition]
-                    else:
-                        yield Chunk(loop, partition, records)
+    def streams(self, loops: int) -> list[Iterator[Chunk]]:
+        """One reader process per partition (up to ``MAX_READERS``; beyond, partitions share
+        them round-robin)."""
+        count = min(len(self.partitions), MAX_READERS)
+        groups = [self.partitions[i::count] for i in range(count)]
+        self._streams = [
+            ProcessStream(
+                [(p, partition_file(self.folder, self.topic, p)) for p in group],
+                loops,
+                self._chunk,
+            )
+            for group in groups
+        ]
+        return list(self._streams)
+
+    def time_range(self) -> tuple[int, int] | None:
+        """From each partition file's first and last records (a capture's timestamps grow
+        within a partition as Kafka's CreateTime usually does; None without timestamps)."""
+        stamps: list[int] = []
+        for partition in self.partitions:
+            path = partition_file(self.folder, self.topic, partition)
+            first = next(read_partition_file(path, 1), [])
+            last = last_record(path)
+            for record in [*first, *([last] if last is not None else [])]:
+                if record.timestamp_ms is None:
+                    return None
+                stamps.append(record.timestamp_ms)
+        return (min(stamps), max(stamps)) if stamps else None
 
     def close(self) -> None:
-        """Nothing held open between chunks."""
+        for stream in self._streams:
+            stream.close()
 
 
 class KafkaSource:
@@ -104,10 +128,16 @@ class KafkaSource:
     def partition_count(self) -> int:
         return self._source.partition_count()
 
-    def chunks(self, loops: int) -> Iterator[Chunk]:
+    def streams(self, loops: int) -> list[Iterator[Chunk]]:
+        return [self._chunks(loops)]
+
+    def _chunks(self, loops: int) -> Iterator[Chunk]:
         for loop in range(loops):
             for partition, records in self._source.read(self._source.plan()):
-                yield Chunk(loop, partition, records)
+                yield to_chunk(loop, partition, records)
+
+    def time_range(self) -> tuple[int, int] | None:
+        return None
 
     def close(self) -> None:
         self._source.close()

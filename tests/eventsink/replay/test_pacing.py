@@ -8,7 +8,6 @@ import asyncio
 import pytest
 
 from tisink.eventsink.replay.pacing import RatePacer, SpeedPacer
-from tisink.eventsink.replay.records import ReplayRecord
 
 
 class FakeTime:
@@ -29,8 +28,9 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     return clock
 
 
-def _records(stamps: list[int]) -> list[ReplayRecord]:
-    return [ReplayRecord(i, None, b"v", (), s) for i, s in enumerate(stamps)]
+def _records(stamps: list[int]) -> list[int | None]:
+    """The timestamps of a chunk's records, as the sender hands them to the pacer."""
+    return list(stamps)
 
 
 async def test_rate_slots_are_shared_and_never_taken_twice(fake: FakeTime) -> None:

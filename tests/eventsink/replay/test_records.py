@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from tisink.eventsink.file import read_file_topic_records
 from tisink.eventsink.replay.records import (
     ReplayRecord,
+    _parse_json,
+    _parse_plain,
     last_offset,
     parse_line,
     read_partition_file,
@@ -56,3 +58,17 @@ def test_a_torn_tail_is_cut_and_the_last_whole_record_named(tmp_path: Path) -> N
     assert last_offset(tmp_path / "missing.jsonl") is None
     path.write_bytes(b'{"offset":0')  # nothing whole
     assert last_offset(path) is None and path.read_bytes() == b""
+
+
+@given(records, st.integers(0, 200), st.binary(min_size=1, max_size=3))
+def test_the_plain_parser_agrees_with_json_or_declines(
+    record: ReplayRecord, at: int, junk: bytes
+) -> None:
+    """Whatever the line (a written one, or one with bytes changed), the parser without JSON
+    returns what the JSON parser reads, or leaves it to it."""
+    line = record_line(record).rstrip(b"\n")
+    for candidate in (line, line[:at] + junk + line[at + len(junk) :]):
+        plain = _parse_plain(candidate)
+        if plain is None:
+            continue
+        assert plain == _parse_json(candidate, Path("p"), 1)

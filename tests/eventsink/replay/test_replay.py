@@ -171,3 +171,11 @@ def test_capture_ranges_and_resume(kafka_bootstrap: str, tmp_path: Path) -> None
         1_000_000,
         1_000_002,
     ]
+
+
+def test_a_bad_line_fails_the_replay_naming_file_and_line(tmp_path: Path) -> None:
+    _write_capture(tmp_path / "cap", "t", {0: [ReplayRecord(0, None, b"v", (), None)]})
+    path = tmp_path / "cap" / "t" / "partition-0.jsonl"
+    path.write_bytes(path.read_bytes() + b'{"offset":1,"key":null,"value":"!!"}\n')
+    with pytest.raises(Exception, match=r"partition-0\.jsonl:2: bad record"):
+        run_replay(ReplayOptions(source=str(tmp_path / "cap"), sink_uri=f"file://{tmp_path}/o"))
