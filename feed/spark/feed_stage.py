@@ -84,8 +84,7 @@ def _split(
             if type(record) is FeedRow:
                 ts = record.row.commit_ts
                 if not stage.validate_only:
-                    items = router.route(record.row, place)
-                    yield from items if counts is None else counts.counted(items)
+                    yield from router.route(record.row, place, counts)
             elif type(record) is FeedDDL:
                 ts = record.commit_ts
                 while pending is not None and pending[1][0] < place:

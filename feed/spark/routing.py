@@ -15,8 +15,7 @@ rebuilds the row from it).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tisink.core.clock import Clock, FeedClock
 from tisink.feed.spark.errors import SparkPlanError
@@ -26,6 +25,9 @@ from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.mq_sinks import new_router
 from tisink.tablesink.split import SplitPolicy, dml_order
+
+if TYPE_CHECKING:
+    from tisink.feed.spark.bootstraps import TableIntervals
 
 ShuffleKey = tuple[int, int, int]
 """(owner, commitTs, seq); seq -1 marks a stage-one report (sorted first)."""
@@ -49,11 +51,15 @@ def make_factory(
 
 
 class RowRouter:
-    """Routes rows to owner indexes and encodes them for the shuffle. One per task."""
+    """Routes rows to owner indexes and encodes them for the shuffle. One per task.
+
+    What a row's table decides (its plan DDL, topic, the topic's partition count and owners)
+    is looked up once per table object; per row there is one partition dispatch."""
 
     def __init__(self, plan: PlayPlan) -> None:
         self._owners = {owner: index for index, owner in enumerate(plan.owners)}
         self._counts = plan.partition_counts
+        self._table_ids = plan.table_ids
         self._split = SplitPolicy(plan.split_updates)
         self._router = None
         if plan.owners:
@@ -62,37 +68,78 @@ class RowRouter:
                 raise SparkPlanError(f"{plan.sink_uri}: owners given for a sink without topics")
             self._router = new_router(target.default_topic, target.config)
         self._refs: dict[int, int] = {}
+        self._routes: dict[int, _TableRoute] = {}
         self.split_txns: set[tuple[int, int]] = set()
 
     def learn(self, table: TableInfo, ref: int) -> None:
         """``table`` (this process's object) is the table of the plan's DDL ``ref``."""
         self._refs[id(table)] = ref
+        self._routes.pop(id(table), None)
 
-    def route(self, row: RowChangedEvent, place: int) -> Iterator[tuple[ShuffleKey, RowValue]]:
-        """The shuffle items of ``row``, the record at ``place`` of the feed."""
+    def route(
+        self, row: RowChangedEvent, place: int, counts: TableIntervals | None = None
+    ) -> list[tuple[ShuffleKey, RowValue]]:
+        """The shuffle items of ``row``, the record at ``place`` of the feed; ``counts``
+        counts each item's message (the BOOTSTRAP cadence)."""
+        table = row.table
+        route = self._routes.get(id(table))
+        if route is None or route.table is not table:
+            route = self._table_route(row)
+        items: list[tuple[ShuffleKey, RowValue]]
+        if self._split.enabled and row.before is not None and row.after is not None:
+            halves = self._split.halves(row)
+        else:
+            halves = None
+        if halves is not None:
+            self.split_txns.add((table.table_id, row.commit_ts))
+            delete, insert = halves
+            items = [
+                self._item(route, delete, record_seq(place, RECORD_SUB), True),
+                self._item(route, insert, record_seq(place, INSERT_SUB), False),
+            ]
+        else:
+            items = [self._item(route, row, record_seq(place, RECORD_SUB), True)]
+        if counts is not None:
+            table_id = self._table_ids[route.ref]
+            for (_, ts, seq), _value in items:
+                counts.add(table_id, (ts, seq), route.ref)
+        return items
+
+    def _table_route(self, row: RowChangedEvent) -> _TableRoute:
         ref = self._refs.get(id(row.table))
         if ref is None:
             raise SparkPlanError(f"{row.describe()}: its schema is not one of the feed's DDLs")
-        halves = self._split.halves(row)
-        if halves is not None:
-            self.split_txns.add((row.table.table_id, row.commit_ts))
-            delete, insert = halves
-            yield self._item(delete, ref, record_seq(place, RECORD_SUB), True)
-            yield self._item(insert, ref, record_seq(place, INSERT_SUB), False)
-            return
-        yield self._item(row, ref, record_seq(place, RECORD_SUB), True)
+        route = _TableRoute(row.table, ref)
+        router = self._router
+        if router is not None:
+            topic = router.topic_for_row(row)
+            route.partitions = self._counts[topic]
+            route.owners = [self._owners[(topic, p)] for p in range(route.partitions)]
+        self._routes[id(row.table)] = route
+        return route
 
     def _item(
-        self, row: RowChangedEvent, ref: int, seq: int, counted: bool
+        self, route: _TableRoute, row: RowChangedEvent, seq: int, counted: bool
     ) -> tuple[ShuffleKey, RowValue]:
         owner = 0
         router = self._router
         if router is not None:
-            topic = router.topic_for_row(row)
-            partition = router.partition_for_row(row, self._counts[topic])
-            owner = self._owners[(topic, partition)]
-        value = (ref, row.start_ts, row.before, row.after, row.approximate_size, counted)
+            owner = route.owners[router.partition_for_row(row, route.partitions)]
+        value = (route.ref, row.start_ts, row.before, row.after, row.approximate_size, counted)
         return (owner, row.commit_ts, seq), value
+
+
+class _TableRoute:
+    """What one table object routes by: its plan DDL, its topic's partition count and the
+    owner of each partition."""
+
+    __slots__ = ("owners", "partitions", "ref", "table")
+
+    def __init__(self, table: TableInfo, ref: int) -> None:
+        self.table = table
+        self.ref = ref
+        self.partitions = 0
+        self.owners: list[int] = []
 
 
 def in_split_order(

@@ -45,8 +45,7 @@ def workload_stage_partition(
                 ts = record.row.commit_ts
                 if ts != txn_ts:
                     txn_ts, place = ts, FIRST_PLACE
-                items = router.route(record.row, place)
-                yield from items if counts is None else counts.counted(items)
+                yield from router.route(record.row, place, counts)
                 place += 1
             elif type(record) is FeedDDL and record.ddl.table is not None:
                 router.learn(record.ddl.table, refs[record.commit_ts])
