@@ -8,11 +8,13 @@ headers tuples the producers take, the records' timestamps (for ``--speed``) and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from tisink.codec.message import Record
 from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.records import ReplayRecord
+
+if TYPE_CHECKING:  # the codec package is not imported by reader processes
+    from tisink.codec.message import Record
 
 
 class Chunk(NamedTuple):

@@ -18,12 +18,14 @@ from base64 import b64encode
 from binascii import a2b_base64
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 import orjson
 
-from tisink.codec.message import Headers
 from tisink.eventsink.errors import FileSinkError
+
+if TYPE_CHECKING:  # the codec package is not imported by reader processes
+    from tisink.codec.message import Headers
 
 
 class ReplayRecord(NamedTuple):

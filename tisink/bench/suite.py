@@ -22,6 +22,7 @@ from tisink.bench.engines import engine_group
 from tisink.bench.feed import feed_group
 from tisink.bench.kafka import kafka_group
 from tisink.bench.output import markdown, write_json
+from tisink.bench.replay import replay_group
 from tisink.bench.results import BenchResult, loop_turn_ns
 from tisink.bench.rows import demo_txns, ten_column_txns
 
@@ -38,6 +39,9 @@ class SuiteSettings:
     repeat: int
     bootstrap: str | None = None
     """An existing Kafka for the Kafka and engine groups (default: the embedded broker)."""
+    replay_loops: int = 3
+    """Passes of ``kafka_rows`` demo rows' messages the replay group sends."""
+    replay_repeat: int = 1
 
     @classmethod
     def quick(cls, bootstrap: str | None = None) -> SuiteSettings:
@@ -48,7 +52,13 @@ class SuiteSettings:
     @classmethod
     def full(cls, bootstrap: str | None = None) -> SuiteSettings:
         return cls(
-            encode_rows=20_000, kafka_rows=100_000, play_rows=100_000, repeat=5, bootstrap=bootstrap
+            encode_rows=20_000,
+            kafka_rows=100_000,
+            play_rows=100_000,
+            repeat=5,
+            bootstrap=bootstrap,
+            replay_loops=10,
+            replay_repeat=3,
         )
 
 
@@ -78,6 +88,10 @@ def run_suite(
     )
     announce("engines: inline, Spark local[1], local[2]")
     results += engine_group(settings.bootstrap, settings.play_rows, settings.repeat)
+    announce("replay and play with each Kafka client against raw sends")
+    results += replay_group(
+        settings.bootstrap, settings.kafka_rows, settings.replay_loops, settings.replay_repeat
+    )
     meta = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "tisink": version("tisink"),
@@ -87,6 +101,7 @@ def run_suite(
         "encode_rows": settings.encode_rows,
         "kafka_rows": settings.kafka_rows,
         "play_rows": settings.play_rows,
+        "replay_loops": settings.replay_loops,
         "repeat": settings.repeat,
         "wall_s": round(time.perf_counter() - started, 1),
     }

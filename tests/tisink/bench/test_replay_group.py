@@ -1,0 +1,20 @@
+"""The replay benchmark group on a small run: every contender measured, each replay and play
+figure next to its raw baseline, the note's CPU and RSS filled in."""
+
+from __future__ import annotations
+
+from tisink.bench.replay import replay_group
+
+
+def test_replay_group_measures_every_contender() -> None:
+    results = replay_group(None, 500, 2, 1)
+    cases = [(r.case, r.baseline) for r in results]
+    assert cases[:2] == [
+        ("tisink replay, kafka-client=aiokafka", "raw aiokafka send_batch"),
+        ("tisink replay, kafka-client=librdkafka", "raw confluent-kafka produce"),
+    ]
+    assert len(results) == 6  # and play with each client against both raw senders
+    for result in results:
+        assert result.rows_per_s > 0 and result.baseline_rows_per_s
+        assert "us/msg" in result.note
+    assert "RSS" in results[0].note
