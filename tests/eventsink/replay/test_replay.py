@@ -4,6 +4,7 @@ original does; routing by key into fewer partitions keeps each key's order; --lo
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from pathlib import Path
 
@@ -179,3 +180,43 @@ def test_a_bad_line_fails_the_replay_naming_file_and_line(tmp_path: Path) -> Non
     path.write_bytes(path.read_bytes() + b'{"offset":1,"key":null,"value":"!!"}\n')
     with pytest.raises(Exception, match=r"partition-0\.jsonl:2: bad record"):
         run_replay(ReplayOptions(source=str(tmp_path / "cap"), sink_uri=f"file://{tmp_path}/o"))
+
+
+def test_a_kafka_topic_replays_into_another(kafka_bootstrap: str, tmp_path: Path) -> None:
+    source, target = unique_topic("k-src"), unique_topic("k-dst")
+    create_topic(kafka_bootstrap, source, 2)
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    for i in range(200):
+        headers = [("i", b"%d" % i)] if i % 2 else None
+        producer.produce(
+            source,
+            value=b"v%d" % i,
+            key=b"k%d" % (i % 5),
+            partition=i % 2,
+            headers=headers,
+            timestamp=1_000_000 + 10 * i,
+        )
+    assert producer.flush(30) == 0
+    summary = run_replay(
+        ReplayOptions(
+            source=f"kafka://{kafka_bootstrap}/{source}",
+            sink_uri=f"kafka://{kafka_bootstrap}/{target}?partition-num=2",
+            speed=20.0,
+            loops=2,
+        )
+    )
+    # 2 s of source time (10 ms apart) at speed 20 is 0.1 s a pass
+    assert summary.rows == 400 and summary.elapsed_s >= 0.15
+    config = KafkaConfig.from_sink_params(kafka_bootstrap, source, {})
+    back = {}
+    for topic in (source, target):
+        reader = KafkaTopicSource(dataclasses.replace(config, topic=topic), 10)
+        try:
+            capture_topic(reader, tmp_path / topic)
+        finally:
+            reader.close()
+        back[topic] = [
+            [(r.key, r.value, r.headers) for r in _records(tmp_path / topic, topic, p)]
+            for p in range(2)
+        ]
+    assert back[target] == [part + part for part in back[source]]
