@@ -130,22 +130,23 @@ class StorageSink:
         return self._error
 
     async def close(self) -> None:
-        """Close the open files, wait for the writer, stop."""
+        """Close the open files and wait for the writer; a dead sink writes nothing more."""
         if self._closed:
             return
-        if self._error is None and self._queue is not None:
-            self.flush_open()
-            self._queue.put_nowait(None)
-        self._closed = True
-        for task in self._tasks:
-            if task.get_name().endswith("ticker"):
-                task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks.clear()
-        if self._error is not None and not isinstance(self._error, TisinkError):
-            raise EventSinkError(f"storage sink failed: {self._error!r}") from self._error
+        try:
+            if self._error is None and self._queue is not None:
+                self.flush_open()
+        finally:
+            self._closed = True
+            if self._queue is not None:
+                self._queue.put_nowait(None)
+            for task in self._tasks:
+                if self._error is not None or task.get_name() == "storage-ticker":
+                    task.cancel()
+            for task in self._tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            self._tasks.clear()
 
     # --- what the player asks --------------------------------------------------------------
 
@@ -199,7 +200,11 @@ class StorageSink:
         schema, table, version, partition = key
         date = date_text(self._clock.now_ms(), self.config.date_separator)
         directory = DataDir(schema, table, version, partition, date)
-        number = self._writer.next_number(directory)
+        try:
+            number = self._writer.next_number(directory)
+        except TisinkError as err:
+            self._error = err
+            raise
         name = data_file_name(number, self._extension, self.config.file_index_width)
         closed = ClosedFile(
             directory,
