@@ -54,7 +54,9 @@ class SecondLatency:
     rows: int
     histogram: bytes
     """HdrHistogram encoding of this second's latencies (us)."""
-    p99_us: int
+    p99_us: int | None = None
+    """The 99th percentile (us); None until asked for (``second_p99_ms``): a Spark owner's
+    seconds are merged on the driver, so computing it in every owner would be wasted."""
 
 
 @dataclass(frozen=True)
@@ -81,11 +83,17 @@ class LatencyReport:
     def second_p99_ms(self, second: int) -> float:
         """The 99th percentile of ``second``'s latencies, in ms (0 without any)."""
         entry = self.seconds.get(second)
-        return round(entry.p99_us / 1000, 3) if entry is not None else 0.0
+        if entry is None:
+            return 0.0
+        p99 = entry.p99_us
+        if p99 is None:
+            p99 = decoded([entry.histogram]).get_value_at_percentile(99.0)
+        return round(p99 / 1000, 3)
 
 
 def second_latency(rows: int, histogram: HdrHistogram) -> SecondLatency:
-    return SecondLatency(rows, histogram.encode(), histogram.get_value_at_percentile(99.0))
+    """One second's acknowledgements; its percentile is computed when a summary asks."""
+    return SecondLatency(rows, histogram.encode())
 
 
 def merge_reports(reports: Iterable[LatencyReport]) -> LatencyReport:

@@ -186,7 +186,9 @@ class EventRouter:
         table = rows[0].table
         if any(row.table is not table for row in rows):
             return [self.partition_for_row(row, partition_num) for row in rows]
-        self.partition_for_row(rows[0], partition_num)  # binds and checks partition_num
+        first = self.partition_for_row(rows[0], partition_num)  # binds, checks partition_num
+        if partition_num == 1:  # a topic of one partition (a Spark partition owner's view)
+            return [first] * len(rows)
         partitioner = self._route(table).partitioner
         assert partitioner is not None
         return [partitioner(row, partition_num) for row in rows]
