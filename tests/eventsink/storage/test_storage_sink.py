@@ -12,8 +12,11 @@ import pytest
 
 from tests.eventsink.storage.support import counts, demo_feed, feed_ddls, play, stored_rows
 from tisink.codec import new_encoder
+from tisink.codec.csv.protocol import CSVOptions
 from tisink.core.clock import FixedClock
+from tisink.eventsink.storage.config import StorageConfig
 from tisink.eventsink.storage.paths import DATA_FILE
+from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkURIError
 from tisink.sink.factory import SinkFactory
 from tisink.sink.providers import FileProvider
@@ -155,3 +158,36 @@ def test_uri_mistakes_are_refused(uri: str, message: str) -> None:
 def test_a_file_uri_names_its_layout_in_errors() -> None:
     with pytest.raises(SinkURIError, match="file-layout"):
         SinkFactory("file:///x?protocol=open&file-layout=storage")
+
+
+def test_a_ticdc_changefeed_file_configures_the_layout(tmp_path: Path) -> None:
+    """TiCDC's keys where TiCDC reads them: ``[sink]``, ``[sink.csv]``,
+    ``[sink.cloud-storage-config]``; the URI's parameters over them."""
+    config = ChangefeedConfig.from_toml(
+        "[sink]\nprotocol = 'csv'\nterminator = \"\\n\"\ndate-separator = 'none'\n"
+        "enable-partition-separator = false\nfile-index-width = 6\n"
+        "[sink.csv]\ndelimiter = '|'\nquote = ''\nnull = 'NULL'\ninclude-commit-ts = true\n"
+        "binary-encoding-method = 'hex'\n"
+        "[sink.cloud-storage-config]\nfile-size = 2048\nflush-interval = '1m30s'\n"
+        "output-column-id = true\n"
+    )
+    assert not config.ignored_keys
+    layout = SinkFactory(f"file://{tmp_path}?file-size=4096", config).storage_layout()
+    assert layout is not None
+    assert layout.config == StorageConfig(
+        flush_interval_ms=90_000,
+        file_size=4096,
+        date_separator="none",
+        enable_partition_separator=False,
+        file_index_width=6,
+        output_column_id=True,
+        terminator="\n",
+    )
+    assert layout.encoder.options == CSVOptions(
+        delimiter="|",
+        quote="",
+        null="NULL",
+        include_commit_ts=True,
+        binary_encoding_method="hex",
+        terminator="\n",
+    )
