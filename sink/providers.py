@@ -28,7 +28,12 @@ from tisink.sink.capabilities import EventSinkProvider, MQTarget, OpenedProducer
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkURIError
 from tisink.sink.mq_provider import MQSinkProvider
-from tisink.sink.storage_provider import LAYOUT_PARAM, LAYOUTS, StorageProvider
+from tisink.sink.storage_provider import (
+    LAYOUT_PARAM,
+    LAYOUTS,
+    StorageProvider,
+    storage_protocols,
+)
 from tisink.sink.uri import SinkURI
 
 log = logging.getLogger(__name__)
@@ -108,8 +113,8 @@ class FileProvider(MQSinkProvider):
         if layout == "storage" or (layout is None and storage_protocol):
             if not storage_protocol:
                 raise SinkURIError(
-                    f"sink URI {uri.redacted()}: {LAYOUT_PARAM}=storage takes protocol csv or "
-                    f"canal-json, not {config.protocol or 'none'}"
+                    f"sink URI {uri.redacted()}: {LAYOUT_PARAM}=storage takes protocol "
+                    f"{' or '.join(storage_protocols())}, not {config.protocol or 'none'}"
                 )
             return StorageProvider()
         if spec is not None and spec.storage_only:

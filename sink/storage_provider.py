@@ -17,6 +17,7 @@ from typing import Any
 from tisink.codec import new_encoder
 from tisink.codec.encoder import FileHeaderEncoder, RowEventEncoder
 from tisink.codec.protocol import TakesTerminator
+from tisink.codec.registry import protocols
 from tisink.core.clock import Clock
 from tisink.core.errors import ConfigError
 from tisink.core.options import build_options
@@ -34,13 +35,18 @@ LAYOUT_PARAM = "file-layout"
 LAYOUTS = ("storage", "partitions")
 
 
+def storage_protocols() -> list[str]:
+    """The protocols TiCDC's storage sink writes (their registry entries say so)."""
+    return [name for name, spec in protocols().items() if spec.storage_extension is not None]
+
+
 def storage_layout(uri: SinkURI, config: ChangefeedConfig) -> StorageLayout:
     """The layout a URI writes; SinkURIError for a protocol the storage sink does not take."""
     spec = config.encoder.spec
     if spec.storage_extension is None:
         raise SinkURIError(
-            f"sink URI {uri.redacted()}: the storage layout takes protocol csv or canal-json, "
-            f"not {spec.name}"
+            f"sink URI {uri.redacted()}: the storage layout takes protocol "
+            f"{' or '.join(storage_protocols())}, not {spec.name}"
         )
     try:
         storage = build_options(
@@ -62,7 +68,7 @@ class StorageProvider:
     """TiCDC's storage sink over a local folder."""
 
     uri_params = (LAYOUT_PARAM,)
-    default_protocol = "csv"
+    default_protocol = None  # chosen only for a protocol the URI or config names
 
     def __init__(self) -> None:
         self._writers: dict[Path, FileWriter] = {}

@@ -10,6 +10,7 @@ puts ``header`` (``output-field-header``) at the top of each file.
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,8 @@ from tisink.codec.values import zone_for
 from tisink.core.errors import ConfigError
 from tisink.model.events import DDLEvent, Image, RowChangedEvent, RowOp
 from tisink.model.table import TableInfo
+
+log = logging.getLogger(__name__)
 
 META_COLUMNS = ("ticdc-meta$operation", "ticdc-meta$table", "ticdc-meta$schema")
 COMMIT_TS_COLUMN = "ticdc-meta$commit-ts"
@@ -54,6 +57,8 @@ class CSVEncoder:
             check_options(options)
         except ValueError as err:
             raise ConfigError(f"protocol {NAME}: {err}") from None
+        if options.output_handle_key:
+            log.warning("csv: output-handle-key is not supported, as in TiCDC; ignored")
         self.options = options
         self._tz = zone_for(config.time_zone)[1]
         self._renderers: dict[tuple[int, int, str], _TableRenderer] = {}

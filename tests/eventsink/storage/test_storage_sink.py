@@ -141,7 +141,7 @@ def test_file_uri_picks_the_layout(uri: str, storage: bool) -> None:
     ("uri", "message"),
     [
         ("file:///x?protocol=csv&file-layout=partitions", "only in TiCDC's storage layout"),
-        ("file:///x?protocol=simple&file-layout=storage", "takes protocol csv or canal-json"),
+        ("file:///x?protocol=simple&file-layout=storage", "takes protocol canal-json or csv"),
         ("file:///x?protocol=csv&file-layout=both", "must be storage or partitions"),
         ("kafka://127.0.0.1:9/t?protocol=csv", "only by the storage sink"),
         ("file:///x?protocol=csv&delimiter=", "delimiter cannot be empty"),
