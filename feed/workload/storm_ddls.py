@@ -100,6 +100,8 @@ class StormDraws:
         return DDLSpec(0.0, table, "drop_index", name=plain[below(rng, len(plain))])
 
     def _truncate(self, rng: random.Random, table: int, info: TableInfo) -> DDLSpec:
+        if self.timeline.scenario.tables[table].conserved is not None:
+            return self._add_column(rng, table, info)  # emptying it would change the sum
         return DDLSpec(0.0, table, "truncate")
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
+from importlib import resources
 from itertools import pairwise
 from typing import Any
 
@@ -133,3 +135,22 @@ def test_bad_storms_are_refused(storm: str, message: str) -> None:
     text = STORM.replace("per_minute = 600", storm)
     with pytest.raises(ScenarioError, match=message):
         parse_scenario(text, "storm.toml")
+
+
+def test_a_storm_over_the_bank_keeps_the_sum() -> None:
+    bank = (resources.files("tisink.feed.workload") / "scenarios" / "bank.toml").read_text()
+    storm = bank + "\n[ddl_storm]\nper_minute = 3000\nkinds = { truncate = 1, add_column = 1 }\n"
+    balances: dict[int, Decimal] = {}
+    sums = set()
+    records = list(generate_records(parse_scenario(storm, "bank-storm.toml"), 1, 900))
+    assert sum(type(r) is FeedDDL for r in records) > 20
+    for record in records:
+        if type(record) is FeedRow and record.row.table.table == "accounts":
+            assert record.row.after is not None
+            balances[record.row.after["id"]] = Decimal(record.row.after["balance"])
+        elif type(record) is FeedRow:
+            sums.add(sum(balances.values()))  # a transfer's insert comes after its updates
+        elif type(record) is FeedDDL and record.ddl.ddl_type is DDLType.TRUNCATE:
+            if record.ddl.table is not None and record.ddl.table.table == "accounts":
+                balances.clear()
+    assert len(sums) == 1
