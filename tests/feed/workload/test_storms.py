@@ -150,7 +150,11 @@ def test_a_storm_over_the_bank_keeps_the_sum() -> None:
             balances[record.row.after["id"]] = Decimal(record.row.after["balance"])
         elif type(record) is FeedRow:
             sums.add(sum(balances.values()))  # a transfer's insert comes after its updates
-        elif type(record) is FeedDDL and record.ddl.ddl_type is DDLType.TRUNCATE:
-            if record.ddl.table is not None and record.ddl.table.table == "accounts":
-                balances.clear()
+        elif type(record) is FeedDDL and _truncates(record, "accounts"):
+            balances.clear()
     assert len(sums) == 1
+
+
+def _truncates(record: FeedDDL, table: str) -> bool:
+    ddl = record.ddl
+    return ddl.ddl_type is DDLType.TRUNCATE and ddl.table is not None and ddl.table.table == table
