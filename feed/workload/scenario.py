@@ -1,6 +1,6 @@
 """Scenario files: the TOML that describes a workload (format in feed/workload/README.md).
 
-``load_scenario`` takes a built-in name (``demo``, ``all-types``) or a path, checks every
+``load_scenario`` takes a built-in name (``demo``, ``bank``...) or a path, checks every
 section and key (an unknown key is an error, so a typo never silently falls back to a
 default) and returns a frozen Scenario.
 """
@@ -9,21 +9,33 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from tisink.feed.rate_profile import RateProfile, RateProfileError, parse_rate_profile
 from tisink.feed.workload.errors import ScenarioError
-from tisink.feed.workload.storm import StormSpec, parse_storm
-from tisink.feed.workload.transactions import TxnSpec, parse_transaction
-from tisink.feed.workload.types import parse_column_type
-from tisink.feed.workload.values import KEY_FAMILIES
-from tisink.model.mysqltypes import TypeFamily
-from tisink.model.table import ColumnInfo, IndexInfo
+from tisink.feed.workload.specs import ColumnSpec, DDLSpec, Oversized, Scenario, TableSpec
+from tisink.feed.workload.storm import parse_storm
+from tisink.feed.workload.table_parser import TableParser
+from tisink.feed.workload.transactions import parse_transaction
+from tisink.model.table import IndexInfo
 from tisink.model.tso import compose_ts, too_late
+
+__all__ = [
+    "ACTIONS",
+    "ColumnSpec",
+    "DDLSpec",
+    "Oversized",
+    "Scenario",
+    "TableSpec",
+    "builtin_scenarios",
+    "load_scenario",
+    "parse_scenario",
+    "scenario_from_doc",
+]
 
 ACTIONS = (
     "add_column",
@@ -39,106 +51,7 @@ ACTIONS = (
 _TOP_KEYS = {"name", "description", "rows", "duration_s", "rate", "start", "txn_size", "mix"}
 _TOP_KEYS |= {"null_ratio", "keys", "zipf_s", "tables", "ddl"}
 _TOP_KEYS |= {"transactions", "ddl_storm", "resolved_every_ms", "rate_profile"}
-_TABLE_KEYS = {"schema", "name", "weight", "keys", "zipf_s", "mix", "txn_size", "null_ratio"}
-_TABLE_KEYS |= {"columns", "primary", "indexes", "oversized"}
-_TABLE_KEYS |= {"count", "spread", "spread_s", "key_updates", "preload"}
-_COLUMN_KEYS = {"name", "type", "nullable", "default", "null_ratio", "size", "generated"}
-_COLUMN_KEYS |= {"conserved"}
 _DDL_KEYS = {"at", "table", "action", "column", "name", "index", "to"}
-_AMOUNT_FAMILIES = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.DECIMAL)
-
-
-@dataclass(frozen=True)
-class ColumnSpec:
-    column: ColumnInfo
-    size: tuple[int, int] | None = None
-    null_ratio: float = 0.1
-
-
-@dataclass(frozen=True)
-class Oversized:
-    """Every ``every``-th insert of the table carries a ``nbytes`` value in ``column``."""
-
-    every: int
-    nbytes: int
-    column: str
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    schema: str
-    name: str
-    columns: tuple[ColumnSpec, ...]
-    indexes: tuple[IndexInfo, ...]
-    weight: float = 1.0
-    keys: str = "uniform"
-    zipf_s: float = 1.1
-    mix: tuple[float, float, float] = (0.6, 0.3, 0.1)
-    txn_size: tuple[int, int] = (1, 5)
-    oversized: Oversized | None = None
-    deferred: bool = False
-    """Created by a ``create_table`` DDL of the schedule instead of at the start."""
-    key_updates: float = 0.0
-    """Share of the UPDATEs that give the row new key values (primary and unique keys)."""
-    preload: int = 0
-    """Rows inserted right after the table's CREATE, before the workload's rows."""
-    conserved: str | None = None
-    """A numeric column whose sum UPDATEs keep: they move amounts between pairs of rows."""
-    template: str | None = None
-    """The ``[[tables]]`` name this table was made from by ``count = N``."""
-
-    @property
-    def qualified_name(self) -> str:
-        return f"{self.schema}.{self.name}"
-
-
-@dataclass(frozen=True)
-class DDLSpec:
-    at: float
-    table: int
-    """Index of the table in Scenario.tables."""
-    action: str
-    column: ColumnSpec | None = None
-    name: str = ""
-    index: IndexInfo | None = None
-    to: str = ""
-
-
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    description: str
-    rows: int
-    rate: float
-    start_ms: int
-    tables: tuple[TableSpec, ...]
-    ddls: tuple[DDLSpec, ...]
-    source: str
-    transactions: tuple[TxnSpec, ...] = ()
-    storm: StormSpec | None = None
-    resolved_every_ms: int = 0
-    """Commit-time milliseconds between ``resolved`` records (0: none)."""
-    profile: RateProfile | None = None
-    """Shapes the commit-time spacing instead of the steady ``rate``."""
-
-    def table_index(self, name: str) -> int:
-        """The index of the table called ``name`` (``table`` or ``schema.table``)."""
-        for position, spec in enumerate(self.tables):
-            if name in (spec.name, spec.qualified_name):
-                return position
-        raise ScenarioError(f"no table {name!r} in the scenario", file=self.source)
-
-    def table_group(self, name: str) -> list[int]:
-        """The tables a template name made (``sbtest`` gives sbtest1..N), or the one table
-        called ``name``."""
-        made = [i for i, t in enumerate(self.tables) if name in _template_names(t)]
-        return made or [self.table_index(name)]
-
-
-def _template_names(table: TableSpec) -> tuple[str, ...]:
-    if table.template is None:
-        return ()
-    return (table.template, f"{table.schema}.{table.template}")
 
 
 def builtin_scenarios() -> list[str]:
@@ -179,20 +92,8 @@ def scenario_from_doc(doc: dict[str, Any], source: str) -> Scenario:
     return _Parser(source).scenario(doc)
 
 
-class _Parser:
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, reason: str, table: str | None = None, column: str | None = None) -> NoReturn:
-        raise ScenarioError(reason, file=self.source, table=table, column=column)
-
-    def keys(self, obj: Any, allowed: set[str], where: str) -> dict[str, Any]:
-        if not isinstance(obj, dict):
-            self.fail(f"{where} must be a table")
-        unknown = sorted(set(obj) - allowed)
-        if unknown:
-            self.fail(f"unknown key {unknown[0]!r} in {where}")
-        return obj
+class _Parser(TableParser):
+    """The scenario document: top-level keys, tables, DDLs, transactions and the storm."""
 
     def scenario(self, doc: dict[str, Any]) -> Scenario:
         doc = self.keys(doc, _TOP_KEYS, "the scenario")
@@ -248,11 +149,6 @@ class _Parser:
                     table=table.qualified_name,
                 )
 
-    def count(self, value: Any, key: str, table: str | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            self.fail(f"{key} must be a whole number >= 0, got {value!r}", table=table)
-        return value
-
     def profile(self, value: Any) -> RateProfile | None:
         if value is None:
             return None
@@ -260,28 +156,6 @@ class _Parser:
             return parse_rate_profile(str(value))
         except RateProfileError as err:
             self.fail(f"rate_profile: {err}")
-
-    def tables(self, obj: Any, defaults: dict[str, Any]) -> list[TableSpec]:
-        """One table, or ``count`` of them from a template (``sbtest`` -> sbtest1..N), the
-        template's weight spread over them uniformly or by a zipf law."""
-        spec = self.table(obj, defaults)
-        count = self.count(obj.get("count", 1), "count", spec.qualified_name)
-        if "count" not in obj:
-            if "spread" in obj or "spread_s" in obj:
-                self.fail("spread needs count", table=spec.qualified_name)
-            return [spec]
-        spread = str(obj.get("spread", "uniform"))
-        if spread not in ("uniform", "zipf") or count < 1:
-            self.fail(f"count >= 1 and spread uniform or zipf, got {count}, {spread!r}")
-        s = float(obj.get("spread_s", 1.1)) if spread == "zipf" else 0.0
-        shares = [1 / (i**s) for i in range(1, count + 1)]
-        total = sum(shares)
-        return [
-            replace(
-                spec, name=f"{spec.name}{i}", weight=spec.weight * share / total, template=spec.name
-            )
-            for i, share in enumerate(shares, start=1)
-        ]
 
     def start_ms(self, value: Any) -> int:
         try:
@@ -294,167 +168,6 @@ class _Parser:
         if (late := too_late(compose_ts(ms))) is not None:
             self.fail(f"start {value!r}: {late}")
         return ms
-
-    def table(self, obj: Any, defaults: dict[str, Any]) -> TableSpec:
-        obj = self.keys(obj, _TABLE_KEYS, "a [[tables]] entry")
-        merged = {**defaults, **obj}
-        if "name" not in obj:
-            self.fail("a [[tables]] entry needs a name")
-        schema, name = str(obj.get("schema", "test")), str(obj["name"])
-        qualified = f"{schema}.{name}"
-        if not schema.strip() or not name.strip():
-            self.fail(f"a [[tables]] entry needs a schema and a name, got {qualified!r}")
-        null_ratio = float(merged.get("null_ratio", 0.1))
-        preload = self.count(obj.get("preload", 0), "preload", qualified)
-        columns = tuple(self.column(c, qualified, null_ratio) for c in obj.get("columns", []))
-        if not columns:
-            self.fail("a table needs columns", table=qualified)
-        by_name = {c.column.name: c.column for c in columns}
-        if len(by_name) != len(columns):
-            self.fail("column names repeat", table=qualified)
-        indexes = []
-        primary = obj.get("primary", [])
-        if primary:
-            indexes.append(IndexInfo("primary", tuple(primary), unique=True, primary=True))
-        for index in obj.get("indexes", []):
-            index = self.keys(index, {"name", "columns", "unique"}, f"an index of {qualified}")
-            indexes.append(
-                IndexInfo(str(index["name"]), tuple(index["columns"]), bool(index.get("unique")))
-            )
-        columns = self.key_columns(columns, indexes, qualified)
-        conserved = self.conserved(obj, columns, indexes, qualified)
-        keys = str(merged.get("keys", "uniform"))
-        if keys not in ("uniform", "zipf"):
-            self.fail(f"keys must be uniform or zipf, got {keys!r}", table=qualified)
-        return TableSpec(
-            schema=schema,
-            name=name,
-            columns=columns,
-            indexes=tuple(indexes),
-            weight=float(obj.get("weight", 1.0)),
-            keys=keys,
-            zipf_s=float(merged.get("zipf_s", 1.1)),
-            mix=self.mix(merged.get("mix"), qualified, preload),
-            txn_size=self.pair(merged.get("txn_size", [1, 5]), "txn_size", qualified, minimum=1),
-            oversized=self.oversized(obj.get("oversized"), by_name, qualified),
-            key_updates=self.key_updates(merged.get("key_updates", 0.0), indexes, qualified),
-            preload=preload,
-            conserved=conserved,
-        )
-
-    def key_updates(self, value: Any, indexes: list[IndexInfo], table: str) -> float:
-        share = float(value)
-        if not 0.0 <= share <= 1.0:
-            self.fail(f"key_updates must be a share in 0..1, got {share}", table=table)
-        if share and not any(index.unique for index in indexes):
-            self.fail("key_updates needs a primary or unique key", table=table)
-        return share
-
-    def conserved(
-        self,
-        obj: dict[str, Any],
-        columns: tuple[ColumnSpec, ...],
-        indexes: list[IndexInfo],
-        table: str,
-    ) -> str | None:
-        """The column marked ``conserved = true``: integer or decimal, NOT NULL, no key; the
-        table only moves amounts between its rows once preloaded."""
-        marked = [c for c in obj.get("columns", []) if isinstance(c, dict) and c.get("conserved")]
-        if not marked:
-            return None
-        name = str(marked[0].get("name"))
-        col = next(c.column for c in columns if c.column.name == name)
-        if len(marked) > 1:
-            self.fail("only one column can be conserved", table=table)
-        if col.family not in _AMOUNT_FAMILIES or col.nullable:
-            self.fail("a conserved column is a NOT NULL integer or decimal", table, name)
-        if any(name in index.columns for index in indexes):
-            self.fail("a conserved column cannot be in an index", table, name)
-        if self.mix(obj.get("mix"), table, 1) != (0.0, 1.0, 0.0) or not obj.get("preload"):
-            self.fail(
-                "a table with a conserved column needs preload rows and mix = { update = 1 }",
-                table,
-                name,
-            )
-        return name
-
-    def key_columns(
-        self, columns: tuple[ColumnSpec, ...], indexes: list[IndexInfo], table: str
-    ) -> tuple[ColumnSpec, ...]:
-        """Key columns must exist and have a type the generator keeps unique; they are NOT NULL
-        when in the primary key (as in MySQL)."""
-        names = {c.column.name for c in columns}
-        primary = {n for i in indexes if i.primary for n in i.columns}
-        unique = {n for i in indexes if i.unique for n in i.columns}
-        out = []
-        for index in indexes:
-            for name in index.columns:
-                if name not in names:
-                    self.fail(f"index {index.name!r} names a missing column", table, name)
-        for spec in columns:
-            col = spec.column
-            if col.name in unique and col.family not in KEY_FAMILIES:
-                self.fail(f"{col.mysql_type} cannot be in a unique key", table, col.name)
-            if col.name in primary and col.nullable:
-                spec = replace(spec, column=replace(col, nullable=False))
-            out.append(spec)
-        return tuple(out)
-
-    def column(self, obj: Any, table: str, null_ratio: float) -> ColumnSpec:
-        obj = self.keys(obj, _COLUMN_KEYS, f"a column of {table}")
-        if "name" not in obj or "type" not in obj:
-            self.fail("a column needs a name and a type", table=table)
-        if not str(obj["name"]).strip():
-            self.fail(f"column name {obj['name']!r} is blank", table=table)
-        try:
-            col = parse_column_type(str(obj["type"]), str(obj["name"]))
-        except ScenarioError as err:
-            self.fail(err.reason, table=table, column=str(obj["name"]))
-        generated = obj.get("generated")
-        if generated not in (None, "virtual", "stored"):
-            self.fail(f"generated must be virtual or stored, got {generated!r}", table, col.name)
-        col = replace(
-            col,
-            nullable=bool(obj.get("nullable", True)),
-            default=obj.get("default"),
-            generated=generated,
-        )
-        size = obj.get("size")
-        return ColumnSpec(
-            column=col,
-            size=None if size is None else self.pair(size, "size", table, minimum=0),
-            null_ratio=float(obj.get("null_ratio", null_ratio)),
-        )
-
-    def mix(self, value: Any, table: str, preload: int = 0) -> tuple[float, float, float]:
-        if value is None:
-            return (0.6, 0.3, 0.1)
-        value = self.keys(value, {"insert", "update", "delete"}, f"the mix of {table}")
-        weights = [float(value.get(k, 0.0)) for k in ("insert", "update", "delete")]
-        total = sum(weights)
-        if total <= 0 or min(weights) < 0 or (weights[0] <= 0 and not preload):
-            self.fail("mix needs non-negative weights and some inserts (or preload)", table=table)
-        return (weights[0] / total, weights[1] / total, weights[2] / total)
-
-    def pair(self, value: Any, key: str, table: str, *, minimum: int) -> tuple[int, int]:
-        if isinstance(value, int):
-            value = [value, value]
-        if not isinstance(value, list) or len(value) != 2 or not minimum <= value[0] <= value[1]:
-            self.fail(f"{key} must be [low, high] with {minimum} <= low <= high", table=table)
-        return int(value[0]), int(value[1])
-
-    def oversized(self, value: Any, columns: dict[str, ColumnInfo], table: str) -> Oversized | None:
-        if value is None:
-            return None
-        value = self.keys(value, {"every", "bytes", "column"}, f"oversized of {table}")
-        name = str(value.get("column", ""))
-        col = columns.get(name)
-        if col is None or col.family not in (TypeFamily.STRING, TypeFamily.BINARY):
-            self.fail("oversized needs a text or blob column", table=table, column=name)
-        nbytes, every = int(value.get("bytes", 1 << 20)), int(value.get("every", 1000))
-        if (col.length and nbytes > col.length) or every <= 0:
-            self.fail(f"oversized {nbytes} bytes every {every} does not fit", table, name)
-        return Oversized(every, nbytes, name)
 
     def ddl(self, obj: Any, scenario: Scenario) -> DDLSpec:
         obj = self.keys(obj, _DDL_KEYS, "a [[ddl]] entry")

@@ -12,7 +12,7 @@ import bisect
 import random
 
 from tisink.feed.workload.draws import below
-from tisink.feed.workload.scenario import ColumnSpec, DDLSpec
+from tisink.feed.workload.specs import ColumnSpec, DDLSpec
 from tisink.feed.workload.storm import StormSpec
 from tisink.feed.workload.timeline import SchemaTimeline
 from tisink.feed.workload.types import parse_column_type

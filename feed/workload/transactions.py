@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
-    from tisink.feed.workload.scenario import Scenario
+    from tisink.feed.workload.specs import Scenario
 
 Fail = Callable[..., NoReturn]
 _TXN_KEYS = {"name", "weight", "tables", "rows"}

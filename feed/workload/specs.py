@@ -1,0 +1,108 @@
+"""The frozen description of a scenario that the parser (``scenario``) builds: tables,
+columns, DDLs, and the scenario itself, which the schedule and the tables generate from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tisink.feed.workload.errors import ScenarioError
+from tisink.model.table import ColumnInfo, IndexInfo
+
+if TYPE_CHECKING:
+    from tisink.feed.rate_profile import RateProfile
+    from tisink.feed.workload.storm import StormSpec
+    from tisink.feed.workload.transactions import TxnSpec
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    column: ColumnInfo
+    size: tuple[int, int] | None = None
+    null_ratio: float = 0.1
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """Every ``every``-th insert of the table carries a ``nbytes`` value in ``column``."""
+
+    every: int
+    nbytes: int
+    column: str
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    schema: str
+    name: str
+    columns: tuple[ColumnSpec, ...]
+    indexes: tuple[IndexInfo, ...]
+    weight: float = 1.0
+    keys: str = "uniform"
+    zipf_s: float = 1.1
+    mix: tuple[float, float, float] = (0.6, 0.3, 0.1)
+    txn_size: tuple[int, int] = (1, 5)
+    oversized: Oversized | None = None
+    deferred: bool = False
+    """Created by a ``create_table`` DDL of the schedule instead of at the start."""
+    key_updates: float = 0.0
+    """Share of the UPDATEs that give the row new key values (primary and unique keys)."""
+    preload: int = 0
+    """Rows inserted right after the table's CREATE, before the workload's rows."""
+    conserved: str | None = None
+    """A numeric column whose sum UPDATEs keep: they move amounts between pairs of rows."""
+    template: str | None = None
+    """The ``[[tables]]`` name this table was made from by ``count = N``."""
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+
+@dataclass(frozen=True)
+class DDLSpec:
+    at: float
+    table: int
+    """Index of the table in Scenario.tables."""
+    action: str
+    column: ColumnSpec | None = None
+    name: str = ""
+    index: IndexInfo | None = None
+    to: str = ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    rows: int
+    rate: float
+    start_ms: int
+    tables: tuple[TableSpec, ...]
+    ddls: tuple[DDLSpec, ...]
+    source: str
+    transactions: tuple[TxnSpec, ...] = ()
+    storm: StormSpec | None = None
+    resolved_every_ms: int = 0
+    """Commit-time milliseconds between ``resolved`` records (0: none)."""
+    profile: RateProfile | None = None
+    """Shapes the commit-time spacing instead of the steady ``rate``."""
+
+    def table_index(self, name: str) -> int:
+        """The index of the table called ``name`` (``table`` or ``schema.table``)."""
+        for position, spec in enumerate(self.tables):
+            if name in (spec.name, spec.qualified_name):
+                return position
+        raise ScenarioError(f"no table {name!r} in the scenario", file=self.source)
+
+    def table_group(self, name: str) -> list[int]:
+        """The tables a template name made (``sbtest`` gives sbtest1..N), or the one table
+        called ``name``."""
+        made = [i for i, t in enumerate(self.tables) if name in _template_names(t)]
+        return made or [self.table_index(name)]
+
+
+def _template_names(table: TableSpec) -> tuple[str, ...]:
+    if table.template is None:
+        return ()
+    return (table.template, f"{table.schema}.{table.template}")
