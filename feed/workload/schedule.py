@@ -13,108 +13,40 @@ scenario without them walks exactly the schedule it always did.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import NamedTuple
 
-from tisink.feed.rate_profile import RateProfile
 from tisink.feed.workload.draws import below
 from tisink.feed.workload.errors import ScenarioError
-from tisink.feed.workload.scenario import DDLSpec, Scenario
-from tisink.feed.workload.storm_ddls import DatabaseDDL, StormDraws
+from tisink.feed.workload.specs import Scenario
+from tisink.feed.workload.steps import (
+    NO_TABLE,
+    PRELOAD_TXN_ROWS,
+    START_LAG_MS,
+    PlannedDDL,
+    PlannedResolved,
+    PlannedTxn,
+    Step,
+    TsoClock,
+    derive_seed,
+    with_resolved,
+)
+from tisink.feed.workload.storm_ddls import StormSteps
 from tisink.feed.workload.timeline import SchemaTimeline
 from tisink.feed.workload.transactions import TxnSpec
-from tisink.model.events import DDLEvent, DDLType
-from tisink.model.tso import LATEST_TS, LOGICAL_BITS, LOGICAL_MASK, too_late
 
-START_LAG_MS = 3
-"""startTs is this many milliseconds before commitTs: a short transaction."""
-PRELOAD_TXN_ROWS = 100
-"""Rows per transaction of a table's preload."""
-NO_TABLE = -1
-"""The ``table`` of a step that belongs to no table: a database DDL, a resolved ts."""
-
-
-def derive_seed(seed: int, *parts: str) -> int:
-    """A 64-bit seed for one stream (the schedule, one table) that is stable across runs and
-    Python versions (no ``hash()``, which is salted per process)."""
-    text = "\x1f".join((str(seed), *parts)).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
-
-
-class PlannedTxn(NamedTuple):
-    """``size`` rows of ``table`` (a tuple: the schedule makes one per transaction)."""
-
-    table: int
-    size: int
-    commit_ts: int
-    start_ts: int
-    preload: bool = False
-    """A preload transaction: inserts only."""
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedDDL:
-    table: int
-    event: DDLEvent
-    spec: DDLSpec | None
-    """None for the CREATE of a table at the start, and for a database DDL."""
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedResolved:
-    """A ``resolved`` record: no later step has a commitTs <= ``commit_ts``."""
-
-    commit_ts: int
-    table: int = NO_TABLE
-
-
-class TsoClock:
-    """Commit timestamps advancing at ``rate`` rows per second; strictly increasing, and
-    refused (ScenarioError naming ``source``) once they pass the latest commit time."""
-
-    def __init__(
-        self,
-        start_ms: int,
-        rate: float,
-        source: str | None = None,
-        profile: RateProfile | None = None,
-    ) -> None:
-        self._source = source
-        self._start_ms = start_ms
-        self._ms_per_row = 1000.0 / rate
-        self._profile = profile
-        self._rows = 0
-        self._elapsed = 0.0
-        self._last = (start_ms << LOGICAL_BITS) - 1
-
-    @property
-    def elapsed_ms(self) -> float:
-        """Commit-time milliseconds since the start."""
-        return self._elapsed
-
-    def next(self, rows: int) -> tuple[int, int]:
-        """(commit ts, start ts) of a transaction of ``rows`` rows (a DDL: 0 rows)."""
-        if self._profile is None:
-            self._elapsed += rows * self._ms_per_row
-        else:
-            self._rows += rows
-            self._elapsed = self._profile.due_s(self._rows) * 1000.0
-        ts = (self._start_ms + int(self._elapsed)) << LOGICAL_BITS
-        if ts <= self._last:
-            ts = self._last + 1  # same millisecond: the logical part counts up
-            if ts & LOGICAL_MASK == 0:
-                ts += 1
-        if ts > LATEST_TS:
-            late = too_late(ts)
-            raise ScenarioError(f"the schedule reaches commitTs {late}", file=self._source)
-        self._last = ts
-        return ts, ts - (START_LAG_MS << LOGICAL_BITS)
-
-
-Step = PlannedTxn | PlannedDDL | PlannedResolved
+__all__ = [
+    "NO_TABLE",
+    "PRELOAD_TXN_ROWS",
+    "START_LAG_MS",
+    "PlannedDDL",
+    "PlannedResolved",
+    "PlannedTxn",
+    "Step",
+    "TsoClock",
+    "derive_seed",
+    "plan",
+]
 
 
 def plan(scenario: Scenario, seed: int, rows: int | None = None) -> Iterator[Step]:
@@ -124,7 +56,7 @@ def plan(scenario: Scenario, seed: int, rows: int | None = None) -> Iterator[Ste
     steps = _plan(scenario, seed, rows)
     if not scenario.resolved_every_ms:
         return steps
-    return _with_resolved(steps, scenario.resolved_every_ms, scenario.start_ms)
+    return with_resolved(steps, scenario.resolved_every_ms, scenario.start_ms)
 
 
 def _plan(scenario: Scenario, seed: int, rows: int | None) -> Iterator[Step]:
@@ -144,7 +76,7 @@ def _plan(scenario: Scenario, seed: int, rows: int | None) -> Iterator[Step]:
     pending = 0
     emitted = 0
     picker = _Picker(scenario, timeline)
-    storm = None if scenario.storm is None else _Storm(scenario, seed, timeline, clock)
+    storm = None if scenario.storm is None else StormSteps(scenario, seed, timeline, clock)
     while True:
         while pending < len(ddls) and (thresholds[pending] <= emitted or not picker.any_live()):
             ddl = ddls[pending]
@@ -192,49 +124,6 @@ def _table_id(timeline: SchemaTimeline, table: int) -> int:
     info = timeline.current[table]
     assert info is not None
     return info.table_id
-
-
-class _Storm:
-    """The storm's DDLs as they fall due on the commit-time clock (RNG of its own)."""
-
-    def __init__(
-        self, scenario: Scenario, seed: int, timeline: SchemaTimeline, clock: TsoClock
-    ) -> None:
-        assert scenario.storm is not None
-        self._rng = random.Random(derive_seed(seed, "storm"))
-        self._draws = StormDraws(scenario.storm, timeline)
-        self._interval = scenario.storm.interval_ms
-        self._next_ms = self._interval
-        self._timeline = timeline
-        self._clock = clock
-
-    def due(self) -> Iterator[PlannedDDL]:
-        while self._clock.elapsed_ms >= self._next_ms:
-            self._next_ms += self._interval
-            ddl = self._draws.next(self._rng)
-            if ddl is None:
-                continue
-            commit_ts, start_ts = self._clock.next(0)
-            if isinstance(ddl, DatabaseDDL):
-                event = DDLEvent(commit_ts, DDLType.QUERY, str(ddl), None, None, start_ts)
-                yield PlannedDDL(NO_TABLE, event, None)
-            else:
-                yield PlannedDDL(ddl.table, self._timeline.apply(ddl, commit_ts, start_ts), ddl)
-
-
-def _with_resolved(steps: Iterator[Step], every_ms: int, start_ms: int) -> Iterator[Step]:
-    """``steps`` with a resolved record after the last step of each ``every_ms`` of commit
-    time (the ts of that step: everything after commits later)."""
-    every = every_ms << LOGICAL_BITS
-    next_due = (start_ms << LOGICAL_BITS) + every
-    last = 0
-    for step in steps:
-        ts = step.event.commit_ts if type(step) is PlannedDDL else step.commit_ts  # type: ignore[union-attr]
-        if ts >= next_due and last:
-            yield PlannedResolved(last)
-            next_due += every * (1 + (ts - next_due) // every)
-        last = ts
-        yield step
 
 
 class _Picker:

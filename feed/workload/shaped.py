@@ -16,7 +16,7 @@ import orjson
 
 from tisink.feed.records import FeedRow
 from tisink.feed.workload.draws import below
-from tisink.feed.workload.schedule import PlannedTxn
+from tisink.feed.workload.steps import PlannedTxn
 from tisink.model.events import RowChangedEvent
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo

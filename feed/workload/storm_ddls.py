@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import bisect
 import random
+from collections.abc import Iterator
 
 from tisink.feed.workload.draws import below
-from tisink.feed.workload.specs import ColumnSpec, DDLSpec
+from tisink.feed.workload.specs import ColumnSpec, DDLSpec, Scenario
+from tisink.feed.workload.steps import NO_TABLE, PlannedDDL, TsoClock, derive_seed
 from tisink.feed.workload.storm import StormSpec
 from tisink.feed.workload.timeline import SchemaTimeline
 from tisink.feed.workload.types import parse_column_type
+from tisink.model.events import DDLEvent, DDLType
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
@@ -111,3 +114,31 @@ def _storm_columns(info: TableInfo) -> list[ColumnInfo]:
 
 def _indexable(col: ColumnInfo) -> bool:
     return col.family in _INDEXABLE or col.mysql_type in ("char", "varchar")
+
+
+class StormSteps:
+    """The storm's DDLs as they fall due on the commit-time clock (RNG of its own)."""
+
+    def __init__(
+        self, scenario: Scenario, seed: int, timeline: SchemaTimeline, clock: TsoClock
+    ) -> None:
+        assert scenario.storm is not None
+        self._rng = random.Random(derive_seed(seed, "storm"))
+        self._draws = StormDraws(scenario.storm, timeline)
+        self._interval = scenario.storm.interval_ms
+        self._next_ms = self._interval
+        self._timeline = timeline
+        self._clock = clock
+
+    def due(self) -> Iterator[PlannedDDL]:
+        while self._clock.elapsed_ms >= self._next_ms:
+            self._next_ms += self._interval
+            ddl = self._draws.next(self._rng)
+            if ddl is None:
+                continue
+            commit_ts, start_ts = self._clock.next(0)
+            if isinstance(ddl, DatabaseDDL):
+                event = DDLEvent(commit_ts, DDLType.QUERY, str(ddl), None, None, start_ts)
+                yield PlannedDDL(NO_TABLE, event, None)
+            else:
+                yield PlannedDDL(ddl.table, self._timeline.apply(ddl, commit_ts, start_ts), ddl)

@@ -19,9 +19,9 @@ from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.values import Check, compile_check
 from tisink.feed.workload.draws import ValueGen, below, sample
 from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_draws
-from tisink.feed.workload.scenario import TableSpec
-from tisink.feed.workload.schedule import PlannedDDL, PlannedTxn, derive_seed
 from tisink.feed.workload.shaped import shaped_commit
+from tisink.feed.workload.specs import TableSpec
+from tisink.feed.workload.steps import PlannedDDL, PlannedTxn, derive_seed
 from tisink.feed.workload.values import column_code, key_generator, oversized_value
 from tisink.model.events import DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo
