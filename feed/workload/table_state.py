@@ -238,9 +238,6 @@ class TableState:
     def live_rows(self) -> int:
         return len(self._seqs)
 
-    def seq_at(self, index: int) -> int:
-        return self._seqs[index]
-
     def _update(self, before: Image) -> Image:
         rng = self.rng
         after = before.copy()
