@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from aiokafka import AIOKafkaProducer
@@ -127,13 +128,16 @@ class KafkaProducer:
         batch = self._client.create_batch()
         append = batch.append
         end = start
-        for index in range(start, len(records)):
-            record = records[index]
-            # a third item is the record's Kafka headers; aiokafka's builder takes a list
-            headers = list(record[2]) if len(record) == 3 else _NO_HEADERS
-            if append(timestamp=None, key=record[0], value=record[1], headers=headers) is None:
+        for record in islice(records, start, None):
+            if len(record) == 2:
+                key, value = record
+                headers = _NO_HEADERS
+            else:  # a third item is the record's Kafka headers; aiokafka's builder takes a list
+                key, value, more = record
+                headers = list(more)
+            if append(timestamp=None, key=key, value=value, headers=headers) is None:
                 break
-            end = index + 1
+            end += 1
         batch.close()
         return batch, end
 

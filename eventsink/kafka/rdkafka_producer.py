@@ -206,14 +206,11 @@ class RdKafkaProducer:
         while index < len(records):
             record = records[index]
             try:
-                produce(
-                    topic,
-                    record[1],
-                    record[0],
-                    partition,
-                    on_delivery=delivery,
-                    headers=list(record[2]) if len(record) == 3 else None,
-                )
+                if len(record) == 2:
+                    produce(topic, record[1], record[0], partition, delivery)
+                else:
+                    headers: list[tuple[str, str | bytes | None]] = list(record[2])
+                    produce(topic, record[1], record[0], partition, delivery, headers=headers)
             except BufferError:
                 await asyncio.sleep(_FULL_QUEUE_WAIT_S)  # the poller drains the queue
                 continue

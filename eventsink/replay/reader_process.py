@@ -3,9 +3,11 @@
 Decoding a capture line (JSON framing, base64) costs several times what sending the record
 does, so a folder's partitions are read by child processes (``python -m`` this module: a fresh
 interpreter that imports only the reading code), each writing ready chunks (``chunks.py``) to
-its standard output as length-prefixed pickles. The pipe's buffer bounds how far a reader runs
-ahead of the sender. The sender process then does what a raw producer does, and decoding runs
-on the machine's other cores.
+its standard output as framed pickles. The pipe's buffer bounds how far a reader runs ahead of
+the sender. The sender process then does what a raw producer does, and decoding runs on the
+machine's other cores; with ``--loop`` a file is decoded once, the later passes resend the
+first pass's frames from a private temporary file (never from the folder: a pickle is only
+read back from where this process wrote it).
 """
 
 from __future__ import annotations
@@ -15,40 +17,61 @@ import pickle
 import struct
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from tisink.core.errors import TisinkError
 from tisink.eventsink.replay.chunks import Chunk, to_chunk
 from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.records import read_partition_file
 
-_LENGTH = struct.Struct("<I")
+_HEAD = struct.Struct("<iI")
+"""A frame's head: the pass (``_END`` for the last frame) and the length of its pickle."""
+_END = -1
 
 
 def serve(paths: Sequence[tuple[int, Path]], loops: int, chunk: int, out: BinaryIO) -> None:
-    """Every pass of the partitions' files, round-robin by chunk, then None; a failure is
-    written as its message."""
+    """Every pass of the partitions' files, round-robin by chunk, then an end frame (None, or
+    a failure's message). The first pass's frames are kept in a private temporary file, so the
+    later passes of ``--loop`` are copied from it instead of decoded again."""
+    with contextlib.ExitStack() as stack:
+        kept = stack.enter_context(tempfile.TemporaryFile()) if loops > 1 else None
+        try:
+            _first_pass(paths, chunk, out, kept)
+            for loop in range(1, loops):
+                assert kept is not None
+                kept.seek(0)
+                while head := kept.read(_HEAD.size):
+                    _, size = _HEAD.unpack(head)
+                    out.write(_HEAD.pack(loop, size) + kept.read(size))
+            _send(out, _END, None)
+        except TisinkError as err:
+            _send(out, _END, str(err))
 
-    def send(item: object) -> None:
-        data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
-        out.write(_LENGTH.pack(len(data)) + data)
-        out.flush()
 
-    try:
-        for loop in range(loops):
-            readers = {p: read_partition_file(path, chunk) for p, path in paths}
-            while readers:
-                for partition, reader in list(readers.items()):
-                    records = next(reader, None)
-                    if records is None:
-                        del readers[partition]
-                    else:
-                        send(to_chunk(loop, partition, records))
-        send(None)
-    except TisinkError as err:
-        send(str(err))
+def _first_pass(
+    paths: Sequence[tuple[int, Path]], chunk: int, out: BinaryIO, kept: BinaryIO | None
+) -> None:
+    readers = {p: read_partition_file(path, chunk) for p, path in paths}
+    while readers:
+        for partition, reader in list(readers.items()):
+            records = next(reader, None)
+            if records is None:
+                del readers[partition]
+                continue
+            frame = _send(out, 0, tuple(to_chunk(0, partition, records))[1:])
+            if kept is not None:
+                kept.write(frame)
+
+
+def _send(out: BinaryIO, loop: int, item: object) -> bytes:
+    data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+    frame = _HEAD.pack(loop, len(data)) + data
+    out.write(frame)
+    out.flush()
+    return frame
 
 
 class ProcessStream(Iterator[Chunk]):
@@ -69,24 +92,24 @@ class ProcessStream(Iterator[Chunk]):
     def __next__(self) -> Chunk:
         if self._done:
             raise StopIteration
-        item = self._receive()
-        if isinstance(item, Chunk):
-            return item
+        loop, item = self._receive()
+        if loop != _END:
+            return Chunk(loop, *item)
         self._done = True
         self.close()
         if item is None:
             raise StopIteration
         raise ReplayError(str(item))
 
-    def _receive(self) -> object:
-        head = self._pipe.read(_LENGTH.size)
-        if len(head) == _LENGTH.size:
-            (size,) = _LENGTH.unpack(head)
+    def _receive(self) -> tuple[int, Any]:
+        head = self._pipe.read(_HEAD.size)
+        if len(head) == _HEAD.size:
+            loop, size = _HEAD.unpack(head)
             data = self._pipe.read(size)
             if len(data) == size:
-                return pickle.loads(data)
+                return loop, pickle.loads(data)
         code = self._process.wait()
-        return f"a replay reader process ended early (exit code {code})"
+        return _END, f"a replay reader process ended early (exit code {code})"
 
     def close(self) -> None:
         if self._process.poll() is None:
