@@ -1,6 +1,7 @@
 """``tisink play --workload bank`` and ``--workload sysbench`` verify with every protocol.
 
-Inline engine into ``file://`` partition files, small row counts; the play reads its stream
+Inline engine into ``file://`` partition files (canal-json also into TiCDC's cloud-storage
+layout), small row counts; the play reads its stream
 back and verifies it (transactions regrouped by commitTs, key-changing UPDATEs split into
 DELETE + INSERT by the table sink).
 """
@@ -23,7 +24,8 @@ PROTOCOLS = [
     "tencent-dts",
     "tencent-dts&encoding-format=avro",
     "alibaba-dts",
-    "canal-json",
+    "canal-json",  # TiCDC's cloud-storage layout: a folder per table
+    "canal-json&file-layout=partitions",
     "open",
 ]
 ROWS = {"bank": 150, "sysbench": 200}
