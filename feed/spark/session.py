@@ -17,6 +17,7 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit
 
+from tisink.feed.spark.class_archive import class_archive_option
 from tisink.feed.spark.environment import ARCHIVE_DIR, EXECUTOR_PYTHON, executor_archive, tisink_zip
 from tisink.feed.spark.jvm_output import launch_logged_gateway, log4j_level
 
@@ -91,7 +92,7 @@ def spark_session(
         builder = (
             builder.config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.driver.extraJavaOptions", LOCAL_JVM_OPTIONS)
+            .config("spark.driver.extraJavaOptions", _local_jvm_options())
         )
     elif archive != NO_ARCHIVE:
         path = executor_archive() if archive == AUTO_ARCHIVE else archive
@@ -115,6 +116,11 @@ def spark_session(
         _keep_interrupt_handler(interrupt)
     session.sparkContext.setLogLevel(log4j_level())
     return session
+
+
+def _local_jvm_options() -> str:
+    archive = class_archive_option(LOCAL_JVM_OPTIONS)
+    return f"{LOCAL_JVM_OPTIONS} {archive}".strip()
 
 
 def _start_logged_jvm(builder: Any) -> None:
