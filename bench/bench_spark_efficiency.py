@@ -15,6 +15,10 @@ tasks' own times, ``TISINK_SPARK_PROFILE``), and PySpark's cProfile of the Pytho
 (``spark.python.profile``), stage one's function and stage two's, top functions by own time.
 
     python bench/bench_spark_efficiency.py [--rows 400000] [--repeat 1] [--profile]
+        [--workload demo] [--engines inline,local[2]] [--baseline-code WORKTREE]
+
+Peak memory is the largest sum of the tree's resident sets at one sample (pages the forked
+Python workers share are counted once per process: an upper bound).
 """
 
 from __future__ import annotations
@@ -94,15 +98,21 @@ def _sample(root: psutil.Process) -> Sample:
 
 
 def play(
-    engine: tuple[str, str | None], rows: int, folder: Path, interval: float, profile: bool
+    engine: tuple[str, str | None],
+    rows: int,
+    folder: Path,
+    interval: float,
+    profile: bool,
+    workload: str = str(SCENARIO),
+    code: str | None = None,
 ) -> Run:
-    name = engine[1] or engine[0]
+    name = (engine[1] or engine[0]) + (f"@{Path(code).name}" if code else "")
     out = folder / f"out-{name.replace('[', '').replace(']', '')}-{time.time_ns()}"
     summary_path = out.with_suffix(".json")
     config = folder / "dispatch.toml"
     config.write_text(CONFIG, encoding="utf-8")
     command = [
-        TISINK, "play", "--workload", str(SCENARIO), "--rows", str(rows),
+        TISINK, "play", "--workload", workload, "--rows", str(rows),
         "--seed", "1", "--sink-uri", f"file://{out}?protocol=simple&partition-num={PARTITIONS}",
         "--config", str(config), "--clock", "feed", "--no-verify", "--engine", engine[0],
         "--summary-json", str(summary_path),
@@ -110,6 +120,8 @@ def play(
     if engine[1]:
         command += ["--master", engine[1]]
     env = dict(os.environ)
+    if code:  # another checkout's tisink (a baseline), ahead of the installed one
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [code, env.get("PYTHONPATH")]))
     profile_dir = None
     if profile and engine[1]:
         profile_dir = folder / f"profile-{time.time_ns()}"
@@ -120,7 +132,9 @@ def play(
             f"--conf spark.python.profile.dump={profile_dir / 'cprofile'} pyspark-shell"
         )
     started = time.time()
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(
+        command, env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     root = psutil.Process(child.pid)
     samples: list[Sample] = []
 
@@ -215,6 +229,12 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="per-stage profile of Spark")
     parser.add_argument("--top", type=int, default=25, help="cProfile functions shown")
     parser.add_argument("--engines", default="inline,local[2]")
+    parser.add_argument("--workload", default=str(SCENARIO), help="scenario name or TOML")
+    parser.add_argument(
+        "--baseline-code",
+        help="a checkout of tisink to play local[2] with as well (its PYTHONPATH), e.g. a git "
+        "worktree of the commit before a change: before and after in the same run",
+    )
     args = parser.parse_args()
     wanted = args.engines.split(",")
     engines = [e for e in ENGINES if (e[1] or e[0]) in wanted]
@@ -222,9 +242,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tisink-bench-") as tmp:
         for _ in range(max(1, args.repeat)):
             for engine in engines:
-                run = play(engine, args.rows, Path(tmp), args.interval, args.profile)
+                run = play(engine, args.rows, Path(tmp), args.interval, args.profile, args.workload)
                 runs.setdefault(run.engine, []).append(run)
-        print(f"sysbench-like table, {args.rows} rows, {PARTITIONS} partitions (index-value), "
+            if args.baseline_code:
+                run = play(("spark", "local[2]"), args.rows, Path(tmp), args.interval, False,
+                           args.workload, args.baseline_code)  # fmt: skip
+                runs.setdefault(run.engine, []).append(run)
+        print(f"{Path(args.workload).stem}, {args.rows} rows, {PARTITIONS} partitions, "
               f"file sink, --clock feed --no-verify; medians of {args.repeat}; CPU of the "
               "play's process tree (psutil), not machine-wide")  # fmt: skip
         header = (f"{'engine':9} {'wall s':>7} {'CPU s':>7} {'driver':>7} {'jvm':>6} "
