@@ -122,8 +122,7 @@ def replay_group(bootstrap: str | None, rows: int, loops: int, repeat: int) -> l
                 raw_name,
                 _rate(raw),
                 note=f"CPU {_us(ours):.1f} us/msg + readers {_us(ours, 'children_cpu_s'):.1f} "
-                f"vs raw {_us(raw):.1f}; RSS {max(r['rss_mb'] for r in ours):.0f} MB (readers "
-                f"{max(r['child_rss_mb'] for r in ours):.0f} MB each) vs raw "
+                f"vs raw {_us(raw):.1f}; RSS {max(r['rss_mb'] for r in ours):.0f} MB vs raw "
                 f"{max(r['rss_mb'] for r in raw):.0f} MB",
             )
         )
