@@ -53,8 +53,13 @@ def play_chart(summary: dict[str, Any], path: Path) -> None:
 def _title(summary: dict[str, Any]) -> str:
     latency = summary.get("latency_ms") or {}
     return (
-        f"{summary.get('engine', '')} play into {summary.get('sink_uri', '')}\n"
+        f"{_run_name(summary.get('engine', ''))} into {summary.get('sink_uri', '')}\n"
         f"{summary.get('rows', 0):,} rows, {summary.get('rows_per_s', 0):,.0f} rows/s, "
         f"{summary.get('mb_per_s', 0):.2f} MB/s, latency p99 {latency.get('p99', 0)} ms, "
         f"max {latency.get('max', 0)} ms"
     )
+
+
+def _run_name(engine: str) -> str:
+    """``inline play``, ``spark play``; a replay (``tisink replay``) is no play."""
+    return engine if engine == "replay" else f"{engine} play"
