@@ -23,6 +23,7 @@ from tisink.eventsink.replay.routing import Routing
 from tisink.eventsink.replay.sender import ReplaySender, ReplayStats
 from tisink.eventsink.replay.sources import FolderSource, KafkaSource, ReplaySource
 from tisink.measures import Measured, apply_measures
+from tisink.replay_stamps import commit_ts_stamper
 from tisink.sink import SinkFactory
 from tisink.summary import RunSummary
 from tisink.tablesink import AckLatency
@@ -142,6 +143,7 @@ async def _replay(
         routing=options.routing,
         pacer=pacer,
         on_handed=latency.batch_callback,
+        stamp=commit_ts_stamper(options.source) if options.speed is not None else None,
     )
     ticker = asyncio.create_task(_tick(sender, on_progress)) if on_progress else None
     try:

@@ -31,6 +31,8 @@ from tisink.eventsink.replay.routing import Routing
 from tisink.eventsink.replay.sources import ReplaySource
 from tisink.eventsink.stats import AckedSeconds
 
+Stamp = Callable[[Chunk], Chunk]
+"""Fills in the timestamps a chunk lacks (from the commit ts its messages carry)."""
 OnHanded = Callable[[], Callable[[int], None]]
 """Called as records are handed to the producer; what it returns is called with their count
 once they are acknowledged (the acknowledgement latency recorder)."""
@@ -64,12 +66,14 @@ class ReplaySender:
         routing: Routing = Routing.same,
         pacer: Pacer | None = None,
         on_handed: OnHanded | None = None,
+        stamp: Stamp | None = None,
     ) -> None:
         self.producer = producer
         self.topic = topic
         self.routing = routing
         self.pacer = pacer
         self.on_handed = on_handed
+        self.stamp = stamp if isinstance(pacer, SpeedPacer) else None
         self.stats = ReplayStats()
         self._queues: list[asyncio.Queue[Chunk | None]] = []
         self._loop0 = [0, 0, 0]
@@ -110,6 +114,8 @@ class ReplaySender:
 
     async def _feed(self, source: ReplaySource, chunks: Iterator[Chunk]) -> None:
         while (chunk := await self._next(source, chunks)) is not None:
+            if self.stamp is not None and None in chunk.stamps:
+                chunk = self.stamp(chunk)
             self._check(chunk)
             if self.routing is Routing.same:
                 await self._queues[chunk.partition].put(chunk)

@@ -8,6 +8,7 @@ import dataclasses
 from collections import defaultdict
 from pathlib import Path
 
+import orjson
 import pytest
 from confluent_kafka import Producer
 
@@ -220,3 +221,39 @@ def test_a_kafka_topic_replays_into_another(kafka_bootstrap: str, tmp_path: Path
             for p in range(2)
         ]
     assert back[target] == [part + part for part in back[source]]
+
+
+def test_speed_follows_commit_ts_in_a_file_sink_folder(tmp_path: Path) -> None:
+    """A play's file-sink folder has no record timestamps: with its protocol named, --speed
+    paces by the commit ts of its messages (0.2 s of commit time at an eighth of its speed)."""
+    folder = tmp_path / "play"
+    run_play(
+        PlayOptions(
+            workload="demo",
+            rows=400,
+            sink_uri=f"file://{folder}?protocol=simple&partition-num=2",
+            engine="inline",
+            feed_clock=True,
+            verify_after=False,
+        )
+    )
+    source = f"file://{folder}?protocol=simple"
+    with pytest.raises(Exception, match="without a timestamp"):
+        run_replay(
+            ReplayOptions(
+                source=str(folder), sink_uri=f"file://{tmp_path}/a?partition-num=2", speed=4.0
+            )
+        )
+    stamps = []
+    for partition in range(2):
+        for record in _records(folder, "tidb-cdc", partition):
+            message = orjson.loads(record.value or b"{}")
+            if message.get("commitTs"):
+                stamps.append(message["commitTs"] >> 18)
+    span_s = (max(stamps) - min(stamps)) / 1000
+    summary = run_replay(
+        ReplayOptions(source=source, sink_uri=f"file://{tmp_path}/b?partition-num=2", speed=0.125)
+    )
+    assert summary.rows == sum(len(_records(folder, "tidb-cdc", p)) for p in range(2))
+    assert span_s >= 0.1
+    assert summary.elapsed_s >= span_s / 0.125 * 0.9  # line rate takes a fraction of it
