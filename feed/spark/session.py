@@ -33,6 +33,10 @@ one play: C1 alone (no C2 recompiles) and the serial collector halve its start-u
 24 -> 11 CPU-s on two cores, ``bench/bench_spark_efficiency.py``) and cost the job nothing
 measurable. A cluster's driver and executors keep Spark's defaults."""
 
+WORKER_DAEMON = "tisink.feed.spark.worker_daemon"
+"""A local master's Python daemon: PySpark's, with the tasks' modules imported before it forks
+the workers."""
+
 MASTER_KINDS = ("local", "spark://", "yarn", "k8s://", "mesos://")
 """How a Spark master URL starts (``local`` covers ``local[N]`` and ``local-cluster[...]``)."""
 MASTER_CONNECT_TIMEOUT_S = 3.0
@@ -93,6 +97,7 @@ def spark_session(
             builder.config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.driver.extraJavaOptions", _local_jvm_options())
+            .config("spark.python.daemon.module", WORKER_DAEMON)
         )
     elif archive != NO_ARCHIVE:
         path = executor_archive() if archive == AUTO_ARCHIVE else archive

@@ -1,0 +1,33 @@
+"""The Python daemon of a local master's workers, with the tasks' modules already imported.
+
+PySpark forks every Python worker from one daemon process (``spark.python.daemon.module``);
+a worker then imports what its task's function needs, about 0.9 CPU-s for tisink's stages,
+sinks and codecs, once per worker, and the first task waits for it. Imported here, before the
+daemon forks, every worker inherits them. None of these imports starts a thread (the daemon
+must not have one when it forks). Cluster executors keep PySpark's own daemon: tisink reaches
+them on ``spark.submit.pyFiles``, after the daemon starts.
+"""
+
+from __future__ import annotations
+
+from pyspark import daemon
+
+import tisink.codec
+import tisink.feed.spark.feed_stage
+import tisink.feed.spark.owner
+import tisink.feed.spark.survey
+import tisink.feed.spark.workload_stage
+import tisink.sink
+
+PRELOADED = (
+    tisink.codec,
+    tisink.feed.spark.feed_stage,
+    tisink.feed.spark.owner,
+    tisink.feed.spark.survey,
+    tisink.feed.spark.workload_stage,
+    tisink.sink,
+)
+"""What a task imports (named, so nothing here is an unused import)."""
+
+if __name__ == "__main__":
+    daemon.manager()
