@@ -5,8 +5,10 @@
 - ``demo``: the default workload (five tables, every type, DDLs), 3 partitions.
 
 A thin wrapper over ``tisink.bench.engines`` (``tisink bench`` runs the demo): medians of
-``--repeat`` plays of each engine, rows/s from the first row sent to the last acknowledgement,
-p99 acknowledgement latency and start-up, Spark against inline.
+``--repeat`` plays of each engine, rows/s from the play's start to the last acknowledgement,
+p99 acknowledgement latency, and in the note the CPU seconds of the process tree, the writing
+phase's rows/s and start-up; Spark against inline. For a command's own cost (its JVM start
+included) and a per-stage profile, see ``bench_spark_efficiency.py``.
 
     python bench/bench_play_engines.py [--rows N] [--repeat N] [--scenario sysbench|demo|all]
 """
