@@ -3,16 +3,19 @@
 Decoding a capture line (JSON framing, base64) costs several times what sending the record
 does, so a folder's partitions are read by child processes (``python -m`` this module: a fresh
 interpreter that imports only the reading code), each writing ready chunks (``chunks.py``) to
-its standard output as framed pickles. The pipe's buffer bounds how far a reader runs ahead of
-the sender. The sender process then does what a raw producer does, and decoding runs on the
-machine's other cores; with ``--loop`` a file is decoded once, the later passes resend the
-first pass's frames from a private temporary file (never from the folder: a pickle is only
-read back from where this process wrote it).
+its standard output as framed pickles. The pipe (widened to ``_PIPE_BYTES`` where Linux allows,
+so a frame takes a few system calls, not dozens) bounds how far a reader runs ahead of the
+sender. The sender process then does what a raw producer does, and decoding runs on the
+machine's other cores. With ``--loop`` a file is read and decoded once: the sender keeps the
+first pass's frames in a private temporary file as they arrive and reads the later passes from
+it (a pickle is only read back from where this process wrote it), so the later passes cost
+neither a reader process nor a pipe.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import pickle
 import struct
 import subprocess
@@ -20,7 +23,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from tisink.core.errors import TisinkError
 from tisink.eventsink.replay.chunks import Chunk, to_chunk
@@ -30,76 +33,66 @@ from tisink.eventsink.replay.records import read_partition_file
 _HEAD = struct.Struct("<iI")
 """A frame's head: the pass (``_END`` for the last frame) and the length of its pickle."""
 _END = -1
+_PIPE_BYTES = 1 << 20
 
 
-def serve(paths: Sequence[tuple[int, Path]], loops: int, chunk: int, out: BinaryIO) -> None:
-    """Every pass of the partitions' files, round-robin by chunk, then an end frame (None, or
-    a failure's message). The first pass's frames are kept in a private temporary file, so the
-    later passes of ``--loop`` are copied from it instead of decoded again."""
-    with contextlib.ExitStack() as stack:
-        kept = stack.enter_context(tempfile.TemporaryFile()) if loops > 1 else None
-        try:
-            _first_pass(paths, chunk, out, kept)
-            for loop in range(1, loops):
-                assert kept is not None
-                kept.seek(0)
-                while head := kept.read(_HEAD.size):
-                    _, size = _HEAD.unpack(head)
-                    out.write(_HEAD.pack(loop, size) + kept.read(size))
-            _send(out, _END, None)
-        except TisinkError as err:
-            _send(out, _END, str(err))
+def serve(paths: Sequence[tuple[int, Path]], chunk: int, out: BinaryIO) -> None:
+    """The partitions' files, round-robin by chunk, then an end frame (None, or a failure's
+    message)."""
+    try:
+        readers = {p: read_partition_file(path, chunk) for p, path in paths}
+        while readers:
+            for partition, reader in list(readers.items()):
+                records = next(reader, None)
+                if records is None:
+                    del readers[partition]
+                    continue
+                _send(out, 0, tuple(to_chunk(0, partition, records))[1:])
+        _send(out, _END, None)
+    except TisinkError as err:
+        _send(out, _END, str(err))
 
 
-def _first_pass(
-    paths: Sequence[tuple[int, Path]], chunk: int, out: BinaryIO, kept: BinaryIO | None
-) -> None:
-    readers = {p: read_partition_file(path, chunk) for p, path in paths}
-    while readers:
-        for partition, reader in list(readers.items()):
-            records = next(reader, None)
-            if records is None:
-                del readers[partition]
-                continue
-            frame = _send(out, 0, tuple(to_chunk(0, partition, records))[1:])
-            if kept is not None:
-                kept.write(frame)
-
-
-def _send(out: BinaryIO, loop: int, item: object) -> bytes:
+def _send(out: BinaryIO, loop: int, item: object) -> None:
     data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
-    frame = _HEAD.pack(loop, len(data)) + data
-    out.write(frame)
+    out.write(_HEAD.pack(loop, len(data)))
+    out.write(data)
     out.flush()
-    return frame
 
 
 class ProcessStream(Iterator[Chunk]):
-    """The chunks of some partition files, read by a child process; ``next`` blocks (the
-    sender calls it from a thread)."""
+    """``loops`` passes of some partition files' chunks, the first read by a child process,
+    the later ones from the frames kept of the first; ``next`` blocks (the sender calls it from
+    a thread)."""
 
     def __init__(self, paths: Sequence[tuple[int, Path]], loops: int, chunk: int) -> None:
         args = [f"{partition}={path}" for partition, path in paths]
         self._process = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(loops), str(chunk), *args],
+            [sys.executable, "-m", __name__, str(chunk), *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
         )
         assert self._process.stdout is not None
         self._pipe = self._process.stdout
+        _widen(self._pipe)
+        self._loops = loops
+        self._loop = 0
+        self._kept: BinaryIO | None = tempfile.TemporaryFile() if loops > 1 else None  # noqa: SIM115 (close() closes it)
         self._done = False
 
     def __next__(self) -> Chunk:
         if self._done:
             raise StopIteration
-        loop, item = self._receive()
-        if loop != _END:
-            return Chunk(loop, *item)
-        self._done = True
-        self.close()
-        if item is None:
-            raise StopIteration
-        raise ReplayError(str(item))
+        if self._loop == 0:
+            loop, item = self._receive()
+            if loop != _END:
+                return Chunk(0, *item)
+            self._stop_reader()
+            if item is not None:
+                self._done = True
+                raise ReplayError(str(item))
+            self._next_loop()
+        return self._kept_chunk()
 
     def _receive(self) -> tuple[int, Any]:
         head = self._pipe.read(_HEAD.size)
@@ -107,22 +100,57 @@ class ProcessStream(Iterator[Chunk]):
             loop, size = _HEAD.unpack(head)
             data = self._pipe.read(size)
             if len(data) == size:
+                if self._kept is not None and loop != _END:
+                    self._kept.write(head)
+                    self._kept.write(data)
                 return loop, pickle.loads(data)
         code = self._process.wait()
         return _END, f"a replay reader process ended early (exit code {code})"
 
-    def close(self) -> None:
+    def _next_loop(self) -> None:
+        """Start the next pass from the kept frames, or end."""
+        self._loop += 1
+        if self._loop >= self._loops or self._kept is None:
+            self._done = True
+            self._drop_kept()
+            raise StopIteration
+        self._kept.seek(0)
+
+    def _kept_chunk(self) -> Chunk:
+        assert self._kept is not None
+        while not (head := self._kept.read(_HEAD.size)):
+            self._next_loop()
+        _, size = _HEAD.unpack(head)
+        return Chunk(self._loop, *pickle.loads(self._kept.read(size)))
+
+    def _drop_kept(self) -> None:
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
+
+    def _stop_reader(self) -> None:
         if self._process.poll() is None:
             self._process.terminate()
         self._process.wait()
         self._pipe.close()
 
+    def close(self) -> None:
+        self._stop_reader()
+        self._drop_kept()
+
+
+def _widen(pipe: IO[bytes]) -> None:
+    """Ask Linux for a pipe of ``_PIPE_BYTES`` (its default is 64 KiB); keep what it gives."""
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+
 
 def main(argv: list[str]) -> None:
-    loops, chunk = int(argv[0]), int(argv[1])
-    paths = [(int(p), Path(path)) for p, path in (arg.split("=", 1) for arg in argv[2:])]
+    chunk = int(argv[0])
+    paths = [(int(p), Path(path)) for p, path in (arg.split("=", 1) for arg in argv[1:])]
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):  # the sender stopped
-        serve(paths, loops, chunk, sys.stdout.buffer)
+        serve(paths, chunk, sys.stdout.buffer)
 
 
 if __name__ == "__main__":
