@@ -2,8 +2,11 @@
 librdkafka``, beside the aiokafka one (``producer.py``) and with its guarantees.
 
 ``send`` hands a partition's records to librdkafka's queue and returns once every one has its
-delivery report; a poller thread serves the reports (librdkafka calls back from ``poll``) and
-wakes the event loop once per send, not once per record. librdkafka batches and retries by
+delivery report. The sends waiting for reports serve them on the event loop's thread
+(librdkafka calls back from ``poll``), each ``poll(0)`` every ``_ACK_POLL_S`` while it waits:
+a poller thread would take the GIL back for every report (confluent-kafka releases it around
+librdkafka's poll and retakes it per callback), which costs the thread producing more than the
+reports themselves, and acks are seen within a millisecond. librdkafka batches and retries by
 itself until ``message.timeout.ms`` (the sink's ``send_retry_timeout_s``); without idempotence
 one request is in flight per connection, so a retry never reorders a partition (a batch whose
 ack was lost is written again: duplicates, never gaps). With ``enable-idempotence`` the broker
@@ -19,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -41,7 +43,7 @@ from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 
 log = logging.getLogger(__name__)
 
-_POLL_S = 0.05
+_ACK_POLL_S = 0.001
 _FULL_QUEUE_WAIT_S = 0.005
 METADATA_CHECK_S = 10.0
 """How often sends look at the written topics' partitions (a topic recreated with fewer)."""
@@ -89,33 +91,22 @@ class _DebugLogger(logging.LoggerAdapter):
 class _Delivery:
     """The delivery reports of one send (librdkafka reports a partition's in order)."""
 
-    __slots__ = ("_count", "_future", "_loop", "error", "offsets")
+    __slots__ = ("error", "offsets", "waiting")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, count: int) -> None:
-        self._loop = loop
-        self._future: asyncio.Future[None] = loop.create_future()
-        self._count = count
+    def __init__(self, count: int) -> None:
+        self.waiting = count
+        """Records without their report yet."""
         self.offsets: list[int] = []
         self.error: KafkaError | None = None
 
     def __call__(self, error: KafkaError | None, message: Message) -> None:
-        """librdkafka's callback, on the poller thread."""
+        """librdkafka's callback, from a ``poll`` on the event loop's thread."""
         if error is not None:
             if self.error is None:
                 self.error = error
         else:
             self.offsets.append(message.offset())  # type: ignore[arg-type]
-        self._count -= 1
-        if self._count == 0:
-            self._loop.call_soon_threadsafe(_resolve, self._future)
-
-    async def done(self) -> None:
-        await self._future
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
+        self.waiting -= 1
 
 
 class RdKafkaProducer:
@@ -138,15 +129,15 @@ class RdKafkaProducer:
         self._closed = False
         #: set when a written topic lost a partition holding acknowledged messages
         self._lost: KafkaDataLossError | None = None
-        self._stop = threading.Event()
-        self._poller = threading.Thread(target=self._poll, name="tisink-rdkafka-poll", daemon=True)
-        self._poller.start()
         self._checked = time.monotonic()
 
-    def _poll(self) -> None:
-        poll, stopped = self._client.poll, self._stop.is_set
-        while not stopped():
-            poll(_POLL_S)
+    async def _reports(self, delivery: _Delivery) -> None:
+        """Serve delivery reports (every send's) until ``delivery`` has all of its own."""
+        poll = self._client.poll
+        poll(0)
+        while delivery.waiting:
+            await asyncio.sleep(_ACK_POLL_S)
+            poll(0)
 
     async def partition_count(self, topic: str) -> int:
         return await self.topics.partition_count(topic)
@@ -193,9 +184,9 @@ class RdKafkaProducer:
         if lock is None:
             lock = self._locks[(topic, partition)] = asyncio.Lock()
         async with lock:
-            delivery = _Delivery(asyncio.get_running_loop(), len(records))
+            delivery = _Delivery(len(records))
             await self._produce(topic, partition, records, delivery)
-            await delivery.done()
+            await self._reports(delivery)
         self._acknowledged(topic, partition, records, delivery)
 
     async def _produce(
@@ -212,7 +203,8 @@ class RdKafkaProducer:
                     headers: list[tuple[str, str | bytes | None]] = list(record[2])
                     produce(topic, record[1], record[0], partition, delivery, headers=headers)
             except BufferError:
-                await asyncio.sleep(_FULL_QUEUE_WAIT_S)  # the poller drains the queue
+                self._client.poll(0)  # reports free the queue's room
+                await asyncio.sleep(_FULL_QUEUE_WAIT_S)
                 continue
             except KafkaException as err:
                 raise KafkaSinkError(
@@ -256,8 +248,6 @@ class RdKafkaProducer:
         try:
             await asyncio.to_thread(self._client.flush, self.config.send_retry_timeout_s)
         finally:
-            self._stop.set()
-            await asyncio.to_thread(self._poller.join)
             await self.topics.close()
 
 

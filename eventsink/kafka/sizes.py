@@ -9,6 +9,7 @@ from operator import itemgetter
 from tisink.codec.message import Record
 from tisink.core.framing import RECORD_OVERHEAD
 from tisink.eventsink.kafka.errors import KafkaMessageTooLargeError
+from tisink.eventsink.mq.producer import SizedRecords
 
 _key, _value = itemgetter(0), itemgetter(1)
 
@@ -18,6 +19,8 @@ def check_sizes(
 ) -> None:
     """Raise KafkaMessageTooLargeError naming the first record over ``max_message_bytes``."""
     limit = max_message_bytes - RECORD_OVERHEAD
+    if isinstance(records, SizedRecords) and records.largest <= limit:
+        return
     longest_value = max(map(len, map(_value, records)))
     longest_key = max(map(len, filter(None, map(_key, records))), default=0)
     if longest_value + longest_key <= limit:

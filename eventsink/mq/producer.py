@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from tisink.codec.message import MessageType, Record
@@ -25,6 +25,18 @@ class Producer(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class SizedRecords(list[Record]):
+    """Records whose size is bounded before sending (a replay's, measured where they were
+    read): ``largest`` is at least the key plus value bytes of each, so a producer's size check
+    is one comparison a send rather than a look at every record."""
+
+    __slots__ = ("largest",)
+
+    def __init__(self, records: Iterable[Record], largest: int) -> None:
+        super().__init__(records)
+        self.largest = largest
 
 
 @runtime_checkable

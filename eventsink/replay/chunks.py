@@ -28,13 +28,15 @@ class Chunk(NamedTuple):
     """The source offset of the first record (for messages)."""
     size: int
     """Key, value and header bytes of the records."""
+    largest: int
+    """Key and value bytes of the largest record (or more): the producers' size check."""
 
 
 def to_chunk(loop: int, partition: int, records: Sequence[ReplayRecord]) -> Chunk:
     """The chunk of ``records``; ReplayError for a tombstone (null value), which the
     producers cannot send."""
     out: list[Record] = []
-    size = 0
+    size = largest = 0
     for record in records:
         key, value, headers = record.key, record.value, record.headers
         if value is None:
@@ -42,14 +44,18 @@ def to_chunk(loop: int, partition: int, records: Sequence[ReplayRecord]) -> Chun
                 f"partition {partition} offset {record.offset} of the source is a tombstone "
                 "(null value), which replay cannot send"
             )
-        size += len(value) + (len(key) if key is not None else 0)
+        bare = len(value) + (len(key) if key is not None else 0)
+        size += bare
+        if bare > largest:
+            largest = bare
         if headers:
             size += sum(len(name) + len(data) for name, data in headers)
             out.append((key, value, headers))
         else:
             out.append((key, value))
     stamps = [record.timestamp_ms for record in records]
-    return Chunk(loop, partition, out, stamps, records[0].offset if records else 0, size)
+    first = records[0].offset if records else 0
+    return Chunk(loop, partition, out, stamps, first, size, largest)
 
 
 def records_size(records: Sequence[Record]) -> int:

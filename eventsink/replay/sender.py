@@ -23,7 +23,7 @@ from typing import cast
 from aiokafka.partitioner import murmur2
 
 from tisink.codec.message import Record
-from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.producer import Producer, SizedRecords
 from tisink.eventsink.replay.chunks import Chunk, records_size
 from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.pacing import Pacer, SpeedPacer
@@ -163,7 +163,15 @@ class ReplaySender:
             records.append(record)
             stamps.append(stamp)
         return {
-            p: Chunk(chunk.loop, p, records, stamps, chunk.first_offset, records_size(records))
+            p: Chunk(
+                chunk.loop,
+                p,
+                records,
+                stamps,
+                chunk.first_offset,
+                records_size(records),
+                chunk.largest,
+            )
             for p, (records, stamps) in parts.items()
         }
 
@@ -174,7 +182,7 @@ class ReplaySender:
             chunk = await queue.get()
             if chunk is None:
                 return
-            records, stamps, size = chunk.records, chunk.stamps, chunk.size
+            records, stamps, size, largest = chunk.records, chunk.stamps, chunk.size, chunk.largest
             while merge and len(records) < _MAX_SEND and not queue.empty():
                 following = queue.get_nowait()
                 if following is None:
@@ -183,13 +191,14 @@ class ReplaySender:
                 records = records + following.records
                 stamps = stamps + following.stamps
                 size += following.size
+                largest = max(largest, following.largest)
             if self.pacer is None:
-                await self._send(partition, records, size)
+                await self._send(partition, SizedRecords(records, largest), size)
                 continue
             start = 0
             while start < len(records):
                 count = await self.pacer.wait(chunk.loop, stamps, start)
-                part = records[start : start + count]
+                part = SizedRecords(records[start : start + count], largest)
                 await self._send(partition, part, records_size(part))
                 start += count
 
