@@ -38,3 +38,6 @@ def test_the_tasks_measurements_are_merged(spark: Any, tmp_path: Path) -> None:
     assert sum(e["messages"] for e in summary.series) == sum(summary.messages.values())
     assert sum(e["bytes"] for e in summary.series) == summary.bytes > 0
     assert summary.series[0]["t"] >= int(summary.startup_s) - 1
+    # rows_per_s runs from the command's start (start-up included), the writing phase after it
+    assert 600 / summary.elapsed_s <= summary.rows_per_s <= 600 / summary.startup_s
+    assert summary.writing_rows_per_s > summary.rows_per_s
