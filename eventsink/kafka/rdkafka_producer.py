@@ -3,7 +3,7 @@ librdkafka``, beside the aiokafka one (``producer.py``) and with its guarantees.
 
 ``send`` hands a partition's records to librdkafka's queue and returns once every one has its
 delivery report. The sends waiting for reports serve them on the event loop's thread
-(librdkafka calls back from ``poll``), each ``poll(0)`` every ``_ACK_POLL_S`` while it waits:
+(librdkafka calls back from ``poll``): one ``poll(0)`` every ``_ACK_POLL_S`` while any waits;
 a poller thread would take the GIL back for every report (confluent-kafka releases it around
 librdkafka's poll and retakes it per callback), which costs the thread producing more than the
 reports themselves, and acks are seen within a millisecond. librdkafka batches and retries by
@@ -130,14 +130,23 @@ class RdKafkaProducer:
         #: set when a written topic lost a partition holding acknowledged messages
         self._lost: KafkaDataLossError | None = None
         self._checked = time.monotonic()
+        self._tick: asyncio.Task[None] | None = None
+        """The next ``poll`` of the sends waiting for reports (one for all of them)."""
 
     async def _reports(self, delivery: _Delivery) -> None:
         """Serve delivery reports (every send's) until ``delivery`` has all of its own."""
-        poll = self._client.poll
-        poll(0)
+        self._client.poll(0)
         while delivery.waiting:
+            if self._tick is None:
+                self._tick = asyncio.create_task(self._poll_soon())
+            await asyncio.shield(self._tick)
+
+    async def _poll_soon(self) -> None:
+        try:
             await asyncio.sleep(_ACK_POLL_S)
-            poll(0)
+            self._client.poll(0)
+        finally:
+            self._tick = None
 
     async def partition_count(self, topic: str) -> int:
         return await self.topics.partition_count(topic)
@@ -234,6 +243,9 @@ class RdKafkaProducer:
                 f"failed: {error.str()}"
             )
         offsets = delivery.offsets
+        if offsets == list(range(offsets[0], offsets[0] + len(offsets))):  # one run, compared in C
+            self.offsets.acknowledged(topic, partition, offsets[0], len(offsets))
+            return
         start = 0
         for index in range(1, len(offsets) + 1):
             if index == len(offsets) or offsets[index] != offsets[index - 1] + 1:
