@@ -14,11 +14,14 @@ routes nothing.
   bare datum);
 - ``protobuf``: classes generated from the protocol's ``.proto`` by grpcio-tools (the ``dev``
   extra). Tencent's ``subscribe.proto`` frames ``Entries`` in an ``Envelope``'s ``data``, so
-  both are serialised.
+  both are serialised;
+- ``csv``: the standard library's ``csv.writer`` writing each record's rows again, read back
+  with ``csv.reader`` (the C module both: the floor of writing delimited text from Python).
 """
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import io
 import json
@@ -51,6 +54,8 @@ def raw_baseline(
     back and returns the timed run. BaselineUnavailable when it cannot be built here."""
     if encoding_format == "json":
         return "orjson.dumps", _json_run
+    if encoding_format == "csv":
+        return "csv.writer", _csv_run
     files = spec.schema_files(encoding_format)
     if encoding_format == "avro":
         (text,) = [data for name, data in files.items() if name.endswith((".json", ".avsc"))]
@@ -86,6 +91,17 @@ def _json_run(records: Sequence[Record]) -> Run:
     def run() -> None:
         for value in values:
             dumps(value)
+
+    return run
+
+
+def _csv_run(records: Sequence[Record]) -> Run:
+    rows = [row for _, value in records for row in csv.reader(io.StringIO(value.decode()))]
+
+    def run() -> None:
+        out = io.StringIO()
+        csv.writer(out).writerows(rows)
+        out.getvalue().encode()
 
     return run
 
