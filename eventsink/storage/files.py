@@ -36,6 +36,9 @@ class ClosedFile:
     rows: int
     txns: int
     callbacks: list[Callable[[], None]] = field(default_factory=list)
+    records: int = 0
+    """The encoder's change records in ``data``, one per row (a CSV UPDATE's old-value line
+    rides in its record): the summary's DML messages."""
 
 
 class FileWriter:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tisink.codec.encoder import RowEventEncoder
+from tisink.codec.message import MessageType
 from tisink.core.clock import Clock, ObservingClock
 from tisink.core.errors import TisinkError
 from tisink.eventsink.base import CallbackableEvent
@@ -51,6 +52,7 @@ class _OpenFile:
     chunks: list[bytes] = field(default_factory=list)
     size: int = 0
     rows: int = 0
+    records: int = 0
     txns: int = 0
     callbacks: list[Callable[[], None]] = field(default_factory=list)
 
@@ -119,6 +121,7 @@ class StorageSink:
             open_file.chunks.append(data)
             open_file.size += len(data)
             open_file.rows += len(txn.rows)
+            open_file.records += len(encoded.records)
             open_file.txns += 1
             open_file.callbacks.append(event.callback)
             self._inflight += len(data)
@@ -219,6 +222,7 @@ class StorageSink:
             open_file.rows,
             open_file.txns,
             open_file.callbacks,
+            records=open_file.records,
         )
         self._pending += len(closed.data)
         self._queue.put_nowait(closed)
@@ -249,6 +253,8 @@ class StorageSink:
             self._pending -= len(closed.data)
             self._inflight -= len(closed.data)
             self._stats.rows += closed.rows
+            messages = self._stats.messages
+            messages[MessageType.DML] = messages.get(MessageType.DML, 0) + closed.records
             self._stats.txns += closed.txns
             self._stats.batches += 1
             self._stats.bytes += len(closed.data)

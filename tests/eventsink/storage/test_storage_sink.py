@@ -5,6 +5,8 @@ indexes naming the newest file, an honest ``metadata`` checkpoint; and the URI's
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 from pathlib import Path
 
 import orjson
@@ -117,6 +119,12 @@ def test_row_counts_per_table_and_operation_match_the_feed(tmp_path: Path) -> No
     events = {"I": "INSERT", "U": "UPDATE", "D": "DELETE"}
     for kind, name in events.items():
         assert report.counts[name] == sum(n for (_, k), n in want.items() if k == kind)
+    # the summary's DML messages are the change records written: one per row (an UPDATE's
+    # old-value line rides in its record), fewer than the CSV lines
+    texts = (path.read_text() for path in out.rglob("CDC*.csv"))
+    lines = sum(1 for text in texts for _ in csv.reader(io.StringIO(text, newline="")))
+    assert summary["messages"] == {"DML": sum(want.values())}
+    assert lines > sum(want.values())
 
 
 @pytest.mark.parametrize(
