@@ -27,7 +27,7 @@ COMMON_OPTIONS: tuple[Option, ...] = (
     Option(
         "encoding-format",
         "encoding_format",
-        one_of("json", "avro", "protobuf"),
+        one_of("json", "avro", "protobuf", "csv"),
         (("sink", "kafka-config", "codec-config"),),
         help="the protocol's encoding (its first format when unset)",
     ),
