@@ -25,9 +25,16 @@ from tisink.codec.values import (
     json_text,
     set_bitmask,
     timestamp_texts,
-    vector_text,
 )
-from tisink.codec.values.checks import as_number, as_text, decimal_text
+from tisink.codec.values.checks import (
+    TEXT_FAMILIES,
+    as_number,
+    as_text,
+    bit_text,
+    decimal_text,
+    integer_text,
+    vector_list_text,
+)
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -43,27 +50,6 @@ VALUE_ERRORS = (
     CodecError,
 )
 """What a bad row image raises inside a converter or a generated renderer."""
-
-TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
-
-
-def _integer(v: Any) -> str:
-    """Decimal text; the range is the feed validator's business (TiDB never holds more)."""
-    if type(v) is not int:
-        raise TypeError(f"want an integer, got {type(v).__name__}")
-    return int.__repr__(v)
-
-
-def _year(v: Any) -> str:
-    if type(v) is not int:
-        raise TypeError(f"want an integer, got {type(v).__name__}")
-    return int.__repr__(v)
-
-
-def _bit(v: Any) -> str:
-    if type(v) is not int or not 0 <= v < 1 << 64:
-        raise ValueError(f"want an unsigned 64-bit integer, got {v!r}")
-    return int.__repr__(v)
 
 
 def _binary(column: ColumnInfo) -> Converter:
@@ -106,22 +92,13 @@ def _set(column: ColumnInfo) -> Converter:
     return convert
 
 
-def _vector(v: Any) -> str:
-    """``vector_text`` raises on an element that is no number."""
-    if type(v) is not list:
-        raise TypeError(f"want a list of numbers, got {type(v).__name__}")
-    return vector_text(v)
-
-
 def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:
     """The function from a non-NULL feed value of ``column`` to its canal-json text."""
     family = column.family
-    if family in (TypeFamily.INT, TypeFamily.BIGINT):
-        return _integer
-    if family is TypeFamily.YEAR:
-        return _year
+    if family in (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR):
+        return integer_text
     if family is TypeFamily.BIT:
-        return _bit
+        return bit_text
     if family is TypeFamily.FLOAT:
         return lambda v: float32_text(as_number(v))
     if family is TypeFamily.DOUBLE:
@@ -142,5 +119,5 @@ def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:
     if family is TypeFamily.JSON:
         return json_text
     if family is TypeFamily.VECTOR:
-        return _vector
+        return vector_list_text
     raise CodecError(f"column {column.name!r}: no canal-json rendering for {column.mysql_type}")

@@ -24,34 +24,21 @@ from tisink.codec.values import (
     json_text,
     set_bitmask,
     timestamp_texts,
-    vector_text,
 )
-from tisink.codec.values.checks import as_number, as_text, decimal_text
+from tisink.codec.values.checks import (
+    TEXT_FAMILIES,
+    as_number,
+    as_text,
+    bit_text,
+    decimal_text,
+    integer_text,
+    vector_list_text,
+)
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
 Field = Callable[[Any], str]
 """A non-NULL feed value of one column to its CSV field text."""
-
-TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
-
-
-def _integer(v: Any) -> str:
-    if type(v) is not int:
-        raise TypeError(f"want an integer, got {type(v).__name__}")
-    return int.__repr__(v)
-
-
-def _bit(v: Any) -> str:
-    if type(v) is not int or not 0 <= v < 1 << 64:
-        raise ValueError(f"want an unsigned 64-bit integer, got {v!r}")
-    return int.__repr__(v)
-
-
-def _vector(v: Any) -> str:
-    if type(v) is not list:
-        raise TypeError(f"want a list of numbers, got {type(v).__name__}")
-    return vector_text(v)
 
 
 def _set_names(column: ColumnInfo) -> Callable[[Any], str]:
@@ -92,16 +79,16 @@ def _string_value(column: ColumnInfo, options: CSVOptions, tz: datetime.tzinfo) 
     if family is TypeFamily.JSON:
         return json_text
     if family is TypeFamily.VECTOR:
-        return _vector
+        return vector_list_text
     return None
 
 
 def _number_value(column: ColumnInfo) -> Field:
     family = column.family
     if family in (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR):
-        return _integer
+        return integer_text
     if family is TypeFamily.BIT:
-        return _bit
+        return bit_text
     if family is TypeFamily.FLOAT:
         return lambda v: go_g_text(float32_text(as_number(v)))
     if family is TypeFamily.DOUBLE:

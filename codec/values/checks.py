@@ -7,6 +7,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tisink.codec.values.floats import vector_text
+from tisink.model.mysqltypes import TypeFamily
+
+TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
+"""The families whose feed value is their text as TiDB prints it."""
+
 DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 """A feed DECIMAL: digits with an optional sign and fraction, as TiDB prints it."""
 
@@ -32,3 +38,26 @@ def decimal_text(v: Any) -> str:
     if type(v) is str and DECIMAL.fullmatch(v):
         return v
     raise ValueError(f"want a decimal string like '-12.50', got {v!r}")
+
+
+def integer_text(v: Any) -> str:
+    """Decimal text of an integer (INT, BIGINT, YEAR); the range is the feed validator's
+    business (TiDB never holds more)."""
+    if type(v) is not int:
+        raise TypeError(f"want an integer, got {type(v).__name__}")
+    return int.__repr__(v)
+
+
+def bit_text(v: Any) -> str:
+    """Decimal text of a BIT value, the unsigned 64-bit number."""
+    if type(v) is not int or not 0 <= v < 1 << 64:
+        raise ValueError(f"want an unsigned 64-bit integer, got {v!r}")
+    return int.__repr__(v)
+
+
+def vector_list_text(v: Any) -> str:
+    """``[a,b,...]`` of a VECTOR's list (``vector_text`` raises on an element that is no
+    number)."""
+    if type(v) is not list:
+        raise TypeError(f"want a list of numbers, got {type(v).__name__}")
+    return vector_text(v)
