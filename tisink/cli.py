@@ -416,8 +416,8 @@ def check(
     max_differences: Annotated[int, typer.Option(help="Differences to list.")] = 20,
     report_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
 ) -> None:
-    """Compare a consumer's database with the state a change feed implies; exit 0 when equal,
-    1 when different, 2 when a database cannot be opened or read."""
+    """Compare a consumer's database with the state a change feed implies.
+    Exit 0 when equal, 1 when different, 2 when a database cannot be opened or read."""
     from tisink.check import CheckError, command_options, render_text, write_json
     from tisink.check import check as run_check
 

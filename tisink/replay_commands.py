@@ -39,8 +39,9 @@ def capture(
         float, typer.Option(help="Seconds without a new record before giving up.")
     ] = 30.0,
 ) -> None:
-    """Record a Kafka topic's records (key, value, headers, timestamp, partition, offset) into a
-    folder in the file sink's layout, for replay and verify; run again to resume."""
+    """Record a Kafka topic's records (key, value, headers, timestamp, partition, offset).
+    They go into a folder in the file sink's layout, for replay and verify; run it again to resume.
+    """
     from tisink.capture import parse_bound, run_capture
     from tisink.progress import progress_display
 
