@@ -37,9 +37,11 @@ OnHanded = Callable[[], Callable[[int], None]]
 """Called as records are handed to the producer; what it returns is called with their count
 once they are acknowledged (the acknowledgement latency recorder)."""
 
-_QUEUED_CHUNKS = 4
-_MAX_SEND = 8192
-"""Records of one ``send`` at line rate (the producer splits them into record batches)."""
+_QUEUED_CHUNKS = 8
+"""Chunks waiting per target partition: enough that a send at line rate merges several."""
+_MAX_SEND = 16384
+"""Records of one ``send`` at line rate (the producer splits them into record batches); every
+send ends in a partial batch, so larger sends mean fewer, fuller produce requests."""
 
 
 @dataclass
@@ -183,13 +185,15 @@ class ReplaySender:
             if chunk is None:
                 return
             records, stamps, size, largest = chunk.records, chunk.stamps, chunk.size, chunk.largest
+            if merge and len(records) < _MAX_SEND and not queue.empty():
+                records, stamps = list(records), list(stamps)  # a chunk's own lists stay as read
             while merge and len(records) < _MAX_SEND and not queue.empty():
                 following = queue.get_nowait()
                 if following is None:
                     queue.put_nowait(None)
                     break
-                records = records + following.records
-                stamps = stamps + following.stamps
+                records += following.records
+                stamps += following.stamps
                 size += following.size
                 largest = max(largest, following.largest)
             if self.pacer is None:
