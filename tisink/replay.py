@@ -1,8 +1,9 @@
 """``tisink replay``: a capture or file-sink folder, or a Kafka topic, sent again into any
 MQ-like sink (Kafka with either client, files), with ``tisink play``'s summary.
 
-The summary counts records as rows (``rows_per_s`` is records a second from the first send to
-the last acknowledgement); latency is from a send's hand-over to the producer until its
+The summary counts records as rows (``rows_per_s`` is records a second from the command's
+start to the last acknowledgement, as play's; ``writing_rows_per_s`` from the first send);
+latency is from a send's hand-over to the producer until its
 acknowledgement; the series and ``--report`` chart are play's. Replayed records get new
 timestamps and offsets; keys, values, headers and each partition's order are the source's.
 """
