@@ -37,7 +37,7 @@ from tisink.eventsink.kafka.errors import (
     KafkaSinkError,
 )
 from tisink.eventsink.kafka.offsets import AcknowledgedOffsets
-from tisink.eventsink.kafka.reader import consumer_settings
+from tisink.eventsink.kafka.reader import DebugLogger, consumer_settings
 from tisink.eventsink.kafka.sizes import check_sizes
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 
@@ -73,19 +73,8 @@ def producer_settings(config: KafkaConfig, max_message_bytes: int) -> dict[str, 
         "retry.backoff.ms": 100,
         "retry.backoff.max.ms": 2000,
         "queue.buffering.max.kbytes": 65536,
-        "logger": _DebugLogger(log),
+        "logger": DebugLogger(log),
     }
-
-
-class _DebugLogger(logging.LoggerAdapter):
-    """librdkafka repeats each connection failure every few ms; a failure that matters
-    reaches the caller as a KafkaSinkError, so its log lines go to debug."""
-
-    def __init__(self, logger: logging.Logger) -> None:
-        super().__init__(logger, {})
-
-    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
-        self.logger.debug(msg, *args, **kwargs)
 
 
 class _Delivery:

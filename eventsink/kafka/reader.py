@@ -55,8 +55,10 @@ def consumer_settings(config: KafkaConfig) -> dict[str, Any]:
     return settings
 
 
-class _DebugLogger(logging.LoggerAdapter):
-    """librdkafka's log lines, whatever their level, as DEBUG records of ``logger``."""
+class DebugLogger(logging.LoggerAdapter):
+    """librdkafka's log lines, whatever their level, as DEBUG records of ``logger``:
+    librdkafka repeats each connection failure every few ms, and a failure that matters
+    reaches the caller as an error of its own (pass it as a client's ``logger`` setting)."""
 
     def __init__(self, logger: logging.Logger) -> None:
         super().__init__(logger, {})
@@ -90,7 +92,7 @@ class KafkaRecordReader:
                     "queued.max.messages.kbytes": 8192,
                     # librdkafka repeats each connection failure every few ms; the failure
                     # that matters reaches the user as a StreamReadError, the rest goes to debug
-                    "logger": _DebugLogger(log),
+                    "logger": DebugLogger(log),
                 }
             )
         except KafkaException as err:

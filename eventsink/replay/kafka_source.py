@@ -20,7 +20,7 @@ from typing import Any, cast
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from tisink.eventsink.kafka.config import KafkaConfig
-from tisink.eventsink.kafka.reader import consumer_settings
+from tisink.eventsink.kafka.reader import DebugLogger, consumer_settings
 from tisink.eventsink.reading import StreamReadError
 from tisink.eventsink.replay.records import ReplayRecord
 
@@ -76,6 +76,7 @@ class KafkaTopicSource:
             "enable.partition.eof": True,
             "auto.offset.reset": "earliest",
             "queued.max.messages.kbytes": 8192,
+            "logger": DebugLogger(log),
         }
         try:
             self._consumer = Consumer(settings)
