@@ -125,23 +125,42 @@ def planned_bootstraps(
     for index, k in enumerate(grid):
         clock.ms = (k + 1) * interval_ms
         if index:
-            tick_key = (point_before(k * interval_ms), AFTER_ALL + TICK_SUB)
-            out.extend(PlannedBootstrap(tick_key, -1, send) for send in cadence.tick())
+            at = tick_key(k, interval_ms)
+            out.extend(PlannedBootstrap(at, -1, send) for send in cadence.tick())
         for entry in arrivals.get(k, ()):
             topic = topic_of[entry.table_id]
             partitions = partition_counts[topic]
             send = cadence.add_event(tables[entry.first_ref], topic, partitions, entry.count)
             if send is not None:
-                out.append(PlannedBootstrap(_before(entry.first), entry.table_id, send))
+                out.append(PlannedBootstrap(before_message(entry.first), entry.table_id, send))
             if entry.last_ref != entry.first_ref:
                 cadence.add_event(tables[entry.last_ref], topic, partitions, 0)
     return out
 
 
-def _before(key: Key) -> Key:
+def tick_key(interval: int, interval_ms: int) -> Key:
+    """Where the tick at the start of watermark interval ``interval`` sends: right after the
+    watermark point before it."""
+    return point_before(interval * interval_ms), AFTER_ALL + TICK_SUB
+
+
+def before_message(key: Key) -> Key:
     """The place right before a message: its record's start slot (``START_SUB``)."""
     ts, seq = key
     return ts, seq & ~3
+
+
+def table_topics(plan: PlayPlan) -> dict[int, str] | None:
+    """The topic of each plan table (by table id) when the play sends BOOTSTRAPs to partition
+    owners; None when it does not."""
+    if plan.bootstrap is None or not plan.owners:
+        return None
+    target = make_factory(plan.sink_uri, plan.config_text, FeedClock()).mq_target()
+    if target is None:
+        return None
+    router = new_router(target.default_topic, target.config)
+    tables = [ddl.table for ddl in plan.ddls]
+    return {t.table_id: router.topic_for_table(t.schema, t.table) for t in tables if t is not None}
 
 
 def owner_bootstraps(
@@ -149,21 +168,14 @@ def owner_bootstraps(
 ) -> list[tuple[Key, BootstrapAt]]:
     """The planned BOOTSTRAPs of ``owner``'s partition, as play records at their keys (the
     owner's sinks see its partition as partition 0 of the topic)."""
-    if plan.bootstrap is None or not plan.owners:
+    topics = table_topics(plan)
+    if plan.bootstrap is None or topics is None:
         return []
-    target = make_factory(plan.sink_uri, plan.config_text, FeedClock()).mq_target()
-    if target is None:
-        return []
-    router = new_router(target.default_topic, target.config)
-    tables = [ddl.table for ddl in plan.ddls]
-    topic_of = {
-        t.table_id: router.topic_for_table(t.schema, t.table) for t in tables if t is not None
-    }
     counts = [entry for report in reports for entry in report.table_intervals]
     planned = planned_bootstraps(
         plan.bootstrap,
-        tables,  # type: ignore[arg-type]  # rows only name DDLs with a table
-        topic_of,
+        [ddl.table for ddl in plan.ddls],  # type: ignore[misc]  # rows only name DDLs with a table
+        topics,
         plan.partition_counts,
         plan.intervals,
         plan.interval_ms,

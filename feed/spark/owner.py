@@ -16,7 +16,7 @@ import itertools
 import logging
 import time
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,13 +33,14 @@ from tisink.eventsink.capabilities import (
 from tisink.eventsink.faults import injected_faults, merge_faults
 from tisink.feed.errors import PlayError
 from tisink.feed.pacing import Pacer
+from tisink.feed.play_records import BootstrapAt
 from tisink.feed.records import FeedRow
 from tisink.feed.spark.bootstraps import owner_bootstraps
 from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.progress import progress_path, report_progress
 from tisink.feed.spark.reports import ChunkReport, first_problem
-from tisink.feed.spark.routing import RowValue, ShuffleKey, make_factory
+from tisink.feed.spark.routing import ShuffleKey, make_factory
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
 from tisink.feed.watermarks import interval_end_ts
@@ -51,7 +52,9 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class _Progress:
+class OwnerProgress:
+    """An owner's rows and bytes handed over, and when it sent its first and last."""
+
     rows: int = 0
     bytes: int = 0
     first_send: float | None = None
@@ -76,27 +79,35 @@ def play_partition(
     if result.problem is not None:
         return result
     split_txns = frozenset(t for report in reports for t in report.split_txns)
-    progress = _Progress()
+    progress = OwnerProgress()
     tables = tuple(ddl.table for ddl in plan.ddls)
     bootstraps = owner_bootstraps(plan, owner, reports)
-    records = _stream(items, plan.owner_events(owner, bootstraps), tables, progress)
+    records = owner_stream(items, plan.owner_events(owner, bootstraps), tables, progress)
     if plan.stop_marker is not None:
         records = until_marked(records, plan.stop_marker)
-    return asyncio.run(_play(result, plan, owner, records, split_txns, progress))
+    return asyncio.run(play_owner(result, plan, owner, records, progress, split_txns))
 
 
-def _stream(
-    items: Iterator[tuple[ShuffleKey, RowValue]],
+def owner_stream(
+    items: Iterator[tuple[ShuffleKey, Any]],
     events: list[tuple[Key, PartitionRecord]],
     tables: tuple[Any, ...],
-    progress: _Progress,
+    progress: OwnerProgress,
 ) -> Iterator[PartitionRecord]:
     """The rows (sorted) merged with the plan's events (sorted, far fewer), counting the feed's
-    rows and noting when the first is handed over (the end of start-up)."""
+    rows and noting when the first is handed over (the end of start-up). An item whose value
+    is a ``BootstrapAt`` (a task deciding the cadence as it routes) goes after the events at
+    its key, as ``plan.owner_events`` sorts a planned one."""
     pending = iter(events)
     upcoming = next(pending, None)
     for key, value in items:
         place = (key[1], key[2])
+        if type(value) is BootstrapAt:
+            while upcoming is not None and upcoming[0] <= place:
+                yield upcoming[1]
+                upcoming = next(pending, None)
+            yield value
+            continue
         while upcoming is not None and upcoming[0] < place:
             yield upcoming[1]
             upcoming = next(pending, None)
@@ -115,14 +126,16 @@ def _stream(
     progress.last_send = time.time()
 
 
-async def _play(
+async def play_owner(
     result: TaskResult,
     plan: PlayPlan,
     owner: int,
     records: Iterable[PartitionRecord],
-    split_txns: frozenset[tuple[int, int]],
-    progress: _Progress,
+    progress: OwnerProgress,
+    split_txns: Set[tuple[int, int]] = frozenset(),
+    splits_later: bool = False,
 ) -> TaskResult:
+    """Play ``records`` into ``owner``'s sinks; ``result`` filled in, never raising."""
     clock: Clock = WallClock()
     if plan.feed_clock:
         clock = FeedClock()
@@ -156,6 +169,7 @@ async def _play(
             clock=clock,
             interval_ms=plan.interval_ms,
             split_txns=split_txns,
+            splits_later=splits_later,
             pacer=pacer,
         )
         stats = await player.play(records)

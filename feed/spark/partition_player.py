@@ -9,6 +9,7 @@ one split (TiCDC's: the DELETE halves first).
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any
 
 from tisink.core.clock import Clock
@@ -30,13 +31,15 @@ def partition_player(
     live_tables: LiveTables,
     clock: Clock,
     interval_ms: int,
-    split_txns: frozenset[tuple[int, int]] = frozenset(),
+    split_txns: Set[tuple[int, int]] = frozenset(),
+    splits_later: bool = False,
     pacer: Pacer | None = None,
 ) -> Player:
-    """The player of one partition owner."""
+    """The player of one partition owner. ``splits_later``: ``split_txns`` grows while the
+    rows stream (a task that routes as it plays adds a transaction before its rows arrive)."""
 
     def order(table_id: int, rows: list[RowChangedEvent]) -> list[RowChangedEvent]:
-        return in_split_order(table_id, rows, split_txns)
+        return in_split_order(table_id, rows, split_txns) if split_txns else rows
 
     return Player(
         event_sink,
@@ -45,6 +48,6 @@ def partition_player(
         clock=clock,
         interval_ms=interval_ms,
         live_tables=live_tables,
-        order_rows=order if split_txns else None,
+        order_rows=order if split_txns or splits_later else None,
         pacer=pacer,
     )

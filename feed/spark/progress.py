@@ -27,6 +27,11 @@ def progress_path(marker: str, owner: int) -> Path:
     return Path(marker).parent / f"owner-{owner}.progress"
 
 
+def progress_paths(marker: str) -> list[Path]:
+    """Every owner's progress file so far."""
+    return sorted(Path(marker).parent.glob("owner-*.progress"))
+
+
 async def report_progress(path: Path, acknowledged: Callable[[], int]) -> None:
     """In an owner, until cancelled: write the rows acknowledged so far to ``path`` (and once
     more when cancelled)."""
@@ -101,19 +106,20 @@ class SparkProgress:
     def _writing(self, owners: Any) -> str:
         now = time.monotonic()
         self._writing_since = self._writing_since or now
-        line = f"writing: {owners.numCompletedTasks}/{owners.numTasks} partitions done"
+        line = f"writing: {owners.numCompletedTasks}/{owners.numTasks} owner tasks done"
         if self._marker is None:
             return line
-        acked = self._acknowledged(owners.numTasks)
+        acked = self._acknowledged()
         rate = acked / (now - self._writing_since) if now > self._writing_since else 0.0
         return f"{line}, {acked:,} rows acknowledged, {rate:,.0f} rows/s"
 
-    def _acknowledged(self, owners: int) -> int:
+    def _acknowledged(self) -> int:
+        """Every owner's count (a task may play several owners)."""
         assert self._marker is not None
         total = 0
-        for owner in range(owners):
+        for path in progress_paths(self._marker):
             with contextlib.suppress(OSError, ValueError):
-                total += int(progress_path(self._marker, owner).read_text())
+                total += int(path.read_text())
         return total
 
     def _owners_stage(self, tracker: Any) -> Any:

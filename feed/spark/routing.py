@@ -15,24 +15,29 @@ rebuilds the row from it).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import Set
+from typing import Any, Protocol
 
 from tisink.core.clock import Clock, FeedClock
 from tisink.feed.spark.errors import SparkPlanError
-from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, PlayPlan, record_seq
+from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, Key, PlayPlan, record_seq
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.mq_sinks import new_router
 from tisink.tablesink.split import SplitPolicy, dml_order
 
-if TYPE_CHECKING:
-    from tisink.feed.spark.bootstraps import TableIntervals
-
 ShuffleKey = tuple[int, int, int]
 """(owner, commitTs, seq); seq -1 marks a stage-one report (sorted first)."""
 RowValue = tuple[int, int, Any, Any, int, bool]
 """(table's DDL index, startTs, before, after, approximate size, counts as a feed row)."""
+
+
+class CountsMessages(Protocol):
+    """What counts each routed message for the BOOTSTRAP cadence: stage one's
+    ``TableIntervals``, or the owners' ``StreamedBootstraps``."""
+
+    def add(self, table_id: int, key: Key, ref: int) -> None: ...
 
 
 def make_factory(
@@ -77,7 +82,7 @@ class RowRouter:
         self._routes.pop(id(table), None)
 
     def route(
-        self, row: RowChangedEvent, place: int, counts: TableIntervals | None = None
+        self, row: RowChangedEvent, place: int, counts: CountsMessages | None = None
     ) -> list[tuple[ShuffleKey, RowValue]]:
         """The shuffle items of ``row``, the record at ``place`` of the feed; ``counts``
         counts each item's message (the BOOTSTRAP cadence)."""
@@ -143,7 +148,7 @@ class _TableRoute:
 
 
 def in_split_order(
-    table_id: int, rows: list[RowChangedEvent], split_txns: frozenset[tuple[int, int]]
+    table_id: int, rows: list[RowChangedEvent], split_txns: Set[tuple[int, int]]
 ) -> list[RowChangedEvent]:
     """An owner's rows of one table with each transaction in ``split_txns`` (one whose UPDATE
     stage one split) sorted deletes first, as TiCDC sorts a transaction after splitting."""

@@ -112,8 +112,17 @@ def run_spark_play(
                     len(plan.ddls),
                     len(plan.points),
                 )
-                progress.phase("stage one: reading, checking and routing every row")
-                results = _run(spark, source, plan, stop)
+                owned = _owned_tasks(source, plan, spark.sparkContext.defaultParallelism)
+                if owned:
+                    log.info(
+                        "%d tasks generate the workload and write the owners' partitions", owned
+                    )
+                    progress.phase(
+                        "stage one: every task generates the workload and writes its own"
+                    )
+                else:
+                    progress.phase("stage one: reading, checking and routing every row")
+                results = _run(spark, source, plan, stop, owned)
             except Exception as err:
                 if not stop.stopped_by(err):
                     raise
@@ -177,9 +186,20 @@ def owner_of(key: tuple[int, int, int]) -> int:
     return key[0]
 
 
-def _run(spark: Any, source: PlayInput, plan: PlayPlan, stop: StartupStop) -> list[TaskResult]:
-    """The job: stage one, the shuffle and the partition owners (the job group that tells
-    ``stop`` whether owners started)."""
+def _owned_tasks(source: PlayInput, plan: PlayPlan, cores: int) -> int:
+    """The tasks that generate a workload in its partition owners; 0: stage one and the
+    shuffle (a feed, or more tasks than generating in each pays for)."""
+    if not isinstance(source, WorkloadInput):
+        return 0
+    return source.owned_tasks(plan.tasks, cores)
+
+
+def _run(
+    spark: Any, source: PlayInput, plan: PlayPlan, stop: StartupStop, owned: int = 0
+) -> list[TaskResult]:
+    """The job: stage one, the shuffle and the partition owners, or with ``owned`` tasks the
+    owners generating a workload themselves (the job group that tells ``stop`` whether owners
+    started)."""
     context = spark.sparkContext
     _warn_rate_without_cores(plan, context.defaultParallelism)
     broadcast = context.broadcast(plan)
@@ -195,6 +215,14 @@ def _run(spark: Any, source: PlayInput, plan: PlayPlan, stop: StartupStop) -> li
     try:
         source.check(broadcast)
         stop.check()
+        if owned:
+            assert isinstance(source, WorkloadInput)
+            job = source.owned_job(spark, broadcast, owned)
+            if profile is not None:
+                job = job.mapPartitions(lambda items: timed("owners", profile, items))
+            context.setJobGroup(stop.group, "the partition owners generating the workload")
+            played: list[TaskResult] = job.collect()
+            return sorted(played, key=lambda result: result.task)
         stage_one = source.stage_one(spark, broadcast)
         if profile is not None:
             stage_one = stage_one.mapPartitions(lambda items: timed("stage one", profile, items))

@@ -1,0 +1,210 @@
+"""A workload play in one stage: every task generates the workload and plays what it owns.
+
+Generating a workload costs far less per row than playing it, but a table's rows depend on
+its earlier ones, so a table cannot be generated in parts. Instead of generating each table
+once and shuffling its rows to the partition owners (pickled through the JVM, behind a
+barrier), each task generates the *whole* workload with the inline engine's generator
+(``generate_records``: the same records in the same order), routes every row with the same
+``RowRouter``, and keeps the rows of the owners it plays (owner ``o`` belongs to task
+``o % tasks``). Since every task sees every row, what stage one's reports carried is known
+locally and as the rows stream: the transactions whose UPDATE was split (the router's own
+set, filled before the rows reach a player) and the BOOTSTRAP cadence
+(``StreamedBootstraps``). Each owned partition is played exactly as a stage-two owner plays
+it (``owner.play_owner`` over ``owner_stream``), in a thread of its own fed through a bounded
+``OwnerFeed``: the first row is sent as soon as the session is up, and memory stays bounded.
+
+Generated rows are valid by construction; an error while generating or routing (a
+dispatcher that does not fit a table) stops every owner of the task and becomes the results'
+``problem``, as stage one's report did (rows an owner wrote before it stay written, as they
+do on the inline engine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import traceback
+from collections.abc import Set
+from typing import Any
+
+from tisink.codec.bootstrap import BootstrapSend
+from tisink.core.errors import TisinkError
+from tisink.feed.play_records import BootstrapAt
+from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.spark.bootstraps import table_topics
+from tisink.feed.spark.owner import OwnerProgress, owner_stream, play_owner
+from tisink.feed.spark.owner_feed import OwnerFeed
+from tisink.feed.spark.plan import PlayPlan
+from tisink.feed.spark.reports import InputProblem
+from tisink.feed.spark.routing import RowRouter
+from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
+from tisink.feed.spark.streamed_bootstraps import StreamedBootstraps
+from tisink.feed.spark.task_result import TaskFailure, TaskResult
+from tisink.feed.spark.workload_stage import FIRST_PLACE
+from tisink.feed.workload import Scenario, generate_records
+
+BATCH_ITEMS = 256
+"""Items handed to an owner at once."""
+FLUSH_EVERY_RECORDS = 4096
+"""Every so many records, every owner gets what it has pending (a quiet partition too)."""
+
+
+def owned_owners(task: int, tasks: int, plan: PlayPlan) -> list[int]:
+    """The owners task ``task`` of ``tasks`` plays: every ``tasks``-th, from ``task``."""
+    return list(range(task, plan.tasks, tasks))
+
+
+def play_owned_partitions(
+    task: int, tasks: int, plan: PlayPlan, scenario: Scenario, seed: int, rows: int | None
+) -> list[TaskResult]:
+    """Generate and route the workload, play the owners of ``task``; their results."""
+    shield_from_terminal(plan.stop_marker)
+    owners = owned_owners(task, tasks, plan)
+    feeds = {owner: OwnerFeed() for owner in owners}
+    results = [_result(plan, owner) for owner in owners]
+    router = RowRouter(plan)
+    players = [
+        threading.Thread(
+            target=_play,
+            args=(plan, result.task, feeds[result.task], result, router.split_txns),
+            name=f"tisink-owner-{result.task}",
+            daemon=True,
+        )
+        for result in results
+    ]
+    for player in players:
+        player.start()
+    problem: InputProblem | None = None
+    try:
+        problem = _route(plan, scenario, seed, rows, router, feeds)
+    except BaseException as err:
+        for feed in feeds.values():
+            feed.abort(f"routing the workload failed: {err}")
+        raise
+    finally:
+        if problem is not None:
+            for feed in feeds.values():
+                feed.abort(problem.reason)
+        for feed in feeds.values():
+            feed.end()
+        for player in players:
+            player.join()
+    if problem is not None:
+        for result in results:
+            result.problem, result.failure = problem, None
+    return results
+
+
+def _result(plan: PlayPlan, owner: int) -> TaskResult:
+    topic, partition = plan.owners[owner] if plan.owners else (None, None)
+    return TaskResult(owner, topic, partition)
+
+
+def _route(
+    plan: PlayPlan,
+    scenario: Scenario,
+    seed: int,
+    rows: int | None,
+    router: RowRouter,
+    feeds: dict[int, OwnerFeed],
+) -> InputProblem | None:
+    """Generate every record, route every row and hand each owned item to its owner's feed,
+    with the BOOTSTRAPs due before it; the first problem, if any."""
+    refs = {key[0]: index for index, key in enumerate(plan.ddl_keys)}
+    cadence = _cadence(plan)
+    owner_of = {owned: index for index, owned in enumerate(plan.owners)}
+    pending: dict[int, list[Any]] = {owner: [] for owner in feeds}
+    txn_ts, place, since_flush = 0, FIRST_PLACE, 0
+    route = router.route
+    try:
+        for record in generate_records(scenario, seed, rows):
+            kind = type(record)
+            if kind is FeedRow:
+                row = record.row  # type: ignore[union-attr]
+                if row.commit_ts != txn_ts:
+                    txn_ts, place = row.commit_ts, FIRST_PLACE
+                items = route(row, place, cadence)
+                place += 1
+                if cadence is not None:
+                    _bootstraps(cadence, owner_of, pending)
+                for item in items:
+                    owner = item[0][0]
+                    batch = pending.get(owner)
+                    if batch is not None:
+                        batch.append(item)
+                        if len(batch) >= BATCH_ITEMS:
+                            feeds[owner].put(batch)
+                            pending[owner] = []
+            elif kind is FeedDDL and record.ddl.table is not None:  # type: ignore[union-attr]
+                router.learn(record.ddl.table, refs[record.commit_ts])  # type: ignore[union-attr]
+            since_flush += 1
+            if since_flush >= FLUSH_EVERY_RECORDS:
+                since_flush = 0
+                _flush(pending, feeds)
+                if all(feed.closed for feed in feeds.values()):
+                    return None  # every owner stopped (the stop marker)
+    except TisinkError as err:
+        return InputProblem(txn_ts, f"workload {scenario.name}: {err}")
+    if cadence is not None:
+        cadence.finish()
+        _bootstraps(cadence, owner_of, pending)
+    _flush(pending, feeds)
+    return None
+
+
+def _cadence(plan: PlayPlan) -> StreamedBootstraps | None:
+    topics = table_topics(plan)
+    if plan.bootstrap is None or topics is None:
+        return None
+    tables = [ddl.table for ddl in plan.ddls]
+    counts = plan.partition_counts
+    return StreamedBootstraps(
+        plan.bootstrap, tables, topics, counts, plan.intervals, plan.interval_ms
+    )
+
+
+def _bootstraps(
+    cadence: StreamedBootstraps, owner_of: dict[tuple[str, int], int], pending: dict[int, list[Any]]
+) -> None:
+    """The sends due now, to the owners of their partitions this task plays (an owner's sinks
+    see its partition as partition 0 of the topic)."""
+    for planned in cadence.take():
+        send, key = planned.send, planned.key
+        for partition in send.partitions:
+            owner = owner_of.get((send.topic, partition), -1)
+            batch = pending.get(owner)
+            if batch is not None:
+                view = BootstrapSend(send.table, send.topic, (0,))
+                batch.append(((owner, *key), BootstrapAt(key[0], planned.table_id, view)))
+
+
+def _flush(pending: dict[int, list[Any]], feeds: dict[int, OwnerFeed]) -> None:
+    for owner, batch in pending.items():
+        if batch:
+            feeds[owner].put(batch)
+            pending[owner] = []
+
+
+def _play(
+    plan: PlayPlan,
+    owner: int,
+    feed: OwnerFeed,
+    result: TaskResult,
+    split_txns: Set[tuple[int, int]],
+) -> None:
+    """One owner's player thread: its feed merged with the plan's events, played as a
+    stage-two owner plays (its own event loop); the feed closed once it takes no more."""
+    try:
+        progress = OwnerProgress()
+        tables = tuple(ddl.table for ddl in plan.ddls)
+        records = owner_stream(feed.items(), plan.owner_events(owner), tables, progress)
+        if plan.stop_marker is not None:
+            records = until_marked(records, plan.stop_marker)
+        play = play_owner(
+            result, plan, owner, records, progress, split_txns, splits_later=plan.split_updates
+        )
+        asyncio.run(play)
+    except BaseException as err:  # play_owner reports its errors; anything else, here
+        result.failure = TaskFailure.of(err, "".join(traceback.format_exception(err)))
+    finally:
+        feed.close()
