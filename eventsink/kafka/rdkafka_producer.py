@@ -1,8 +1,9 @@
 """RdKafkaProducer: the MQ sinks' Producer over confluent-kafka (librdkafka), ``kafka-client=
 librdkafka``, beside the aiokafka one (``producer.py``) and with its guarantees.
 
-``send`` hands a partition's records to librdkafka's queue and returns once every one has its
-delivery report. The sends waiting for reports serve them on the event loop's thread
+``send`` hands a partition's records to librdkafka's queue (``rdkafka_enqueue.py``: one
+``produce_batch``, delivery reports for the first and last record only) and returns once the
+last is reported. The sends waiting for reports serve them on the event loop's thread
 (librdkafka calls back from ``poll``): one ``poll(0)`` every ``_ACK_POLL_S`` while any waits;
 a poller thread would take the GIL back for every report (confluent-kafka releases it around
 librdkafka's poll and retakes it per callback), which costs the thread producing more than the
@@ -12,10 +13,11 @@ one request is in flight per connection, so a retry never reorders a partition (
 ack was lost is written again: duplicates, never gaps). With ``enable-idempotence`` the broker
 drops such copies and librdkafka keeps five requests in flight.
 
-The same checks as the aiokafka producer: each run of consecutive offsets a send was
-acknowledged at goes through ``AcknowledgedOffsets`` (an offset that went back means the broker
-lost acknowledged messages), a partition that disappeared after holding acknowledged messages
-is data loss, and a failed delivery fails the send, naming topic, partition and cause.
+The same checks as the aiokafka producer: a send's run of offsets (first to last) must hold
+every record (exactly one offset each, or, for a longer run, each record read back in order),
+the run goes through ``AcknowledgedOffsets`` (an offset that went back means the broker lost
+acknowledged messages), a partition that disappeared after holding acknowledged messages is
+data loss, and a failed delivery fails the send, naming topic, partition and cause.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException, Message
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka import Producer as ConfluentProducer
 
 from tisink.codec.message import Record
@@ -37,6 +39,8 @@ from tisink.eventsink.kafka.errors import (
     KafkaSinkError,
 )
 from tisink.eventsink.kafka.offsets import AcknowledgedOffsets
+from tisink.eventsink.kafka.rdkafka_enqueue import EndsReport, enqueue
+from tisink.eventsink.kafka.readback import records_held
 from tisink.eventsink.kafka.reader import DebugLogger, consumer_settings
 from tisink.eventsink.kafka.sizes import check_sizes
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
@@ -44,7 +48,6 @@ from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 log = logging.getLogger(__name__)
 
 _ACK_POLL_S = 0.001
-_FULL_QUEUE_WAIT_S = 0.005
 METADATA_CHECK_S = 10.0
 """How often sends look at the written topics' partitions (a topic recreated with fewer)."""
 _LOST_PARTITION = {
@@ -77,27 +80,6 @@ def producer_settings(config: KafkaConfig, max_message_bytes: int) -> dict[str, 
     }
 
 
-class _Delivery:
-    """The delivery reports of one send (librdkafka reports a partition's in order)."""
-
-    __slots__ = ("error", "offsets", "waiting")
-
-    def __init__(self, count: int) -> None:
-        self.waiting = count
-        """Records without their report yet."""
-        self.offsets: list[int] = []
-        self.error: KafkaError | None = None
-
-    def __call__(self, error: KafkaError | None, message: Message) -> None:
-        """librdkafka's callback, from a ``poll`` on the event loop's thread."""
-        if error is not None:
-            if self.error is None:
-                self.error = error
-        else:
-            self.offsets.append(message.offset())  # type: ignore[arg-type]
-        self.waiting -= 1
-
-
 class RdKafkaProducer:
     """Delivers message batches to (topic, partition) through librdkafka and returns once the
     broker acknowledged them."""
@@ -122,7 +104,7 @@ class RdKafkaProducer:
         self._tick: asyncio.Task[None] | None = None
         """The next ``poll`` of the sends waiting for reports (one for all of them)."""
 
-    async def _reports(self, delivery: _Delivery) -> None:
+    async def _reports(self, delivery: EndsReport) -> None:
         """Serve delivery reports (every send's) until ``delivery`` has all of its own."""
         self._client.poll(0)
         while delivery.waiting:
@@ -182,39 +164,17 @@ class RdKafkaProducer:
         if lock is None:
             lock = self._locks[(topic, partition)] = asyncio.Lock()
         async with lock:
-            delivery = _Delivery(len(records))
-            await self._produce(topic, partition, records, delivery)
-            await self._reports(delivery)
-        self._acknowledged(topic, partition, records, delivery)
+            report = EndsReport(len(records))
+            await enqueue(self._client, topic, partition, records, report)
+            await self._reports(report)
+            await self._acknowledged(topic, partition, records, report)
 
-    async def _produce(
-        self, topic: str, partition: int, records: Sequence[Record], delivery: _Delivery
+    async def _acknowledged(
+        self, topic: str, partition: int, records: Sequence[Record], report: EndsReport
     ) -> None:
-        produce = self._client.produce
-        index = 0
-        while index < len(records):
-            record = records[index]
-            try:
-                if len(record) == 2:
-                    produce(topic, record[1], record[0], partition, delivery)
-                else:
-                    headers: list[tuple[str, str | bytes | None]] = list(record[2])
-                    produce(topic, record[1], record[0], partition, delivery, headers=headers)
-            except BufferError:
-                self._client.poll(0)  # reports free the queue's room
-                await asyncio.sleep(_FULL_QUEUE_WAIT_S)
-                continue
-            except KafkaException as err:
-                raise KafkaSinkError(
-                    f"producing to topic {topic} partition {partition} failed: {err}"
-                ) from err
-            index += 1
-
-    def _acknowledged(
-        self, topic: str, partition: int, records: Sequence[Record], delivery: _Delivery
-    ) -> None:
-        """Raise what a failed delivery means; else take in the offsets, run by run."""
-        error = delivery.error
+        """Raise what a failed delivery means; else check the send's run of offsets and take
+        it in."""
+        error = report.error
         if error is not None:
             code = error.code()
             if code in _LOST_PARTITION and self.offsets.wrote(topic):
@@ -231,15 +191,43 @@ class RdKafkaProducer:
                 f"producing {len(records)} messages to topic {topic} partition {partition} "
                 f"failed: {error.str()}"
             )
-        offsets = delivery.offsets
-        if offsets == list(range(offsets[0], offsets[0] + len(offsets))):  # one run, compared in C
-            self.offsets.acknowledged(topic, partition, offsets[0], len(offsets))
-            return
-        start = 0
-        for index in range(1, len(offsets) + 1):
-            if index == len(offsets) or offsets[index] != offsets[index - 1] + 1:
-                self.offsets.acknowledged(topic, partition, offsets[start], index - start)
-                start = index
+        first, span = report.first, report.last - report.first + 1
+        if span != len(records):
+            held = (
+                len(records)
+                if span < len(records)
+                else await self._read_back(topic, partition, report, records)
+            )
+            if span < len(records) or held < len(records):
+                raise KafkaSinkError(
+                    f"topic {topic} partition {partition}: librdkafka acknowledged "
+                    f"{len(records)} messages as offsets {first} to {report.last}, which hold "
+                    f"{min(span, held)} of them; the rest were not written"
+                )
+        self.offsets.acknowledged(topic, partition, first, span)
+
+    async def _read_back(
+        self, topic: str, partition: int, report: EndsReport, records: Sequence[Record]
+    ) -> int:
+        log.info(
+            "topic %s partition %s: %d messages took offsets %d to %d (a retried batch or "
+            "another producer); reading them back",
+            topic,
+            partition,
+            len(records),
+            report.first,
+            report.last,
+        )
+        return await asyncio.to_thread(
+            records_held,
+            self.config,
+            topic,
+            partition,
+            report.first,
+            report.last,
+            records,
+            DebugLogger(log),
+        )
 
     async def close(self) -> None:
         """Deliver what is queued (within the retry timeout), then stop."""

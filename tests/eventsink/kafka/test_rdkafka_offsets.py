@@ -1,0 +1,112 @@
+"""The librdkafka producer's proof that a send is whole from its first and last offsets alone,
+and the read-back when the run is longer, against a real broker."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import threading
+
+import pytest
+from confluent_kafka import Producer
+
+from tests.kafka_support.readback import read_partition, unique_topic
+from tisink.codec.message import Record
+from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer
+from tisink.eventsink.kafka.errors import KafkaSinkError
+from tisink.eventsink.kafka.rdkafka_enqueue import EndsReport
+from tisink.eventsink.kafka.rdkafka_producer import RdKafkaProducer
+from tisink.eventsink.kafka.readback import records_held
+from tisink.eventsink.kafka.reader import DebugLogger
+
+
+def _config(bootstrap: str, topic: str) -> KafkaConfig:
+    config = KafkaConfig.from_sink_params(bootstrap, topic, {})
+    return dataclasses.replace(config, client="librdkafka")
+
+
+def _records(tag: str, count: int) -> list[Record]:
+    return [(f"{tag}{i}".encode(), f"{tag}-value-{i:05d}".encode()) for i in range(count)]
+
+
+def _write(bootstrap: str, topic: str, records: list[Record]) -> None:
+    """Plain confluent-kafka writes to partition 0, in order."""
+    producer = Producer({"bootstrap.servers": bootstrap})
+    for key, value in records:
+        producer.produce(topic, value, key, 0)
+    assert producer.flush(30) == 0
+
+
+async def test_a_run_with_foreign_records_and_copies_is_read_back(kafka_bootstrap: str) -> None:
+    topic = unique_topic("readback")
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
+    await producer.close()  # the topic exists now
+    ours = _records("o", 6)
+    foreign = _records("f", 2)
+    # ours with another producer's records and a copied record in between
+    log = [ours[0], foreign[0], ours[1], ours[2], ours[2], ours[3], foreign[1], ours[4], ours[5]]
+    await asyncio.to_thread(_write, kafka_bootstrap, topic, log)
+    config = _config(kafka_bootstrap, topic)
+    debug = DebugLogger(logging.getLogger(__name__))
+    held = await asyncio.to_thread(records_held, config, topic, 0, 0, len(log) - 1, ours, debug)
+    assert held == len(ours)
+    # a record of the send missing from the run
+    missing = [*ours[:3], (b"x", b"not ours"), *ours[4:]]
+    held = await asyncio.to_thread(records_held, config, topic, 0, 0, len(log) - 1, missing, debug)
+    assert held == 3
+
+
+async def test_sends_beside_another_producer_pass_and_keep_the_real_end(
+    kafka_bootstrap: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another producer writing the same partition makes runs longer than the sends; they
+    are read back, pass, and the acknowledged end is the run's."""
+    topic = unique_topic("beside")
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
+    stop = threading.Event()
+
+    def other() -> None:
+        client = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 0})
+        index = 0
+        while not stop.is_set():
+            client.produce(topic, f"other-{index}".encode(), b"other", 0)
+            client.poll(0.001)
+            index += 1
+        assert client.flush(30) == 0
+
+    caplog.set_level(logging.INFO, "tisink.eventsink.kafka.rdkafka_producer")
+    # sends of 4 MB: several produce requests each, so the other's records land inside
+    ours = [(key, value.ljust(2048, b".")) for key, value in _records("o", 6001)]
+    writer = threading.Thread(target=other)
+    try:
+        await producer.send(topic, 0, ours[:1])  # the topic exists before the other writes
+        writer.start()
+        for start in range(1, len(ours), 2000):
+            await producer.send(topic, 0, ours[start : start + 2000])
+    finally:
+        stop.set()
+        writer.join()
+        await producer.close()
+    assert "reading them back" in caplog.text  # the runs were longer than the sends
+    end = producer.acknowledged_offsets()[(topic, 0)]
+    log = await asyncio.to_thread(read_partition, kafka_bootstrap, topic, 0, end)
+    assert [record for record in log if record[0] != b"other"] == ours
+
+
+async def test_a_run_shorter_than_the_send_fails_naming_the_partition(
+    kafka_bootstrap: str,
+) -> None:
+    """Offsets 10 to 14 for 6 records: a record was not written (a gap-free log), whatever
+    the reports of the first and last say."""
+    topic = unique_topic("short")
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
+    assert isinstance(producer, RdKafkaProducer)
+    report = EndsReport(6)
+    report.first, report.last = 10, 14
+    try:
+        with pytest.raises(KafkaSinkError, match=rf"topic {topic} partition 1: .* hold 5 of them"):
+            await producer._acknowledged(topic, 1, _records("s", 6), report)
+    finally:
+        await producer.close()
+    assert producer.acknowledged_offsets() == {}
