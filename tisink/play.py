@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tisink.broker import start_broker
 from tisink.codec.registry import get_protocol
+from tisink.core.allocator import keep_large_buffers
 from tisink.core.errors import TisinkError
 from tisink.errors import PlayFailed, PlayRefused
 from tisink.eventsink.stats import AcknowledgedEnds
@@ -55,6 +56,7 @@ def run_play(
     verify included."""
     stop = stop or StopRequest()
     started, started_at = time.perf_counter(), time.time()
+    keep_large_buffers()
     check_play(options)
     acknowledged: AcknowledgedEnds = {}
     try:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tisink.core.allocator import keep_large_buffers
 from tisink.errors import ReplayFailed
 from tisink.eventsink.reading import StreamReadError
 from tisink.eventsink.replay.kafka_source import KafkaTopicSource
@@ -82,6 +83,7 @@ def run_replay(
     if options.loops < 1:
         raise ReplayFailed(f"--loop must be at least 1, got {options.loops}")
     pacer = new_pacer(options)
+    keep_large_buffers()
     try:
         factory = SinkFactory(options.sink_uri)
         target = factory.mq_target()
