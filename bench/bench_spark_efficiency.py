@@ -10,9 +10,10 @@ shared machine; the tree's own CPU does not (contention still lengthens wall tim
 process that lives less than one interval is missed).
 
 ``--profile`` adds the per-stage profile of the Spark play: the CPU of each kind of process in
-each phase (start-up before the first task, stage one, stage two; the phases come from the
-tasks' own times, ``TISINK_SPARK_PROFILE``), and PySpark's cProfile of the Python workers
-(``spark.python.profile``), stage one's function and stage two's, top functions by own time.
+each phase (start-up before the first task, stage one, stage two, or the one stage of a
+workload generated in its owners; the phases come from the tasks' own times,
+``TISINK_SPARK_PROFILE``), and PySpark's cProfile of the Python workers
+(``spark.python.profile``), each stage's function, top functions by own time.
 
     python bench/bench_spark_efficiency.py [--rows 400000] [--repeat 1] [--profile]
         [--workload demo] [--engines inline,local[2]] [--baseline-code WORKTREE]
@@ -189,13 +190,25 @@ def _cpu_at(samples: list[Sample], t: float) -> dict[str, float]:
 
 def stage_table(run: Run) -> list[str]:
     """CPU seconds per kind of process in each phase of a profiled Spark play."""
-    if "stage one" not in run.phases or "stage two" not in run.phases:
-        return ["(no stage records: was the play profiled?)"]
-    one, two = run.phases["stage one"], run.phases["stage two"]
     start = run.samples[0].t
     end = run.samples[-1].t + 1
-    cuts = [("start-up", start, one[0]), ("stage one + shuffle write", one[0], one[1]),
-            ("shuffle read + sort + stage two", one[1], two[1]), ("exit", two[1], end)]  # fmt: skip
+    if "owners" in run.phases:  # a workload generated in its owners: one stage
+        owners = run.phases["owners"]
+        cuts = [
+            ("start-up", start, owners[0]),
+            ("owners: generate, route, play", *owners),
+            ("exit", owners[1], end),
+        ]
+    elif "stage one" in run.phases and "stage two" in run.phases:
+        one, two = run.phases["stage one"], run.phases["stage two"]
+        cuts = [
+            ("start-up", start, one[0]),
+            ("stage one + shuffle write", one[0], one[1]),
+            ("shuffle read + sort + stage two", one[1], two[1]),
+            ("exit", two[1], end),
+        ]
+    else:
+        return ["(no stage records: was the play profiled?)"]
     lines = [f"{'phase':34} {'wall s':>7} {'driver':>7} {'jvm':>7} {'workers':>8}"]
     for label, a, b in cuts:
         before, after = _cpu_at(run.samples, a), _cpu_at(run.samples, b)

@@ -10,6 +10,10 @@
    task checks stage one's reports (any bad record: it writes nothing), then plays its rows,
    its topic's DDLs and the watermark points into that partition alone.
 
+A workload on up to ``OWNED_TASKS_MAX`` cores skips 2 and 3: one stage of tasks, each
+generating the whole workload, routing every row and playing the partitions it owns
+(``owned_workload.py``): no shuffle, no barrier before the first row.
+
 The checkpoint of the play is the lowest over the partitions. Sinks without partitions (log,
 blackhole, plugins) get one task with the factory's own sinks.
 """

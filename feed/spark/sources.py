@@ -199,7 +199,7 @@ class WorkloadInput:
         scenario, seed, rows = self.scenario, self.seed, self.rows
 
         def generate_and_play(task: int, _: Any) -> Any:
-            return iter(play_owned_partitions(task, tasks, plan.value, scenario, seed, rows))
+            yield from play_owned_partitions(task, tasks, plan.value, scenario, seed, rows)
 
         context = spark.sparkContext
         return context.parallelize(range(tasks), tasks).mapPartitionsWithIndex(generate_and_play)

@@ -1,0 +1,175 @@
+"""A workload on Spark is generated in its partition owners (one stage, no shuffle) and writes
+the inline engine's bytes at one, two and three cores: several tables, a DDL of each kind,
+BOOTSTRAPs by message count, and UPDATEs that change a key (split into DELETE + INSERT)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from tisink.core.clock import FeedClock
+from tisink.eventsink.file import list_file_topics, read_file_topic_records
+from tisink.feed.inline import play_with_factory
+from tisink.feed.records import FeedRow
+from tisink.feed.spark import run_spark_play
+from tisink.feed.spark.owned_workload import owned_owners
+from tisink.feed.spark.session import spark_session
+from tisink.feed.spark.sources import OWNED_TASKS_MAX, WorkloadInput
+from tisink.feed.workload import generate_records, load_scenario
+from tisink.sink.config import ChangefeedConfig
+from tisink.sink.factory import SinkFactory
+from tisink.tablesink.split import changes_unique_key
+
+SEED = 5
+PARTITIONS = 5
+KEY_UPDATES = """
+name = "key-updates"
+rows = 2500
+rate = 60
+txn_size = [1, 6]
+mix = { insert = 0.5, update = 0.4, delete = 0.1 }
+
+[[tables]]
+schema = "sbtest"
+name = "sbtest1"
+weight = 2
+primary = ["id"]
+key_updates = 0.3
+columns = [
+  { name = "id", type = "int", nullable = false },
+  { name = "k", type = "int", nullable = false },
+  { name = "c", type = "char(40)", nullable = false, size = [10, 40] },
+]
+
+[[tables]]
+schema = "bank"
+name = "accounts"
+primary = ["id"]
+columns = [
+  { name = "id", type = "bigint", nullable = false },
+  { name = "owner", type = "varchar(32)", nullable = false, size = [3, 32] },
+]
+"""
+# index-value over the partitions, and TiCDC's cadence firing by message count at its ticks
+CONFIG = (
+    '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
+    "[sink]\nsend-bootstrap-interval-in-sec = 600\nsend-bootstrap-in-msg-count = 40\n"
+)
+
+
+@pytest.fixture(scope="module")
+def spark() -> Any:
+    session = spark_session("local[2]")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("owned")
+    (folder / "key-updates.toml").write_text(KEY_UPDATES, encoding="utf-8")
+    (folder / "changefeed.toml").write_text(CONFIG, encoding="utf-8")
+    return folder
+
+
+def _uri(out: Path) -> str:
+    return f"file://{out}?protocol=simple&partition-num={PARTITIONS}"
+
+
+def _inline(workload: str, rows: int, out: Path, config: Path) -> dict[str, bytes]:
+    factory = SinkFactory(_uri(out), ChangefeedConfig.from_toml(config), clock=FeedClock())
+    asyncio.run(play_with_factory(generate_records(workload, SEED, rows), factory))
+    return _files(out)
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*.jsonl"))
+    }
+
+
+def _cli(master: str, workload: str, rows: int, out: Path, config: Path) -> dict[str, bytes]:
+    tisink = Path(sys.executable).with_name("tisink")
+    done = subprocess.run(
+        [
+            *(str(tisink), "play", "--workload", workload, "--rows", str(rows)),
+            *("--seed", str(SEED), "--master", master, "--clock", "feed", "--no-verify"),
+            *("--config", str(config), "--sink-uri", _uri(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return _files(out)
+
+
+def _count(files: dict[str, bytes], text: bytes) -> int:
+    return sum(data.count(text) for data in files.values())
+
+
+def test_a_workload_is_generated_in_the_owners_and_writes_the_inline_bytes(
+    spark: Any, setup: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    workload, config = str(setup / "key-updates.toml"), setup / "changefeed.toml"
+    inline = _inline(workload, 2500, tmp_path / "inline", config)
+    with caplog.at_level(logging.INFO, logger="tisink.feed.spark.run"):
+        run = run_spark_play(
+            feed_path=None,
+            workload=workload,
+            seed=SEED,
+            rows=2500,
+            sink_uri=_uri(tmp_path / "spark"),
+            config_path=str(config),
+            master="local[2]",
+            feed_clock=True,
+            rate=None,
+        )
+    assert "2 tasks generate the workload" in caplog.text
+    assert run.rows == 2500 and run.partitions == PARTITIONS
+    assert len(inline) == PARTITIONS
+    assert _files(tmp_path / "spark") == inline
+    # what the bytes hold: split UPDATEs (their halves routed each on its own key) and
+    # BOOTSTRAPs sent again by message count, beyond each partition's first-row one
+    splits = sum(
+        type(r) is FeedRow and changes_unique_key(r.row)
+        for r in generate_records(workload, SEED, 2500)
+    )
+    assert splits > 20
+    values = [
+        r.value
+        for topic in list_file_topics(tmp_path / "inline")
+        for r in read_file_topic_records(tmp_path / "inline", topic)
+    ]
+    assert sum(b'"type":"BOOTSTRAP"' in v for v in values) > 4 * PARTITIONS
+
+
+@pytest.mark.parametrize("master", ["local[1]", "local[3]"])
+@pytest.mark.parametrize("workload", ["key-updates", "demo"])
+def test_the_same_bytes_at_one_and_three_cores(
+    setup: Path, tmp_path: Path, master: str, workload: str
+) -> None:
+    """local[2] is the test above; the demo has several tables and a DDL of each kind."""
+    path = str(setup / "key-updates.toml") if workload == "key-updates" else workload
+    config = setup / "changefeed.toml"
+    inline = _inline(path, 2500, tmp_path / "inline", config)
+    assert _cli(master, path, 2500, tmp_path / "spark", config) == inline
+
+
+def test_the_owners_are_dealt_round_robin_up_to_the_limit() -> None:
+    source = WorkloadInput(load_scenario("demo"), SEED, 100, 2)
+    assert source.owned_tasks(6, 2) == 2
+    assert source.owned_tasks(1, 8) == 1
+    assert source.owned_tasks(2, OWNED_TASKS_MAX + 1) == 2
+    assert source.owned_tasks(OWNED_TASKS_MAX + 1, OWNED_TASKS_MAX + 1) == 0  # the shuffle
+    plan: Any = type("Plan", (), {"tasks": 6})()
+    assert [owned_owners(t, 2, plan) for t in range(2)] == [[0, 2, 4], [1, 3, 5]]
+    assert sorted(o for t in range(4) for o in owned_owners(t, 4, plan)) == list(range(6))
