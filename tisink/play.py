@@ -17,6 +17,7 @@ from pathlib import Path
 from tisink.broker import start_broker
 from tisink.codec.registry import get_protocol
 from tisink.core.allocator import keep_large_buffers
+from tisink.core.collector import rare_collections
 from tisink.core.errors import TisinkError
 from tisink.errors import PlayFailed, PlayRefused
 from tisink.eventsink.stats import AcknowledgedEnds
@@ -64,9 +65,10 @@ def run_play(
             if options.engine == "spark":
                 summary = play_spark(options, sink_uri, started_at, acknowledged, stop, on_phase)
             else:
-                summary = play_inline(
-                    options, sink_uri, on_progress, stop, started_at, acknowledged
-                )
+                with rare_collections():
+                    summary = play_inline(
+                        options, sink_uri, on_progress, stop, started_at, acknowledged
+                    )
             if stop.signum is None:
                 with stop.interruptible():  # Ctrl-C while reading back: stop at once
                     _verify(options, sink_uri, summary, acknowledged, on_phase)

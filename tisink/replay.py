@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tisink.core.allocator import keep_large_buffers
+from tisink.core.collector import rare_collections
 from tisink.errors import ReplayFailed
 from tisink.eventsink.reading import StreamReadError
 from tisink.eventsink.replay.kafka_source import KafkaTopicSource
@@ -97,9 +98,10 @@ def run_replay(
         raise ReplayFailed(f"replay {options.source}: {err}") from err
     latency = AckLatency()
     try:
-        stats = asyncio.run(
-            _replay(factory, target.default_topic, source, options, pacer, latency, on_progress)
-        )
+        with rare_collections():
+            stats = asyncio.run(
+                _replay(factory, target.default_topic, source, options, pacer, latency, on_progress)
+            )
     finally:
         source.close()
     summary = RunSummary(
