@@ -125,7 +125,7 @@ def _route(
                     txn_ts, place = row.commit_ts, FIRST_PLACE
                 items = route(row, place, cadence)
                 place += 1
-                if cadence is not None:
+                if cadence is not None and cadence.due:
                     _bootstraps(cadence, owner_of, pending)
                 for item in items:
                     owner = item[0][0]

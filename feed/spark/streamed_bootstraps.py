@@ -52,16 +52,17 @@ class StreamedBootstraps:
         """The grid index of the next interval to open."""
         self._open: dict[int, list[int]] = {}
         """Table id -> [messages, first ref, last ref] in the open interval."""
-        self._due: list[PlannedBootstrap] = []
+        self.due: list[PlannedBootstrap] = []
+        """The sends decided since the last ``take`` (empty for most messages: look first)."""
 
     def take(self) -> list[PlannedBootstrap]:
         """The sends decided since the last ``take``, in order."""
-        due, self._due = self._due, []
+        due, self.due = self.due, []
         return due
 
     def add(self, table_id: int, key: Key, ref: int) -> None:
         """One message of ``table_id`` (table version: plan DDL ``ref``) at ``key``."""
-        out = self._due
+        out = self.due
         k = physical_ms(key[0]) // self._interval_ms
         if self._next == 0 or k > self._grid[self._next - 1]:
             self._advance(k, out)
@@ -83,7 +84,7 @@ class StreamedBootstraps:
         ones)."""
         self._close()
         if self._grid:
-            self._advance(self._grid[-1], self._due)
+            self._advance(self._grid[-1], self.due)
 
     def _advance(self, k: int, out: list[PlannedBootstrap]) -> None:
         """Close the open interval and open every grid interval up to ``k``, ticking at each
