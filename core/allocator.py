@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 MMAP_THRESHOLD_BYTES = 32 << 20
 """Blocks below this come from the heap (glibc's maximum for its dynamic threshold)."""
-TRIM_BYTES = 64 << 20
+TRIM_BYTES = 16 << 20
 """Free memory at the heap's top kept for reuse instead of returned to the kernel."""
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3

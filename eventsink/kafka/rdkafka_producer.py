@@ -1,13 +1,16 @@
 """RdKafkaProducer: the MQ sinks' Producer over confluent-kafka (librdkafka), ``kafka-client=
 librdkafka``, beside the aiokafka one (``producer.py``) and with its guarantees.
 
-``send`` hands a partition's records to librdkafka's queue (``rdkafka_enqueue.py``: one
-``produce_batch``, delivery reports for the first and last record only) and returns once the
-last is reported. The sends waiting for reports serve them on the event loop's thread
-(librdkafka calls back from ``poll``): one ``poll(0)`` every ``_ACK_POLL_S`` while any waits;
-a poller thread would take the GIL back for every report (confluent-kafka releases it around
-librdkafka's poll and retakes it per callback), which costs the thread producing more than the
-reports themselves, and acks are seen within a millisecond. librdkafka batches and retries by
+``send`` hands a partition's records to librdkafka's queue (``rdkafka_enqueue.py``: delivery
+reports for the first and last record only) and returns once the last is reported. Sends to
+one partition queue their records one after the other, but a send may queue while the one
+before waits for its reports (a caller pipelining sends keeps librdkafka busy); each takes in
+its offsets after the one before, and fails if that one failed. The sends waiting for reports
+serve them on the event loop's thread (librdkafka calls back from ``poll``): one ``poll(0)``
+every ``_ACK_POLL_S`` while any waits; a poller thread would take the GIL back for every
+report (confluent-kafka releases it around librdkafka's poll and retakes it per callback),
+which costs the thread producing more than the reports themselves, and acks are seen within a
+millisecond. librdkafka batches and retries by
 itself until ``message.timeout.ms`` (the sink's ``send_retry_timeout_s``); without idempotence
 one request is in flight per connection, so a retry never reorders a partition (a batch whose
 ack was lost is written again: duplicates, never gaps). With ``enable-idempotence`` the broker
@@ -80,6 +83,17 @@ def producer_settings(config: KafkaConfig, max_message_bytes: int) -> dict[str, 
     }
 
 
+class _Settling:
+    """A send between queuing its records and taking in their offsets; the next send of its
+    partition takes in its own after it (offsets must come in order) and fails if it failed."""
+
+    __slots__ = ("done", "error")
+
+    def __init__(self) -> None:
+        self.done = asyncio.Event()
+        self.error: BaseException | None = None
+
+
 class RdKafkaProducer:
     """Delivers message batches to (topic, partition) through librdkafka and returns once the
     broker acknowledged them."""
@@ -97,6 +111,8 @@ class RdKafkaProducer:
         self.max_message_bytes = max_message_bytes
         self.offsets = AcknowledgedOffsets()
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._settling: dict[tuple[str, int], _Settling] = {}
+        """The last send of each partition still waiting for its reports."""
         self._closed = False
         #: set when a written topic lost a partition holding acknowledged messages
         self._lost: KafkaDataLossError | None = None
@@ -163,11 +179,28 @@ class RdKafkaProducer:
         lock = self._locks.get((topic, partition))
         if lock is None:
             lock = self._locks[(topic, partition)] = asyncio.Lock()
-        async with lock:
+        async with lock:  # the partition's records queue in the order of the sends
             report = EndsReport(len(records))
             await enqueue(self._client, topic, partition, records, report)
+            earlier = self._settling.get((topic, partition))
+            mine = self._settling[(topic, partition)] = _Settling()
+        try:
             await self._reports(report)
+            if earlier is not None:  # its offsets come first
+                await earlier.done.wait()
+                if earlier.error is not None:
+                    raise KafkaSinkError(
+                        f"{len(records)} messages to topic {topic} partition {partition} "
+                        f"followed a send that failed: {earlier.error}"
+                    ) from earlier.error
             await self._acknowledged(topic, partition, records, report)
+        except BaseException as err:
+            mine.error = err
+            raise
+        finally:
+            mine.done.set()
+            if self._settling.get((topic, partition)) is mine:
+                del self._settling[(topic, partition)]
 
     async def _acknowledged(
         self, topic: str, partition: int, records: Sequence[Record], report: EndsReport

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -39,6 +40,8 @@ once they are acknowledged (the acknowledgement latency recorder)."""
 
 _QUEUED_CHUNKS = 8
 """Chunks waiting per target partition: enough that a send at line rate merges several."""
+_SENDS_IN_FLIGHT = 2
+"""Sends of a target partition at a time: the next queues while the last waits for its acks."""
 _MAX_SEND = 16384
 """Records of one ``send`` at line rate (the producer splits them into record batches); every
 send ends in a partial batch, so larger sends mean fewer, fuller produce requests."""
@@ -178,6 +181,24 @@ class ReplaySender:
         }
 
     async def _send_partition(self, partition: int) -> None:
+        """Send the partition's chunks with up to ``_SENDS_IN_FLIGHT`` sends at a time (in
+        order; a producer that cannot overlap them runs them one after the other)."""
+        sends: deque[asyncio.Task[None]] = deque()
+        try:
+            async for records, size in self._parts(partition):
+                sends.append(asyncio.create_task(self._send(partition, records, size)))
+                if len(sends) >= _SENDS_IN_FLIGHT:
+                    await sends.popleft()
+            while sends:
+                await sends.popleft()
+        finally:
+            for send in sends:
+                send.cancel()
+            await asyncio.gather(*sends, return_exceptions=True)
+
+    async def _parts(self, partition: int) -> AsyncIterator[tuple[list[Record], int]]:
+        """What to send next: queued chunks merged up to ``_MAX_SEND`` records at line rate,
+        or the parts of a chunk the pacer lets go."""
         queue = self._queues[partition]
         merge = not isinstance(self.pacer, SpeedPacer)
         while True:
@@ -197,13 +218,13 @@ class ReplaySender:
                 size += following.size
                 largest = max(largest, following.largest)
             if self.pacer is None:
-                await self._send(partition, SizedRecords(records, largest), size)
+                yield SizedRecords(records, largest), size
                 continue
             start = 0
             while start < len(records):
                 count = await self.pacer.wait(chunk.loop, stamps, start)
                 part = SizedRecords(records[start : start + count], largest)
-                await self._send(partition, part, records_size(part))
+                yield part, records_size(part)
                 start += count
 
     async def _send(self, partition: int, records: list[Record], size: int) -> None:

@@ -110,3 +110,52 @@ async def test_a_run_shorter_than_the_send_fails_naming_the_partition(
     finally:
         await producer.close()
     assert producer.acknowledged_offsets() == {}
+
+
+async def test_overlapping_sends_to_a_partition_keep_their_order(kafka_bootstrap: str) -> None:
+    """Sends to one partition started together queue in the order they were called; each
+    returns once its own records are acknowledged and the end counts them all."""
+    topic = unique_topic("overlap")
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
+    ours = _records("o", 2000)
+    try:
+        await asyncio.gather(
+            *(producer.send(topic, 0, ours[i : i + 250]) for i in range(0, 2000, 250))
+        )
+    finally:
+        await producer.close()
+    assert producer.acknowledged_offsets() == {(topic, 0): 2000}
+    assert await asyncio.to_thread(read_partition, kafka_bootstrap, topic, 0, 2000) == ours
+
+
+async def test_a_send_after_a_failed_one_fails_too(
+    kafka_bootstrap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next send of the partition queued while the first waited; when the first fails,
+    the next cannot take in its offsets and fails naming the first's error."""
+    topic = unique_topic("after")
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
+    assert isinstance(producer, RdKafkaProducer)
+    take_in = producer._acknowledged
+    calls = 0
+
+    async def first_fails(*args: object) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise KafkaSinkError("the broker said no")
+        await take_in(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(producer, "_acknowledged", first_fails)
+    try:
+        first, second = await asyncio.gather(
+            producer.send(topic, 0, _records("a", 10)),
+            producer.send(topic, 0, _records("b", 10)),
+            return_exceptions=True,
+        )
+    finally:
+        await producer.close()
+    assert isinstance(first, KafkaSinkError)
+    assert isinstance(second, KafkaSinkError)
+    assert "followed a send that failed: the broker said no" in str(second)
+    assert producer.acknowledged_offsets() == {}
