@@ -3,9 +3,12 @@
 One reader (the feeder) routes the source's chunks into a small bounded queue per target
 partition; one sender per target partition takes what its queue holds, asks the pacer how much
 may go, and hands it to ``Producer.send``, which returns once the destination acknowledged it.
-So each partition has one send in flight, order within a partition is the source's, memory
-holds a few chunks a partition whatever the source's size, and the feeder reads and decodes
-the next chunks while the broker is acknowledging.
+Each partition has up to two sends in flight (the producers queue a partition's sends in call
+order, and the librdkafka one queues the next while the last waits for its acks), so order
+within a partition is the source's, memory holds a few chunks a partition whatever the
+source's size, and the feeder reads and decodes the next chunks while the broker is
+acknowledging. A failed send fails the replay; a send already queued after it may have been
+written (at-least-once, as TiCDC's producers).
 
 Routing: ``same`` sends each record to the partition number it had (the target needs at least
 as many partitions); ``key`` routes by Kafka's default partitioner (murmur2 of the key, the
