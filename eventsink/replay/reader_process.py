@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 from tisink.core.errors import TisinkError
-from tisink.eventsink.replay.chunks import Chunk, to_chunk
+from tisink.eventsink.replay.chunk_reader import read_chunks
+from tisink.eventsink.replay.chunks import Chunk
 from tisink.eventsink.replay.errors import ReplayError
-from tisink.eventsink.replay.records import read_partition_file
 
 _HEAD = struct.Struct("<iI")
 """A frame's head: the pass (``_END`` for the last frame) and the length of its pickle."""
@@ -40,14 +40,14 @@ def serve(paths: Sequence[tuple[int, Path]], chunk: int, out: BinaryIO) -> None:
     """The partitions' files, round-robin by chunk, then an end frame (None, or a failure's
     message)."""
     try:
-        readers = {p: read_partition_file(path, chunk) for p, path in paths}
+        readers = {p: read_chunks(path, p, chunk) for p, path in paths}
         while readers:
             for partition, reader in list(readers.items()):
-                records = next(reader, None)
-                if records is None:
+                read = next(reader, None)
+                if read is None:
                     del readers[partition]
                     continue
-                _send(out, 0, tuple(to_chunk(0, partition, records))[1:])
+                _send(out, 0, tuple(read)[1:])
         _send(out, _END, None)
     except TisinkError as err:
         _send(out, _END, str(err))

@@ -55,14 +55,18 @@ def record_line(record: ReplayRecord) -> bytes:
 
 def parse_line(line: bytes, path: Path, number: int) -> ReplayRecord:
     """The record of one line; FileSinkError naming ``path:number`` when it is malformed."""
-    fast = _parse_plain(line)
-    return fast if fast is not None else _parse_json(line, path, number)
+    fast = plain_fields(line)
+    return ReplayRecord(*fast) if fast is not None else _parse_json(line, path, number)
 
 
 _OFFSET, _KEY, _VALUE, _STAMP = b'{"offset":', b',"key":', b',"value":', b',"timestamp":'
 
 
-def _parse_plain(line: bytes) -> ReplayRecord | None:
+PlainFields = tuple[int, bytes | None, bytes | None, tuple[()], int | None]
+"""A plain line's offset, key, value, (no) headers and timestamp: a ReplayRecord's fields."""
+
+
+def plain_fields(line: bytes) -> PlainFields | None:
     """The lines capture and the file sink write, without a JSON parser: offset, key, value
     and an optional timestamp in this order, base64 checked strictly; None for anything else
     (headers, other spacing), which the JSON parser then reads."""
@@ -87,7 +91,7 @@ def _parse_plain(line: bytes) -> ReplayRecord | None:
         at += 13 + len(text)
     if line[at:].rstrip(b"\r\n") != b"}":
         return None
-    return ReplayRecord(int(digits), key, value, (), stamp)
+    return int(digits), key, value, (), stamp
 
 
 def _is_number(text: bytes) -> bool:
@@ -142,7 +146,7 @@ def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRe
     with path.open("rb") as fh:
         out: list[ReplayRecord] = []
         rest = b""
-        while block := fh.read(_BLOCK):
+        while block := fh.read(BLOCK_BYTES):
             lines = (rest + block).split(b"\n")
             rest = lines.pop()  # the part after the last newline: torn, or the next block's
             for line in lines:
@@ -156,7 +160,7 @@ def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRe
             yield out
 
 
-_BLOCK = 1 << 18
+BLOCK_BYTES = 1 << 18
 
 
 def last_offset(path: Path) -> int | None:

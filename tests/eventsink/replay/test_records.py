@@ -11,9 +11,9 @@ from tisink.eventsink.file import read_file_topic_records
 from tisink.eventsink.replay.records import (
     ReplayRecord,
     _parse_json,
-    _parse_plain,
     last_offset,
     parse_line,
+    plain_fields,
     read_partition_file,
     record_line,
 )
@@ -68,7 +68,7 @@ def test_the_plain_parser_agrees_with_json_or_declines(
     returns what the JSON parser reads, or leaves it to it."""
     line = record_line(record).rstrip(b"\n")
     for candidate in (line, line[:at] + junk + line[at + len(junk) :]):
-        plain = _parse_plain(candidate)
+        plain = plain_fields(candidate)
         if plain is None:
             continue
-        assert plain == _parse_json(candidate, Path("p"), 1)
+        assert ReplayRecord(*plain) == _parse_json(candidate, Path("p"), 1)
