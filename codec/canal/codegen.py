@@ -107,16 +107,19 @@ def _binary(i: int, column: ColumnInfo, target: str) -> tuple[str, str]:
     return f"_type(v{i}) is str", latin
 
 
-def _text(i: int, column: ColumnInfo, target: str) -> list[str]:
+def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
     """Lines setting ``target`` to a string or binary column's text, a Fragment with Go's
     escapes when it holds a backspace or form feed (``jsontext.CONTROLS``): the common case
-    tests only the text, not its type or NULL again."""
+    tests only the text, not its type or NULL again. With ``same`` (the prefix of the before
+    image's texts, read into ``w{i}``), an UPDATE's unchanged value takes the before image's
+    text as it is: an unchanged blob is neither decoded nor escaped twice."""
     tests = " or ".join(f"{c!r} in {target}" for c in CONTROLS)
     if column.family is TypeFamily.STRING:
         condition, text = f"_type(v{i}) is str", f"v{i}"
     else:
         condition, text = _binary(i, column, target)
-    lines = [f"    if {condition}:"]
+    lines = [f"    if v{i} == w{i}:", f"        {target} = {same}{i}"] if same else []
+    lines.append(f"    {'el' if same else ''}if {condition}:")
     if text != target:
         lines.append(f"        {target} = {text}")
     return [
@@ -135,19 +138,26 @@ def _read(
     inline: frozenset[int],
     promotions: tuple[tuple[int, int], ...],
     texts: dict[int, ColumnInfo],
+    *,
+    keep: bool = False,
+    same: str = "",
 ) -> list[str]:
     """Read ``image`` into ``v{i}``; the texts of columns not ``inline`` into ``{prefix}{i}``
     (those written straight into the map's display stay expressions of ``v{i}``). With
     ``promotions`` (this image decides the sqlType) their columns also set their bit in ``m``,
     behind the one type test their text takes; ``texts`` get their escapes as they are read
-    (``_text``)."""
+    (``_text``): ``keep`` also leaves their feed values in ``w{i}`` for the after image of an
+    UPDATE, which reuses the texts ``{same}{i}`` of those it finds unchanged."""
     limits = {i: (bit, limit) for bit, (i, limit) in enumerate(promotions)}
     lines = ["    m = 0"] if promotions else []
     for i, expr in enumerate(exprs):
-        lines.append(f"    v{i} = {image}[k{i}]")
         if i in texts:
-            lines += _text(i, texts[i], f"{prefix}{i}")
-        elif i in limits:
+            kept = f"w{i} = " if keep else ""
+            lines.append(f"    v{i} = {kept}{image}[k{i}]")
+            lines += _text(i, texts[i], f"{prefix}{i}", same)
+            continue
+        lines.append(f"    v{i} = {image}[k{i}]")
+        if i in limits:
             bit, limit = limits[i]
             lines += [
                 f"    if _type(v{i}) is int:",
@@ -279,8 +289,11 @@ def compile_row_encoder(
     # only-output-updated-columns compares the plain texts, so their escapes come after
     fused = {} if only_updated else {i: kinds[i] for i in texts}
 
-    def read(image: str, prefix: str, decides: bool = True) -> list[str]:
-        return _read(image, exprs, prefix, inline, promotions if decides else (), fused)
+    def read(
+        image: str, prefix: str, decides: bool = True, *, keep: bool = False, same: str = ""
+    ) -> list[str]:
+        chosen = promotions if decides else ()
+        return _read(image, exprs, prefix, inline, chosen, fused, keep=keep, same=same)
 
     after = _controls("a", kinds) if only_updated else []
     after += _dump("data", _display(exprs, "a", inline, promoted), odd)
@@ -290,7 +303,8 @@ def compile_row_encoder(
         update_path = [*read("before", "b", False), *read("after", "a"), *old, *after]
     else:
         old = _dump("old", _display(exprs, "b", inline), odd)
-        update_path = [*read("before", "b", False), *old, *read("after", "a"), *after]
+        read_before = read("before", "b", False, keep=True)
+        update_path = [*read_before, *old, *read("after", "a", same="b"), *after]
     insert, update, delete = _returns(bool(promotions))
     body = [
         "    after = row.after",

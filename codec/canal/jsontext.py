@@ -33,24 +33,41 @@ def fix(out: bytes) -> bytes:
     return fix_controls(html_escape(out))
 
 
-_PLACEHOLDERS = ("\ue008", "\ue00c")
-"""Private-use characters standing in for backspace and form feed while orjson dumps a text
-holding a backslash: their UTF-8 (EE 80 88 / EE 80 8C) is found afterwards without mistaking an
-escaped backslash followed by ``b`` or ``f`` for an escape."""
-_PLACEHELD = ("\ue008".encode(), "\ue00c".encode())
+_BACKSPACE_MARKS = "~^|`{}_@!#$%'()*+"
+_FORM_FEED_MARKS = ",-./:;=?[]GHIJKLMNOPQRSTUVWXYZghijklmopqsvwxyz"
+"""ASCII characters to stand in for a backspace or a form feed while orjson dumps a text: orjson
+writes each as itself, none occurs in an escape it writes (``\\\\``, ``\\"``, ``\\b``,
+``\\f``, ``\\n``, ``\\r``, ``\\t``, ``\\u00xx`` in lowercase hex) and none is HTML-safe-escaped
+(``<>&``). A mark absent from the text is, in the dumped bytes, exactly where its control was,
+so a one-byte replace (a memchr) writes Go's escape; the two sets are disjoint, so the two marks
+differ. Finding orjson's two-byte ``\\b`` instead searches through every other escape of the
+text (binary values are dense with them) and is not exact after an escaped backslash."""
 
 
 def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
     """A text holding a backspace or form feed, dumped with Go's escapes for them as a Fragment
-    of its map (``<>&`` and U+2028/U+2029 are left to the map)."""
-    if "\\" in text:  # an escaped backslash can be followed by b or f: placeholders
-        return _placeheld_fragment(text, dumps)
-    out = dumps(text)  # every backslash in it starts an escape: ``\b`` is a backspace's
+    of its map (``<>&`` and U+2028/U+2029 are left to the map). Each control present is swapped
+    for a mark absent from the text (``_BACKSPACE_MARKS``, ``_FORM_FEED_MARKS``); a text holding
+    every mark of a set takes ``_placeheld_fragment``. Straight-line code: binary values take
+    this path often (a random byte is one of the two 1 time in 128)."""
+    backspace = ""
+    marked = text
     if "\x08" in text:
-        out = out.replace(b"\\b", b"\\u0008")
-    if "\x0c" in text:
-        out = out.replace(b"\\f", b"\\u000c")
-    return Fragment(out)
+        for backspace in _BACKSPACE_MARKS:
+            if backspace not in text:
+                break
+        else:
+            return _placeheld_fragment(text, dumps)
+        marked = text.replace("\x08", backspace)
+        if "\x0c" not in text:
+            return Fragment(dumps(marked).replace(backspace.encode(), b"\\u0008"))
+    for form_feed in _FORM_FEED_MARKS:
+        if form_feed not in text:
+            break
+    else:
+        return _placeheld_fragment(text, dumps)
+    out = dumps(marked.replace("\x0c", form_feed)).replace(form_feed.encode(), b"\\u000c")
+    return Fragment(out.replace(backspace.encode(), b"\\u0008") if backspace else out)
 
 
 def go_text(text: str, dumps: Callable[[Any], bytes]) -> str | Fragment:
@@ -58,6 +75,13 @@ def go_text(text: str, dumps: Callable[[Any], bytes]) -> str | Fragment:
     if "\x08" in text or "\x0c" in text:
         return text_fragment(text, dumps)
     return text
+
+
+_PLACEHOLDERS = ("\ue008", "\ue00c")
+"""Private-use characters standing in for backspace and form feed when a text holds every mark:
+their UTF-8 (EE 80 88 / EE 80 8C) is found afterwards without mistaking an escaped backslash
+followed by ``b`` or ``f`` for an escape."""
+_PLACEHELD = ("\ue008".encode(), "\ue00c".encode())
 
 
 def _placeheld_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:

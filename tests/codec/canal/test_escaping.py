@@ -7,9 +7,11 @@ import base64
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.codec.canal.support import encoder, row, table_of
-from tisink.codec.canal.jsontext import dumps, fix
+from tisink.codec.canal.jsontext import dumps, fix, fix_controls, text_fragment
 
 TEXT = {"mysqlType": "varchar", "length": 40, "charset": "utf8mb4"}
 BLOB = {"mysqlType": "blob"}
@@ -69,3 +71,38 @@ def test_binary_bytes_with_controls(mysql_type: str, raw: bytes) -> None:
     )
     assert b'"b":' + fix(orjson.dumps(raw.decode("latin-1"))) + b"}" in value
     assert orjson.loads(value)["data"][0]["b"] == raw.decode("latin-1")
+
+
+_MARKED = "\x08\x0c\\bf\"u0<&\n\ue008\ue00c\xe9\xff~^|`{}_@!#$%'()*+,-./:;=?[]GZgz"
+
+
+@settings(max_examples=400)
+@given(
+    st.text(alphabet=st.sampled_from(_MARKED), max_size=60)
+    | st.binary(max_size=300).map(lambda raw: raw.decode("latin-1"))
+)
+def test_text_fragment_writes_gos_escapes_for_any_text(text: str) -> None:
+    """The marks standing in for the controls never show elsewhere in the dumped text, however
+    many of them (or of the placeholders) the text holds."""
+    assert orjson.dumps(text_fragment(text, orjson.dumps)) == fix_controls(orjson.dumps(text))
+
+
+def test_text_fragment_with_every_mark_in_the_text() -> None:
+    text = "".join(map(chr, range(256)))
+    assert orjson.dumps(text_fragment(text, orjson.dumps)) == fix_controls(orjson.dumps(text))
+
+
+@pytest.mark.parametrize("same_objects", [True, False])
+def test_update_of_unchanged_binary_and_text_values(same_objects: bool) -> None:
+    """An UPDATE's after image takes the before image's text for a value it did not change
+    (the same object, or an equal one): the bytes are those of a fresh rendering."""
+    table = table_of([("id", {"mysqlType": "int"}), ("s", TEXT), ("b", BLOB)])
+    blob = base64.b64encode(b"\x08<\x0c\\b\xff").decode()
+    before = {"id": 1, "s": "x\x08y", "b": blob}
+    after = {"id": 2, "s": before["s"], "b": before["b"]}
+    if not same_objects:
+        after["s"], after["b"] = "".join(["x\x08", "y"]), "".join([blob[:4], blob[4:]])
+        assert after["b"] is not before["b"]
+    value = encoder().encode_rows([row(table, after, before)]).records[0][1]
+    texts = '"s":"x\\u0008y","b":"\\u0008\\u003c\\u000c\\\\b\u00ff"'
+    assert f'"old":[{{"id":"1",{texts}}}],"data":[{{"id":"2",{texts}}}]' in value.decode()
