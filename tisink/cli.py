@@ -465,9 +465,8 @@ def bench(
 ) -> None:
     """Run the standard benchmark suite: encoders against their libraries alone, the Kafka
     sink against raw aiokafka sends, inline against Spark; medians of repeats."""
-    from tisink.bench import SuiteSettings, run_suite
     from tisink.bench.output import print_tables
-    from tisink.bench.suite import write_outputs
+    from tisink.bench.suite import SuiteSettings, run_suite, write_outputs
 
     _check_writable(out / "bench.json", command="bench", what="the results")
     settings = SuiteSettings.quick(bootstrap) if quick else SuiteSettings.full(bootstrap)

@@ -5,10 +5,7 @@ the demo workload's rows, against the serialisation library alone: ``orjson.dump
 generic writer, protobuf's generated classes), the Kafka sink (TableSink -> MQ sink -> broker
 against raw aiokafka batch sends of the same bytes), and the engines (inline against Spark
 ``local[1]`` and ``local[2]``). Every figure is the median of repeats; the ``bench/`` scripts are
-thin wrappers over these modules.
+thin wrappers over these modules. The package imports nothing itself: a benchmark worker process
+(``replay_worker``) must not carry the charts' matplotlib and numpy (50 MB, and OpenBLAS threads)
+into the figures it measures.
 """
-
-from tisink.bench.results import BenchResult
-from tisink.bench.suite import SuiteSettings, run_suite
-
-__all__ = ["BenchResult", "SuiteSettings", "run_suite"]

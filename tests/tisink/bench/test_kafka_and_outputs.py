@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import orjson
 
-from tisink.bench import BenchResult
 from tisink.bench.kafka import encoded_parts, kafka_group
 from tisink.bench.output import markdown, print_tables
+from tisink.bench.results import BenchResult
 from tisink.bench.rows import ten_column_txns
 from tisink.bench.suite import write_outputs
 
