@@ -10,10 +10,10 @@ serve them on the event loop's thread (librdkafka calls back from ``poll``): one
 every ``_ACK_POLL_S`` while any waits; a poller thread would take the GIL back for every
 report (confluent-kafka releases it around librdkafka's poll and retakes it per callback),
 which costs the thread producing more than the reports themselves, and acks are seen within a
-millisecond. librdkafka batches and retries by
-itself until ``message.timeout.ms`` (the sink's ``send_retry_timeout_s``); without idempotence
-one request is in flight per connection, so a retry never reorders a partition (a batch whose
-ack was lost is written again: duplicates, never gaps). With ``enable-idempotence`` the broker
+millisecond. librdkafka batches and retries by itself until ``message.timeout.ms`` (the sink's
+``send_retry_timeout_s``); without idempotence one request is in flight per connection, so a
+retry never reorders a partition (a batch whose ack was lost is written again: duplicates,
+never gaps). With ``enable-idempotence`` the broker
 drops such copies and librdkafka keeps five requests in flight.
 
 The same checks as the aiokafka producer: a send's run of offsets (first to last) must hold
