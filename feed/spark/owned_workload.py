@@ -28,6 +28,7 @@ from collections.abc import Set
 from typing import Any
 
 from tisink.codec.bootstrap import BootstrapSend
+from tisink.core.collector import rare_collections
 from tisink.core.errors import TisinkError
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.records import FeedDDL, FeedRow
@@ -57,8 +58,16 @@ def owned_owners(task: int, tasks: int, plan: PlayPlan) -> list[int]:
 def play_owned_partitions(
     task: int, tasks: int, plan: PlayPlan, scenario: Scenario, seed: int, rows: int | None
 ) -> list[TaskResult]:
-    """Generate and route the workload, play the owners of ``task``; their results."""
+    """Generate and route the workload, play the owners of ``task``; their results. The
+    cyclic collector is held back meanwhile, as in the inline play (``rare_collections``)."""
     shield_from_terminal(plan.stop_marker)
+    with rare_collections():
+        return _generate_and_play(task, tasks, plan, scenario, seed, rows)
+
+
+def _generate_and_play(
+    task: int, tasks: int, plan: PlayPlan, scenario: Scenario, seed: int, rows: int | None
+) -> list[TaskResult]:
     owners = owned_owners(task, tasks, plan)
     feeds = {owner: OwnerFeed() for owner in owners}
     results = [_result(plan, owner) for owner in owners]
