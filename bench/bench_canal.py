@@ -102,7 +102,9 @@ def main() -> int:
         name: encode_all(config, txns) for name, config in cases.items()
     }
     encoder = get_protocol("canal-json").new_encoder(cases["canal-json"], FixedClock(BUILD_MS))
-    parsed = [orjson.loads(v) for txn in txns for _, v in encoder.encode_rows(txn).records]
+    parsed = [
+        orjson.loads(record[1]) for txn in txns for record in encoder.encode_rows(txn).records
+    ]
 
     def floor() -> None:
         dumps = orjson.dumps
