@@ -94,6 +94,10 @@ class ProcessStream(Iterator[Chunk]):
             self._next_loop()
         return self._kept_chunk()
 
+    def at_hand(self) -> bool:
+        """True in the later passes: their frames are read from this process's own file."""
+        return self._loop > 0 and not self._done
+
     def _receive(self) -> tuple[int, Any]:
         head = self._pipe.read(_HEAD.size)
         if len(head) == _HEAD.size:

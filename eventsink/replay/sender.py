@@ -32,7 +32,7 @@ from tisink.eventsink.replay.chunks import Chunk, records_size
 from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.pacing import Pacer, SpeedPacer
 from tisink.eventsink.replay.routing import Routing
-from tisink.eventsink.replay.sources import ReplaySource
+from tisink.eventsink.replay.sources import AtHand, ReplaySource
 from tisink.eventsink.stats import AckedSeconds
 
 Stamp = Callable[[Chunk], Chunk]
@@ -133,7 +133,7 @@ class ReplaySender:
 
     @staticmethod
     async def _next(source: ReplaySource, chunks: Iterator[Chunk]) -> Chunk | None:
-        if source.blocking:
+        if source.blocking and not (isinstance(chunks, AtHand) and chunks.at_hand()):
             return await asyncio.to_thread(next, chunks, None)
         return next(chunks, None)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from tisink.eventsink.file import list_file_topics, partition_file
 from tisink.eventsink.reading import StreamReadError
@@ -23,6 +23,14 @@ from tisink.eventsink.replay.reader_process import ProcessStream
 from tisink.eventsink.replay.records import last_record, read_partition_file
 
 _PARTITION_FILE = re.compile(r"^partition-(\d+)\.jsonl$")
+
+
+@runtime_checkable
+class AtHand(Protocol):
+    """A stream of a blocking source that can say its next chunk is at hand (in a local file
+    of its own), so the sender reads it on the event loop instead of handing it to a thread."""
+
+    def at_hand(self) -> bool: ...
 
 
 class ReplaySource(Protocol):
