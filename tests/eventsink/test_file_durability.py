@@ -115,6 +115,28 @@ async def test_append_cuts_a_torn_tail_back_to_the_last_acknowledged_record(
     assert _assert_whole(tmp_path) == [b"a", b"b", b"c"]
 
 
+@pytest.mark.parametrize("removed", [False, True])
+async def test_every_acknowledged_send_of_an_open_producer_moves_the_side_file(
+    tmp_path: Path, removed: bool
+) -> None:
+    """The side file is rewritten in place on each send (the producer keeps it open), so a
+    torn tail after the last acknowledged send is cut there, and no acknowledged record with
+    it; a side file removed after the first send is made again by the next."""
+    path = partition_file(tmp_path, "t", 0)
+    producer = FileProducer(tmp_path, 1)
+    try:
+        for value in (b"a", b"bb", b"ccc"):
+            await producer.send("t", 0, [(None, value)])
+            if removed and value == b"a":
+                path.with_name(".partition-0.next").unlink()
+    finally:
+        await producer.close()
+    # a whole record nobody acknowledged: only the side file tells it from the others
+    path.write_bytes(path.read_bytes() + b'{"offset":3,"key":null,"value":"Yw=="}\n')
+    await _send(tmp_path, [b"d"])
+    assert _assert_whole(tmp_path) == [b"a", b"bb", b"ccc", b"d"]
+
+
 async def test_append_without_a_side_file_cuts_to_the_last_whole_record(tmp_path: Path) -> None:
     await _send(tmp_path, [b"a", b"b"])
     path = partition_file(tmp_path, "t", 0)
