@@ -14,7 +14,7 @@ from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.records import ReplayRecord
 
 if TYPE_CHECKING:  # the codec package is not imported by reader processes
-    from tisink.codec.message import Record
+    from tisink.codec.message import Headers, Record
 
 
 class Chunk(NamedTuple):
@@ -32,30 +32,66 @@ class Chunk(NamedTuple):
     """Key and value bytes of the largest record (or more): the producers' size check."""
 
 
-def to_chunk(loop: int, partition: int, records: Sequence[ReplayRecord]) -> Chunk:
-    """The chunk of ``records``; ReplayError for a tombstone (null value), which the
-    producers cannot send."""
-    out: list[Record] = []
-    size = largest = 0
-    for record in records:
-        key, value, headers = record.key, record.value, record.headers
+class ChunkBuilder:
+    """Gathers a partition's records into the producers' tuples, with their timestamps, size
+    and largest record; a tombstone (null value), which the producers cannot send, is a
+    ReplayError naming the partition and offset."""
+
+    __slots__ = ("first", "largest", "partition", "records", "size", "stamps")
+
+    def __init__(self, partition: int) -> None:
+        self.partition = partition
+        self._reset()
+
+    def _reset(self) -> None:
+        self.records: list[Record] = []
+        self.stamps: list[int | None] = []
+        self.first = self.size = self.largest = 0
+
+    def add(
+        self,
+        offset: int,
+        key: bytes | None,
+        value: bytes | None,
+        headers: Headers,
+        stamp: int | None,
+    ) -> int:
+        """Take one record (a ReplayRecord's fields); the count gathered."""
         if value is None:
             raise ReplayError(
-                f"partition {partition} offset {record.offset} of the source is a tombstone "
+                f"partition {self.partition} offset {offset} of the source is a tombstone "
                 "(null value), which replay cannot send"
             )
-        bare = len(value) + (len(key) if key is not None else 0)
-        size += bare
-        if bare > largest:
-            largest = bare
+        records = self.records
+        if not records:
+            self.first = offset
+        bare = len(value) if key is None else len(value) + len(key)
+        self.size += bare
+        if bare > self.largest:
+            self.largest = bare
         if headers:
-            size += sum(len(name) + len(data) for name, data in headers)
-            out.append((key, value, headers))
+            self.size += sum(len(name) + len(data) for name, data in headers)
+            records.append((key, value, headers))
         else:
-            out.append((key, value))
-    stamps = [record.timestamp_ms for record in records]
-    first = records[0].offset if records else 0
-    return Chunk(loop, partition, out, stamps, first, size, largest)
+            records.append((key, value))
+        self.stamps.append(stamp)
+        return len(records)
+
+    def take(self, loop: int) -> Chunk:
+        """The chunk of what was gathered; the builder starts empty again."""
+        chunk = Chunk(
+            loop, self.partition, self.records, self.stamps, self.first, self.size, self.largest
+        )
+        self._reset()
+        return chunk
+
+
+def to_chunk(loop: int, partition: int, records: Sequence[ReplayRecord]) -> Chunk:
+    """The chunk of ``records``."""
+    builder = ChunkBuilder(partition)
+    for record in records:
+        builder.add(*record)
+    return builder.take(loop)
 
 
 def records_size(records: Sequence[Record]) -> int:

@@ -142,25 +142,32 @@ def _parse_json(line: bytes, path: Path, number: int) -> ReplayRecord:
 def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRecord]]:
     """The records of one partition file in order, ``chunk`` at a time (a file of millions is
     never held whole); a torn last line (a capture killed mid-write) is left out."""
+    out: list[ReplayRecord] = []
+    for number, line in numbered_lines(path):
+        out.append(parse_line(line, path, number))
+        if len(out) == chunk:
+            yield out
+            out = []
+    if out:
+        yield out
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """The non-empty whole lines of ``path`` with their line numbers, read by blocks; a torn
+    last line (no newline after it) is left out."""
     number = 0
     with path.open("rb") as fh:
-        out: list[ReplayRecord] = []
         rest = b""
-        while block := fh.read(BLOCK_BYTES):
+        while block := fh.read(_BLOCK_BYTES):
             lines = (rest + block).split(b"\n")
             rest = lines.pop()  # the part after the last newline: torn, or the next block's
             for line in lines:
                 number += 1
                 if line:
-                    out.append(parse_line(line, path, number))
-            while len(out) >= chunk:
-                yield out[:chunk]
-                out = out[chunk:]
-        if out:
-            yield out
+                    yield number, line
 
 
-BLOCK_BYTES = 1 << 18
+_BLOCK_BYTES = 1 << 18
 
 
 def last_offset(path: Path) -> int | None:
