@@ -22,7 +22,6 @@ from tisink.eventsink.file import FileRecord, list_file_topics, read_file_topic_
 from tisink.feed.inline import play_with_factory
 from tisink.feed.reader import read_feed
 from tisink.feed.spark import run_spark_play
-from tisink.feed.spark.session import spark_session
 from tisink.feed.workload import generate_feed
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.factory import SinkFactory
@@ -48,13 +47,6 @@ CASES = {
     "simple-faults": ("simple", FAULTS),
     "tencent-dts-faults": ("tencent-dts", FAULTS),
 }
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="module")

@@ -20,17 +20,9 @@ from tisink.eventsink.file import read_file_topic
 from tisink.feed.inline import play_with_factory
 from tisink.feed.reader import read_feed
 from tisink.feed.spark import run_spark_play
-from tisink.feed.spark.session import spark_session
 from tisink.sink.factory import SinkFactory
 
 PARTITIONS = 2
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 def _uri(out: Path) -> str:

@@ -21,7 +21,6 @@ from tisink.feed.inline import play_with_factory
 from tisink.feed.records import FeedRow
 from tisink.feed.spark import run_spark_play
 from tisink.feed.spark.owned_workload import owned_owners
-from tisink.feed.spark.session import spark_session
 from tisink.feed.spark.sources import OWNED_TASKS_MAX, WorkloadInput
 from tisink.feed.workload import generate_records, load_scenario
 from tisink.sink.config import ChangefeedConfig
@@ -63,13 +62,6 @@ CONFIG = (
     '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
     "[sink]\nsend-bootstrap-interval-in-sec = 600\nsend-bootstrap-in-msg-count = 40\n"
 )
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="module")

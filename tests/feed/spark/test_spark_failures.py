@@ -11,15 +11,7 @@ pytest.importorskip("pyspark")
 
 import tisink.feed.spark.run as spark_run
 from tisink.feed.spark import SparkPlayError, run_spark_play
-from tisink.feed.spark.session import spark_session
 from tisink.feed.workload import generate_feed
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 def test_a_feed_cut_short_after_the_survey_names_the_cause(

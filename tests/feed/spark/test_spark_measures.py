@@ -10,17 +10,9 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from tisink.feed.spark.session import spark_session
 from tisink.play import PlayOptions, run_play
 
 INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 def test_the_tasks_measurements_are_merged(spark: Any, tmp_path: Path) -> None:

@@ -21,7 +21,6 @@ from tisink.codec.message import MessageType
 from tisink.eventsink.file import list_file_topics, read_file_topic
 from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.spark import SparkPlayError, run_spark_play
-from tisink.feed.spark.session import spark_session
 from tisink.feed.spark.task_result import SparkRun
 from tisink.feed.watermarks import points_of_intervals
 from tisink.feed.workload import generate_feed, generate_records
@@ -47,13 +46,6 @@ columns = [
 ]
 """
 INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 def _play(**kwargs: Any) -> SparkRun:

@@ -12,14 +12,6 @@ import pytest
 pytest.importorskip("pyspark")
 
 from tisink.feed.spark import run_spark_play
-from tisink.feed.spark.session import spark_session
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 def test_the_phases_and_then_the_rows_acknowledged(spark: Any, tmp_path: Path) -> None:

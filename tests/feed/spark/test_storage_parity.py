@@ -16,7 +16,6 @@ from tisink.core.clock import FeedClock
 from tisink.feed.inline import play_with_factory
 from tisink.feed.reader import read_feed
 from tisink.feed.spark import run_spark_play
-from tisink.feed.spark.session import spark_session
 from tisink.feed.workload import generate_feed
 from tisink.sink.factory import SinkFactory
 
@@ -26,13 +25,6 @@ CASES = {
     "csv": "protocol=csv&date-separator=day&include-commit-ts=true&file-size=8192",
     "canal-json": "protocol=canal-json&enable-tidb-extension=true&date-separator=month",
 }
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="module")
