@@ -44,9 +44,9 @@ class EndsReport:
                 self.error = error
         else:
             offset: int = message.offset()  # type: ignore[assignment]
-            if self.first < 0:
+            if self.first < 0 or offset < self.first:  # the first record's, whatever came first
                 self.first = offset
-            self.last = offset
+            self.last = max(self.last, offset)
         self.waiting -= 1
 
 
