@@ -13,8 +13,8 @@ which costs the thread producing more than the reports themselves, and acks are 
 millisecond. librdkafka batches and retries by itself until ``message.timeout.ms`` (the sink's
 ``send_retry_timeout_s``); without idempotence one request is in flight per connection, so a
 retry never reorders a partition (a batch whose ack was lost is written again: duplicates,
-never gaps). With ``enable-idempotence`` the broker
-drops such copies and librdkafka keeps five requests in flight.
+never gaps). With ``enable-idempotence`` the broker drops such copies and librdkafka keeps five
+requests in flight.
 
 The same checks as the aiokafka producer: a send's run of offsets (first to last) must hold
 every record (exactly one offset each, or, for a longer run, each record read back in order),
