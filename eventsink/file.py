@@ -28,6 +28,7 @@ import logging
 import os
 import re
 from base64 import b64encode
+from binascii import b2a_base64 as _b64
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -193,18 +194,21 @@ class _Partition:
 
 def _lines(records: Sequence[Record], offset: int) -> bytes:
     lines = []
+    append = lines.append
     for record in records:
         key, value = record[0], record[1]
-        # base64 needs no JSON escaping, so the record is formatted directly.
-        key_text = b"null" if key is None else b'"%s"' % b64encode(key)
+        # base64 needs no JSON escaping, so the record is formatted directly; binascii's
+        # encoder is base64.b64encode without its Python wrapper (two calls a record).
+        key_text = b"null" if key is None else b'"%s"' % _b64(key, newline=False)
         if len(record) == 3 and record[2]:
-            lines.append(
+            append(
                 b'{"offset":%d,"key":%s,"value":"%s","headers":%s}\n'
-                % (offset, key_text, b64encode(value), _headers_json(record[2]))
+                % (offset, key_text, _b64(value, newline=False), _headers_json(record[2]))
             )
         else:
-            lines.append(
-                b'{"offset":%d,"key":%s,"value":"%s"}\n' % (offset, key_text, b64encode(value))
+            append(
+                b'{"offset":%d,"key":%s,"value":"%s"}\n'
+                % (offset, key_text, _b64(value, newline=False))
             )
         offset += 1
     return b"".join(lines)

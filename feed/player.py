@@ -103,13 +103,22 @@ class Player:
         started = time.perf_counter()
         driver = self._driver
         try:
-            stats, add_row = self.stats, driver.add_row
+            stats, add_row, unpaced = self.stats, driver.add_row, self._pacer is None
             for record in records:
                 kind = type(record)
                 if kind is FeedRow:
                     row: RowChangedEvent = record.row  # type: ignore[union-attr]
-                    if row.commit_ts != driver.txn_ts:
-                        await self._boundary(record)  # type: ignore[arg-type]
+                    ts = row.commit_ts
+                    if ts != driver.txn_ts:
+                        if (  # most boundaries have nothing to do: no coroutine for them
+                            unpaced
+                            and ts > driver.txn_ts
+                            and stats.rows - self._yielded_at < YIELD_EVERY_ROWS
+                            and not driver.cadence_due()
+                        ):
+                            driver.txn_ts = ts
+                        else:
+                            await self._boundary(record)  # type: ignore[arg-type]
                     add_row(row)
                     stats.rows += 1
                     stats.bytes += row.approximate_size

@@ -53,10 +53,8 @@ class MQTimers:
         self._cadence = cadence if cadence is not None and cadence.enabled else None
         self._heartbeats = heartbeats
         self._put = put
-
-    @property
-    def enabled(self) -> bool:
-        return self._cadence is not None or self._heartbeats is not None
+        self.enabled = self._cadence is not None or heartbeats is not None
+        """False when neither is set: the sink skips asking them for every transaction."""
 
     def before_txn(self, table: TableInfo, topic: str, partitions: int, rows: int) -> None:
         """The BOOTSTRAP the cadence wants ahead of a transaction of ``table``, if any."""

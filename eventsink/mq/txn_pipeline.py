@@ -226,7 +226,9 @@ class TxnPipeline:
         BOOTSTRAP the cadence asks for: a few calls per transaction, and no awaits."""
         rows = txn.rows
         senders = self.senders.slots(topic, partitions)
-        self.timers.before_txn(rows[0].table, topic, partitions, len(rows))
+        timers = self.timers
+        if timers.enabled:
+            timers.before_txn(rows[0].table, topic, partitions, len(rows))
         groups, size, claim_checks = encoded
         for location, payload in claim_checks:
             store_claim_check(location, payload)
@@ -240,7 +242,8 @@ class TxnPipeline:
             if sender is None:
                 sender = self.senders.start(topic, partition)
             sender.put(Segment(segment_records, _DML, table, delivery, commit_ts))
-        self.timers.written(topic, [p for p, _ in groups], commit_ts)
+        if timers.enabled:
+            timers.written(topic, [p for p, _ in groups], commit_ts)
         self.stats.txns += 1
 
     def _topic_for(self, schema: str, table: str) -> str:

@@ -181,8 +181,8 @@ class EventRouter:
     def partitions_for_rows(self, rows: Sequence[RowChangedEvent], partition_num: int) -> list[int]:
         """``partition_for_row`` of each row; a run of rows of one TableInfo (a transaction)
         looks its partitioner up once."""
-        if not rows:
-            return []
+        if len(rows) <= 1:  # most transactions of a partition owner's view
+            return [self.partition_for_row(row, partition_num) for row in rows]
         table = rows[0].table
         if any(row.table is not table for row in rows):
             return [self.partition_for_row(row, partition_num) for row in rows]
