@@ -102,15 +102,18 @@ class TxnAppender:
             return
         check_order(self.last, rows)
         txn = buffer[-1] if buffer else None
+        start = self.table_sink_start_ts
         for row in rows:
             if txn is None or row.split_txn or row.start_ts != txn.start_ts:
+                # positional, and no max() call: once per transaction
+                version = row.table.version
                 txn = SingleTableTxn(
-                    start_ts=row.start_ts,
-                    commit_ts=row.commit_ts,
-                    table=row.table,
-                    rows=[row],
-                    physical_table_id=row.physical_table_id,
-                    table_info_version=max(row.table.version, self.table_sink_start_ts),
+                    row.start_ts,
+                    row.commit_ts,
+                    row.table,
+                    [row],
+                    row.physical_table_id,
+                    version if version > start else start,
                 )
                 buffer.append(txn)
             else:
