@@ -10,15 +10,17 @@ import threading
 
 import pytest
 from confluent_kafka import Producer
+from confluent_kafka import Producer as ConfluentProducer
 
 from tests.kafka_support.readback import read_partition, unique_topic
 from tisink.codec.message import Record
-from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer
+from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer, rdkafka_enqueue
 from tisink.eventsink.kafka.errors import KafkaSinkError
 from tisink.eventsink.kafka.rdkafka_enqueue import EndsReport
-from tisink.eventsink.kafka.rdkafka_producer import RdKafkaProducer
+from tisink.eventsink.kafka.rdkafka_producer import RdKafkaProducer, producer_settings
 from tisink.eventsink.kafka.readback import records_held
 from tisink.eventsink.kafka.reader import DebugLogger
+from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 
 
 def _config(bootstrap: str, topic: str) -> KafkaConfig:
@@ -159,3 +161,38 @@ async def test_a_send_after_a_failed_one_fails_too(
     assert isinstance(second, KafkaSinkError)
     assert "followed a send that failed: the broker said no" in str(second)
     assert producer.acknowledged_offsets() == {}
+
+
+async def test_a_full_queue_makes_a_send_wait_and_keeps_the_order(
+    kafka_bootstrap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """librdkafka's queue holds 50 records here: sends of hundreds wait for room and resume at
+    the refused record, first and last reports included."""
+    refusals: list[int] = []
+
+    class Counted(rdkafka_enqueue._QueueFull):
+        def __init__(self, index: int) -> None:
+            super().__init__(index)
+            refusals.append(index)
+
+    monkeypatch.setattr(rdkafka_enqueue, "_QueueFull", Counted)
+    topic = unique_topic("full")
+    config = _config(kafka_bootstrap, topic)
+    topics = await KafkaTopicManager.connect(config)
+    client = ConfluentProducer(
+        producer_settings(config, config.max_message_bytes) | {"queue.buffering.max.messages": 50}
+    )
+    producer = RdKafkaProducer(config, topics, client, config.max_message_bytes)
+    ours = _records("q", 1001)
+    try:
+        await producer.send(topic, 0, ours[:1])
+        for start in (1, 301):
+            await producer.send(topic, 0, ours[start : start + 300])
+        await asyncio.gather(
+            producer.send(topic, 0, ours[601:1000]), producer.send(topic, 0, ours[1000:])
+        )
+    finally:
+        await producer.close()
+    assert len(refusals) >= 10  # the queue was full many times
+    assert producer.acknowledged_offsets() == {(topic, 0): 1001}
+    assert await asyncio.to_thread(read_partition, kafka_bootstrap, topic, 0, 1001) == ours
