@@ -193,7 +193,7 @@ class _Partition:
 
 
 def _lines(records: Sequence[Record], offset: int) -> bytes:
-    lines = []
+    lines: list[bytes] = []
     append = lines.append
     for record in records:
         key, value = record[0], record[1]
