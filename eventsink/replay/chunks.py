@@ -77,6 +77,29 @@ class ChunkBuilder:
         self.stamps.append(stamp)
         return len(records)
 
+    def extend(
+        self,
+        offsets: list[bytes],
+        records: list[tuple[bytes | None, bytes]],
+        stamps: list[int | None],
+        start: int,
+        size: int,
+    ) -> int:
+        """Take records from ``start`` on (header-less, none a tombstone: a plain block's)
+        until ``size`` are gathered; where it stopped."""
+        gathered = self.records
+        end = min(len(records), start + size - len(gathered))
+        if not gathered:
+            self.first = int(offsets[start])
+        part = records[start:end]
+        bare = [len(value) if key is None else len(key) + len(value) for key, value in part]
+        self.size += sum(bare)
+        if bare:
+            self.largest = max(self.largest, max(bare))
+        gathered.extend(part)
+        self.stamps += stamps[start:end]
+        return end
+
     def take(self, loop: int) -> Chunk:
         """The chunk of what was gathered; the builder starts empty again."""
         chunk = Chunk(

@@ -155,19 +155,27 @@ def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRe
 def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """The non-empty whole lines of ``path`` with their line numbers, read by blocks; a torn
     last line (no newline after it) is left out."""
-    number = 0
+    for number, block in line_blocks(path):
+        for line in block.split(b"\n")[:-1]:
+            number += 1
+            if line:
+                yield number, line
+
+
+def line_blocks(path: Path, size: int = 1 << 18) -> Iterator[tuple[int, bytes]]:
+    """``path`` in blocks of whole lines (each ending with its newline), about ``size`` bytes
+    each, with the number of lines before the block; a torn last line is left out."""
+    before = 0
     with path.open("rb") as fh:
         rest = b""
-        while block := fh.read(_BLOCK_BYTES):
-            lines = (rest + block).split(b"\n")
-            rest = lines.pop()  # the part after the last newline: torn, or the next block's
-            for line in lines:
-                number += 1
-                if line:
-                    yield number, line
-
-
-_BLOCK_BYTES = 1 << 18
+        while block := fh.read(size):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]  # the part after the last newline: torn, or the next block's
+            if cut:
+                whole = block[:cut]
+                yield before, whole
+                before += whole.count(b"\n")
 
 
 def last_offset(path: Path) -> int | None:
