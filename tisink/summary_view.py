@@ -15,6 +15,9 @@ from rich.markup import escape
 from rich.table import Table
 
 HIDDEN = ("series",)
+NOT_APPLICABLE = {"replay": ("ddl", "checkpoint_ts", "partitions")}
+"""Fields an engine never fills: a replay sends records, it reads no DDL and moves no
+checkpoint (``--summary-json`` keeps them, as zeros, so every engine's JSON has one shape)."""
 BEHIND_WARNING_S = 0.1
 """Falling behind the schedule by less than this is timer noise, not a play that cannot keep up."""
 
@@ -68,8 +71,9 @@ def rate_line(rate: dict[str, Any]) -> str:
 def print_summary(console: Console, summary: dict[str, Any]) -> None:
     """The summary table, the rate held (paced plays), then the perf-test line."""
     table = Table("summary", "value", show_header=False)
+    hidden = HIDDEN + NOT_APPLICABLE.get(summary.get("engine", ""), ())
     for key, value in summary.items():
-        if key not in HIDDEN and value is not None and (key != "faults" or value):
+        if key not in hidden and value is not None and (key != "faults" or value):
             table.add_row(key, escape(_cell(key, value)))
     console.print(table)
     rate = summary.get("rate")

@@ -62,3 +62,21 @@ def test_the_console_shows_totals_rate_and_the_last_line_but_not_the_series() ->
     assert "rate 5 rows/s: achieved 4.5 rows/s over 1 whole seconds, spread 1 %" in text
     assert "could not keep up: the rows took 0.4 s longer than the rate allows" in text
     assert lines[-1].startswith("9 rows acknowledged, 4.5 rows/sec")
+
+
+def test_a_replay_shows_no_play_only_fields_but_its_json_keeps_them() -> None:
+    replay = RunSummary(rows=3, messages={"records": 3}, engine="replay").to_dict()
+    play = RunSummary(rows=3, engine="inline").to_dict()
+    shown = {}
+    for name, data in (("replay", replay), ("play", play)):
+        console = Console(record=True, width=200)
+        print_summary(console, data)
+        shown[name] = {
+            line.split("│")[1].strip()
+            for line in console.export_text().splitlines()
+            if line.count("│") >= 2
+        }
+    assert {"ddl", "checkpoint_ts", "partitions"} <= shown["play"]
+    assert not {"ddl", "checkpoint_ts", "partitions"} & shown["replay"]
+    assert {"rows", "messages", "engine"} <= shown["replay"]
+    assert {"ddl", "checkpoint_ts", "partitions"} <= replay.keys()
