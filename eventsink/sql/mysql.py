@@ -20,7 +20,8 @@ from typing import Any
 import pymysql
 
 from tisink.codec.dts.mysql_codes import original_type
-from tisink.eventsink.sql.dialect import Cursor, Dialect, Params, Writer
+from tisink.eventsink.sql.dialect import Cursor, Params, Writer
+from tisink.eventsink.sql.information_schema import InformationSchemaDialect
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -74,7 +75,7 @@ _LITERALS: dict[type, Callable[[Any], str]] = {
 """SQL literal of each Python type the converters hand over."""
 
 
-class MySQLDialect(Dialect):
+class MySQLDialect(InformationSchemaDialect):
     name = "mysql"
 
     def __init__(self, host: str, port: int, user: str, password: str) -> None:
@@ -165,21 +166,6 @@ class MySQLDialect(Dialect):
             f"CREATE DATABASE IF NOT EXISTS {self.quote(schema)} "
             "CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
         )
-
-    def table_exists(self, cur: Cursor, schema: str, table: str) -> bool:
-        cur.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
-            (schema, table),
-        )
-        return bool(cur.fetchall())
-
-    def column_names(self, cur: Cursor, schema: str, table: str) -> list[str]:
-        cur.execute(
-            "SELECT column_name FROM information_schema.columns "
-            "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
-            (schema, table),
-        )
-        return [row[0] for row in cur.fetchall()]
 
     def managed_indexes(self, cur: Cursor, schema: str, table: str) -> list[str]:
         cur.execute(

@@ -20,7 +20,8 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import make_conninfo
 
-from tisink.eventsink.sql.dialect import Cursor, Dialect, Params, Writer
+from tisink.eventsink.sql.dialect import Cursor, Params, Writer
+from tisink.eventsink.sql.information_schema import InformationSchemaDialect
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
@@ -51,7 +52,7 @@ def _fraction(col: ColumnInfo) -> str:
     return f"({col.decimal})" if col.decimal > 0 else "(0)"
 
 
-class PostgreSQLDialect(Dialect):
+class PostgreSQLDialect(InformationSchemaDialect):
     name = "postgresql"
 
     def __init__(self, host: str, port: int, user: str, password: str, dbname: str) -> None:
@@ -181,21 +182,6 @@ class PostgreSQLDialect(Dialect):
 
     def ensure_schema(self, cur: Cursor, schema: str) -> None:
         cur.execute(f"CREATE SCHEMA IF NOT EXISTS {self.quote(schema)}")
-
-    def table_exists(self, cur: Cursor, schema: str, table: str) -> bool:
-        cur.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
-            (schema, table),
-        )
-        return bool(cur.fetchall())
-
-    def column_names(self, cur: Cursor, schema: str, table: str) -> list[str]:
-        cur.execute(
-            "SELECT column_name FROM information_schema.columns "
-            "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
-            (schema, table),
-        )
-        return [row[0] for row in cur.fetchall()]
 
     def managed_indexes(self, cur: Cursor, schema: str, table: str) -> list[str]:
         cur.execute(
