@@ -21,7 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tisink.codec.canal.jsontext import CONTROLS, fix, go_text, text_fragment
+from orjson import Fragment
+
+from tisink.codec.canal.jsontext import (
+    CONTROLS,
+    FIRST_MARKS,
+    GO_ESCAPES,
+    fix,
+    go_text,
+    text_fragment,
+)
 from tisink.codec.canal.values import Converter
 from tisink.codec.gojson import html_escape
 from tisink.codec.values import float32_text, float64_text
@@ -113,7 +122,6 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
     tests only the text, not its type or NULL again. With ``same`` (the prefix of the before
     image's texts, read into ``w{i}``), an UPDATE's unchanged value takes the before image's
     text as it is: an unchanged blob is neither decoded nor escaped twice."""
-    tests = " or ".join(f"{c!r} in {target}" for c in CONTROLS)
     if column.family is TypeFamily.STRING:
         condition, text = f"_type(v{i}) is str", f"v{i}"
     else:
@@ -124,11 +132,34 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
         lines.append(f"        {target} = {text}")
     return [
         *lines,
-        f"        if {tests}:",
-        f"            {target} = _frag({target}, _dumps)",
+        *_escapes(target),
         "    else:",
         f"        {target} = None if v{i} is None else _go_text(c{i}(v{i}), _dumps)",
     ]
+
+
+def _escapes(t: str) -> list[str]:
+    """Lines giving the text ``t`` Go's escapes of the controls it holds, the same two tests as
+    ``'\\x08' in t or '\\x0c' in t`` when it holds none. A text holding one of them and not
+    that control's first mark (``jsontext.FIRST_MARKS``) is dumped with the control swapped for
+    the mark right here, as ``text_fragment`` would; any other takes ``text_fragment``, which
+    looks for an absent mark."""
+    lines = []
+    for n, (control, mark, escape) in enumerate(
+        zip(CONTROLS, FIRST_MARKS, GO_ESCAPES, strict=True)
+    ):
+        alone = "".join(f" and {c!r} not in {t}" for c in CONTROLS[n + 1 :])
+        swapped = (
+            f"_dumps({t}.replace({control!r}, {mark!r})).replace({mark.encode()!r}, {escape!r})"
+        )
+        lines += [
+            f"        {'el' if n else ''}if {control!r} in {t}:",
+            f"            if {mark!r} not in {t}{alone}:",
+            f"                {t} = _fragment({swapped})",
+            "            else:",
+            f"                {t} = _frag({t}, _dumps)",
+        ]
+    return lines
 
 
 def _read(
@@ -249,6 +280,7 @@ def compile_row_encoder(
         "_len": len,
         "_dumps": dumps,
         "_frag": text_fragment,
+        "_fragment": Fragment,
         "_go_text": go_text,
         "_html": html_escape,
         "_fix": fix,

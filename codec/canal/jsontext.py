@@ -42,6 +42,11 @@ writes each as itself, none occurs in an escape it writes (``\\\\``, ``\\"``, ``
 so a one-byte replace (a memchr) writes Go's escape; the two sets are disjoint, so the two marks
 differ. Finding orjson's two-byte ``\\b`` instead searches through every other escape of the
 text (binary values are dense with them) and is not exact after an escaped backslash."""
+FIRST_MARKS = (_BACKSPACE_MARKS[0], _FORM_FEED_MARKS[0])
+"""The mark of each control that the generated renderers try inline (``codegen._text``) for a
+text holding only that control, before ``text_fragment``'s search through the others."""
+GO_ESCAPES = (b"\\u0008", b"\\u000c")
+"""Go's escapes of ``CONTROLS``."""
 
 
 def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
