@@ -8,12 +8,24 @@ Simple JSON. CPU time, best of ``--repeat`` interleaved rounds, the rows frozen 
 garbage collector's sight as ``bench_stages`` does. ``--per-table`` adds canal-json / Simple JSON
 per table (each transaction's rows of that table): the tables with binary columns are where
 canal-json's ISO-8859-1 texts cost. Run: ``python bench/bench_canal.py [--rows N] [--per-table]``.
+
+CPU time on a shared machine moves by several percent between runs; ``--instructions`` counts
+instead (valgrind's callgrind, deterministic): each protocol encodes the rows once inside
+``functools.reduce`` in a child process under ``valgrind --tool=callgrind --collect-atstart=no
+--toggle-collect=functools_reduce``, so only the encoding is counted, and canal-json / Simple
+JSON is the ratio of the counts (overall and, with ``--per-table``, per table; about half a
+minute a run for the default 4000 rows).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import os
+import re
+import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -77,12 +89,68 @@ def per_table(txns: list[Txn], configs: dict[str, EncoderConfig], repeat: int) -
         print(f"  {name:<20} {rows:>6} rows  canal-json / simple json: {ratio:.2f}")
 
 
+def encode_once(protocol: str, rows: int, table: str | None) -> None:
+    """The child of ``--instructions``: the demo rows (of ``table``) encoded once inside
+    ``functools.reduce``, after a first pass that compiles the renderers."""
+    txns = demo_txns(rows)
+    if table:
+        parts = ([row for row in txn if row.table.table == table] for txn in txns)
+        txns = [part for part in parts if part]
+    config = EncoderConfig(protocol=protocol, time_zone="UTC")
+    encode_rows = get_protocol(protocol).new_encoder(config, FixedClock(BUILD_MS)).encode_rows
+    for txn in txns:
+        encode_rows(txn)
+    functools.reduce(lambda _, txn: encode_rows(txn), txns, None)
+
+
+def instructions(protocol: str, rows: int, table: str | None) -> int:
+    """Instructions callgrind counts for ``encode_once`` in a child process."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    command += ["--collect-atstart=no", "--toggle-collect=functools_reduce"]
+    command += [sys.executable, __file__, "--encode-once", protocol, "--rows", str(rows)]
+    command += ["--table", table] if table else []
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"no callgrind count in: {done.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def count_instructions(rows: int, per_table: bool) -> int:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind")
+    tables = [None]
+    if per_table:
+        tables += sorted({row.table.table for txn in demo_txns(rows) for row in txn})
+    print(f"instructions (callgrind) encoding {rows} demo rows once")
+    ratio = 0.0
+    for table in tables:
+        simple = instructions("simple", rows, table)
+        canal = instructions("canal-json", rows, table)
+        ratio = ratio or simple / canal
+        print(
+            f"  {table or 'all tables':<16} simple json {simple:>12,}  canal-json {canal:>12,}"
+            f"  canal-json / simple json: {simple / canal:.3f}"
+        )
+    return 0 if ratio >= 1.0 else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--rows", type=int)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--per-table", action="store_true")
+    parser.add_argument("--instructions", action="store_true", help="callgrind counts")
+    parser.add_argument("--encode-once", metavar="PROTOCOL", help=argparse.SUPPRESS)
+    parser.add_argument("--table", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.encode_once:
+        encode_once(args.encode_once, args.rows, args.table)
+        return 0
+    if args.instructions:
+        return count_instructions(args.rows or 4_000, args.per_table)
+    args.rows = args.rows or 20_000
     txns = demo_txns(args.rows)
     rows = sum(map(len, txns))
     print(f"demo rows: {rows} in {len(txns)} transactions, best of {args.repeat}")
