@@ -29,7 +29,7 @@ from tisink.eventsink.kafka.errors import (
     KafkaSinkError,
 )
 from tisink.eventsink.kafka.offsets import AcknowledgedOffsets
-from tisink.eventsink.kafka.sizes import check_sizes
+from tisink.eventsink.kafka.send_gate import SendGate
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager, dial
 
 if TYPE_CHECKING:
@@ -57,8 +57,7 @@ class KafkaProducer:
         self._client = client
         #: ``max-message-bytes`` after lowering to the cluster's limit; encoders must use it
         self.max_message_bytes = max_message_bytes
-        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
-        self._closed = False
+        self._gate = SendGate()
         #: the end of what the broker acknowledged, per partition (offsets only move forward)
         self.offsets = AcknowledgedOffsets()
         #: set when a metadata update lost a partition holding acknowledged messages
@@ -93,31 +92,19 @@ class KafkaProducer:
         partition; return once all are acknowledged."""
         if not records:
             return
-        if self._closed:
-            raise KafkaSinkError(
-                f"producer closed; cannot send to topic {topic} partition {partition}"
-            )
+        self._gate.check(topic, partition, records, self.max_message_bytes)
         if self._lost is not None:
             raise self._lost
-        check_sizes(records, self.max_message_bytes, topic, partition)
-        count = await self.partition_count(topic)
-        if not 0 <= partition < count:
-            raise KafkaSinkError(
-                f"topic {topic} has {count} partitions; partition {partition} does not exist"
-            )
-        lock = self._locks.get((topic, partition))
-        if lock is None:
-            lock = self._locks[(topic, partition)] = asyncio.Lock()
-        async with lock:
+        async with self._gate.lock(topic, partition, await self.partition_count(topic)):
             start = 0
             while start < len(records):
                 start = await self._deliver(topic, partition, records, start)
 
     async def close(self) -> None:
         """Flush what is queued, then drop the connections."""
-        if self._closed:
+        if self._gate.closed:
             return
-        self._closed = True
+        self._gate.closed = True
         try:
             await self._client.stop()
         finally:

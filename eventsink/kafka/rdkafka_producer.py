@@ -45,7 +45,7 @@ from tisink.eventsink.kafka.offsets import AcknowledgedOffsets
 from tisink.eventsink.kafka.rdkafka_enqueue import EndsReport, enqueue
 from tisink.eventsink.kafka.readback import records_held
 from tisink.eventsink.kafka.reader import DebugLogger, consumer_settings
-from tisink.eventsink.kafka.sizes import check_sizes
+from tisink.eventsink.kafka.send_gate import SendGate
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 
 log = logging.getLogger(__name__)
@@ -110,10 +110,9 @@ class RdKafkaProducer:
         self._client = client
         self.max_message_bytes = max_message_bytes
         self.offsets = AcknowledgedOffsets()
-        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._gate = SendGate()
         self._settling: dict[tuple[str, int], _Settling] = {}
         """The last send of each partition still waiting for its reports."""
-        self._closed = False
         #: set when a written topic lost a partition holding acknowledged messages
         self._lost: KafkaDataLossError | None = None
         self._checked = time.monotonic()
@@ -162,24 +161,12 @@ class RdKafkaProducer:
         partition; return once all are acknowledged."""
         if not records:
             return
-        if self._closed:
-            raise KafkaSinkError(
-                f"producer closed; cannot send to topic {topic} partition {partition}"
-            )
-        check_sizes(records, self.max_message_bytes, topic, partition)
+        self._gate.check(topic, partition, records, self.max_message_bytes)
         if time.monotonic() - self._checked > METADATA_CHECK_S:
             await self.check_metadata()
         if self._lost is not None:
             raise self._lost
-        count = await self.partition_count(topic)
-        if not 0 <= partition < count:
-            raise KafkaSinkError(
-                f"topic {topic} has {count} partitions; partition {partition} does not exist"
-            )
-        lock = self._locks.get((topic, partition))
-        if lock is None:
-            lock = self._locks[(topic, partition)] = asyncio.Lock()
-        async with lock:  # the partition's records queue in the order of the sends
+        async with self._gate.lock(topic, partition, await self.partition_count(topic)):
             report = EndsReport(len(records))
             await enqueue(self._client, topic, partition, records, report)
             earlier = self._settling.get((topic, partition))
@@ -261,9 +248,9 @@ class RdKafkaProducer:
 
     async def close(self) -> None:
         """Deliver what is queued (within the retry timeout), then stop."""
-        if self._closed:
+        if self._gate.closed:
             return
-        self._closed = True
+        self._gate.closed = True
         try:
             await asyncio.to_thread(self._client.flush, self.config.send_retry_timeout_s)
         finally:
