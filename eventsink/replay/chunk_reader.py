@@ -42,8 +42,8 @@ def read_chunks(
     killed mid-write) is left out, a tombstone is a ReplayError naming its offset."""
     builder = ChunkBuilder(partition)
     add = builder.add
-    for before, block in line_blocks(path, block_bytes):
-        plain = _plain_block(block)
+    for before, lines, block in line_blocks(path, block_bytes):
+        plain = _plain_block(block, lines)
         if plain is None:
             for number, line in enumerate(block.split(b"\n")[:-1], before + 1):
                 if line:
@@ -61,10 +61,11 @@ def read_chunks(
         yield builder.take(0)
 
 
-def _plain_block(block: bytes) -> Plain | None:
-    """The block's records when every line of it is plain; None otherwise."""
+def _plain_block(block: bytes, lines: int) -> Plain | None:
+    """The records of a block of ``lines`` lines when every line of it is plain; None
+    otherwise."""
     rows = _PLAIN.findall(block)
-    if len(rows) != block.count(b"\n"):  # a line that is not plain, or an empty one
+    if len(rows) != lines:  # a line that is not plain, or an empty one
         return None
     try:
         records = [

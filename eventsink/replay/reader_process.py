@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import pickle
 import struct
 import subprocess
@@ -151,6 +152,7 @@ def _widen(pipe: IO[bytes]) -> None:
 
 
 def main(argv: list[str]) -> None:
+    gc.disable()  # a reader makes no reference cycles; its collections only walk chunks
     chunk = int(argv[0])
     paths = [(int(p), Path(path)) for p, path in (arg.split("=", 1) for arg in argv[1:])]
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):  # the sender stopped

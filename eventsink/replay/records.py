@@ -155,16 +155,17 @@ def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRe
 def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """The non-empty whole lines of ``path`` with their line numbers, read by blocks; a torn
     last line (no newline after it) is left out."""
-    for number, block in line_blocks(path):
+    for number, _, block in line_blocks(path):
         for line in block.split(b"\n")[:-1]:
             number += 1
             if line:
                 yield number, line
 
 
-def line_blocks(path: Path, size: int = 1 << 18) -> Iterator[tuple[int, bytes]]:
+def line_blocks(path: Path, size: int = 1 << 18) -> Iterator[tuple[int, int, bytes]]:
     """``path`` in blocks of whole lines (each ending with its newline), about ``size`` bytes
-    each, with the number of lines before the block; a torn last line is left out."""
+    each, after the number of lines before the block and in it; a torn last line is left
+    out."""
     before = 0
     with path.open("rb") as fh:
         rest = b""
@@ -174,8 +175,9 @@ def line_blocks(path: Path, size: int = 1 << 18) -> Iterator[tuple[int, bytes]]:
             rest = block[cut:]  # the part after the last newline: torn, or the next block's
             if cut:
                 whole = block[:cut]
-                yield before, whole
-                before += whole.count(b"\n")
+                lines = whole.count(b"\n")
+                yield before, lines, whole
+                before += lines
 
 
 def last_offset(path: Path) -> int | None:
