@@ -56,6 +56,10 @@ class ReplaySource(Protocol):
 
 MAX_READERS = 16
 """Reader processes of one folder replay at most."""
+HOLD_FILE_BYTES = 96 << 20
+"""A folder whose partition files add up to at most this (about 64 MiB of records once
+decoded) is held in memory after its first pass for ``--loop``: the later passes send the
+same record objects again, so the records in flight add nothing to it."""
 
 
 class FolderSource:
@@ -95,12 +99,10 @@ class FolderSource:
         them round-robin)."""
         count = min(len(self.partitions), MAX_READERS)
         groups = [self.partitions[i::count] for i in range(count)]
+        files = {p: partition_file(self.folder, self.topic, p) for p in self.partitions}
+        hold = sum(path.stat().st_size for path in files.values()) <= HOLD_FILE_BYTES
         self._streams = [
-            ProcessStream(
-                [(p, partition_file(self.folder, self.topic, p)) for p in group],
-                loops,
-                self._chunk,
-            )
+            ProcessStream([(p, files[p]) for p in group], loops, self._chunk, hold)
             for group in groups
         ]
         return list(self._streams)

@@ -1,0 +1,58 @@
+"""A folder's later passes (``--loop``) are the first pass again, whether its chunks are held in
+memory (a small folder) or read back from the frames kept in a temporary file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tisink.eventsink.replay import sources
+from tisink.eventsink.replay.chunk_reader import read_chunks
+from tisink.eventsink.replay.reader_process import ProcessStream
+from tisink.eventsink.replay.records import ReplayRecord, record_line
+from tisink.eventsink.replay.sources import FolderSource
+
+
+def _folder(tmp_path: Path) -> Path:
+    topic = tmp_path / "t"
+    topic.mkdir()
+    for partition, count in ((0, 7), (1, 0), (2, 12)):
+        lines = (
+            record_line(
+                ReplayRecord(n, b"k%d" % n if n % 3 else None, b"v%d-%d" % (partition, n), (), None)
+            )
+            for n in range(count)
+        )
+        (topic / f"partition-{partition}.jsonl").write_bytes(b"".join(lines))
+    return tmp_path
+
+
+@pytest.mark.parametrize("hold", [True, False])
+def test_every_pass_repeats_the_first(tmp_path: Path, hold: bool) -> None:
+    folder = _folder(tmp_path)
+    paths = [(p, folder / "t" / f"partition-{p}.jsonl") for p in (0, 1, 2)]
+    first = [chunk for p, path in paths for chunk in read_chunks(path, p, 5)]
+    stream = ProcessStream(paths, 3, 5, hold)
+    try:
+        got = list(stream)
+    finally:
+        stream.close()
+    ordered = sorted(got, key=lambda chunk: (chunk.loop, chunk.partition, chunk.first_offset))
+    expected = [chunk._replace(loop=loop) for loop in range(3) for chunk in first]
+    assert ordered == sorted(expected, key=lambda c: (c.loop, c.partition, c.first_offset))
+    assert [chunk.loop for chunk in got] == sorted(chunk.loop for chunk in got)
+
+
+@pytest.mark.parametrize(("limit", "held"), [(1 << 30, True), (10, False)])
+def test_a_folder_is_held_in_memory_only_when_small(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, held: bool
+) -> None:
+    monkeypatch.setattr(sources, "HOLD_FILE_BYTES", limit)
+    source = FolderSource(_folder(tmp_path))
+    try:
+        streams = source.streams(2)
+        assert all(isinstance(s, ProcessStream) and s.holds() is held for s in streams)
+        assert sum(len(c.records) for s in streams for c in s) == 2 * 19
+    finally:
+        source.close()
