@@ -12,6 +12,10 @@ feed clock), without Spark or its JVM:
 - stage two: every owner plays its sorted rows (``play_partition``);
 - inline: the whole inline play (generate + play) of the same rows.
 
+These are the stages a feed file's play runs. A workload's play on Spark runs one stage instead
+(each task generates the workload and plays the partitions it owns, ``owned_workload.py``): its
+per-phase profile is ``bench_spark_efficiency.py --profile``.
+
     python bench/bench_spark_stages.py [--rows 100000] [--repeat 3]
 """
 
