@@ -96,6 +96,7 @@ CASES = {
     "latin-1 thorn and y-umlaut": image(
         8, "\xfe\xff\x08", b"\xff\xfe\x08\x0c", "\xfe", b"\xfe\x0c"
     ),
+    "first mark next to its control": image(10, "~\x08,", b"~\x08~", ",\x0c", b",\x0c,"),
     "every mark": image(9, "~,", bytes(range(256)), {"~": ","}, bytes(range(255, -1, -1))),
 }
 
@@ -129,12 +130,14 @@ def test_column_name_holding_a_placeholder() -> None:
     assert '"data":[{"id":"1","b\ue008":"\\u0008\\u000c"}]'.encode() in value
 
 
-_CHARS = '\x08\x0c\ue008\ue00c\\bf"u0<&\n\u2028\xe9\xff\x00'
+_CHARS = '\x08\x0c~,^-\ue008\ue00c\\bf"u0<&\n\u2028\xe9\xff\x00'
+"""Controls, the first two marks of each (``jsontext.FIRST_MARKS`` and the next), the
+placeholders, characters of escapes and HTML-safe ones."""
 texts = st.none() | st.text(alphabet=st.sampled_from(_CHARS), max_size=12) | st.text(max_size=8)
 binaries = (
     st.none()
     | st.binary(max_size=40)
-    | st.lists(st.sampled_from(b"\x08\x0c\\bf\xee\x80\x88")).map(bytes)
+    | st.lists(st.sampled_from(b"\x08\x0c~,^-\\bf\xee\x80\x88")).map(bytes)
 )
 jsons = (
     st.none()
