@@ -10,7 +10,9 @@ the pass started. ``--loop N`` reads the source N times.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -55,11 +57,21 @@ class ReplaySource(Protocol):
 
 
 MAX_READERS = 16
-"""Reader processes of one folder replay at most."""
+"""Reader processes of one folder replay at most: one fewer than this process may use cores
+(at least one), since the sending process needs a core of its own and readers beyond the
+other cores only share them (each costs an interpreter start, and on two cores three readers
+took twice the CPU of one)."""
 HOLD_FILE_BYTES = 96 << 20
 """A folder whose partition files add up to at most this (about 64 MiB of records once
 decoded) is held in memory after its first pass for ``--loop``: the later passes send the
 same record objects again, so the records in flight add nothing to it."""
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if sys.platform == "linux":
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 class FolderSource:
@@ -97,7 +109,7 @@ class FolderSource:
     def streams(self, loops: int) -> list[Iterator[Chunk]]:
         """One reader process per partition (up to ``MAX_READERS``; beyond, partitions share
         them round-robin)."""
-        count = min(len(self.partitions), MAX_READERS)
+        count = min(len(self.partitions), MAX_READERS, max(1, _cores() - 1))
         groups = [self.partitions[i::count] for i in range(count)]
         files = {p: partition_file(self.folder, self.topic, p) for p in self.partitions}
         hold = sum(path.stat().st_size for path in files.values()) <= HOLD_FILE_BYTES
