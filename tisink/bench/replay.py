@@ -8,8 +8,10 @@ contender's alone:
 - ``tisink replay`` of the folder ``--loop N`` times with ``kafka-client=aiokafka`` against raw
   aiokafka batch sends (one batch in flight per partition) of the same records, and with
   ``kafka-client=librdkafka`` against raw confluent-kafka ``produce`` (no delivery callbacks,
-  librdkafka's defaults, acks all); the raw senders hold the records in memory before their
-  clock starts, replay reads and decodes the folder (in reader processes) as it sends;
+  librdkafka's defaults, acks all) and against the same with one request in flight per
+  connection (the ordering tisink keeps without idempotence); the raw senders hold the
+  records in memory before their clock starts, replay reads and decodes the folder (in reader
+  processes) as it sends;
 - ``tisink play`` of the same demo rows inline with each client against both raw senders of
   the bytes it writes (one pass).
 
@@ -38,6 +40,11 @@ RAW = {
     "aiokafka": ("raw-aiokafka", "raw aiokafka send_batch"),
     "librdkafka": ("raw-confluent", "raw confluent-kafka produce"),
 }
+
+ORDERED = "raw confluent-kafka produce, 1 request in flight"
+"""The raw sender with the order guarantee tisink's librdkafka producer keeps without
+idempotence (as TiCDC's sarama producer, MaxOpenRequests 1): librdkafka's default of many
+requests in flight lets a retried batch land after the next one."""
 
 
 def demo_folder(folder: Path, rows: int) -> Path:
@@ -97,6 +104,7 @@ def replay_group(bootstrap: str | None, rows: int, loops: int, repeat: int) -> l
         ("replay-aiokafka", loops),
         ("raw-confluent", loops),
         ("replay-librdkafka", loops),
+        ("raw-confluent-ordered", loops),
         ("raw-aiokafka", 1),
         ("raw-confluent", 1),
         ("play-aiokafka", 1),
@@ -112,7 +120,10 @@ def replay_group(bootstrap: str | None, rows: int, loops: int, repeat: int) -> l
     replay = f"replay: {messages:,} demo messages ({rows:,} rows' x {loops}), 3 partitions"
     play = f"play: {rows:,} demo rows inline, 3 partitions, against raw sends of its bytes"
     results = []
-    for client, (raw_kind, raw_name) in RAW.items():
+    for client, raw_kind, raw_name in [
+        *((client, kind, name) for client, (kind, name) in RAW.items()),
+        ("librdkafka", "raw-confluent-ordered", ORDERED),
+    ]:
         ours, raw = runs[f"replay-{client}", loops], runs[raw_kind, loops]
         results.append(
             BenchResult(

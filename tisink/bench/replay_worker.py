@@ -3,7 +3,8 @@ its alone: ``python -m tisink.bench.replay_worker KIND FOLDER BOOTSTRAP LOOPS [R
 ``{"messages", "wall_s", "cpu_s", "rss_mb"}`` as JSON.
 
 Kinds: ``raw-aiokafka`` (aiokafka's batch API, one batch in flight per partition, acks all),
-``raw-confluent`` (confluent-kafka ``produce`` per record, acks all, then ``flush``): the
+``raw-confluent`` (confluent-kafka ``produce`` per record, acks all, then ``flush``;
+``raw-confluent-ordered`` with one request in flight per connection): the
 folder's records, read into memory before the clock starts, sent ``LOOPS`` times to the same
 partitions; ``replay-aiokafka`` and ``replay-librdkafka`` (``tisink replay``'s ``run_replay``
 of the folder, ``--loop LOOPS``); ``play-aiokafka`` and ``play-librdkafka`` (``tisink play``
@@ -67,10 +68,18 @@ async def raw_aiokafka(bootstrap: str, topic: str, parts: Parts, loops: int) -> 
         await client.stop()
 
 
-def raw_confluent(bootstrap: str, topic: str, parts: Parts, loops: int) -> None:
+def raw_confluent(
+    bootstrap: str, topic: str, parts: Parts, loops: int, ordered: bool = False
+) -> None:
+    """``ordered``: one request in flight per connection, the order guarantee tisink's
+    librdkafka producer keeps without idempotence (librdkafka's default allows a retried batch
+    to land after the next)."""
     from confluent_kafka import Producer
 
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
+    settings: dict[str, object] = {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5}
+    if ordered:
+        settings["max.in.flight.requests.per.connection"] = 1
+    producer = Producer(settings)
     produce, poll = producer.produce, producer.poll
     for _ in range(loops):
         for partition, records in enumerate(parts):
@@ -128,7 +137,7 @@ def main(argv: list[str]) -> dict[str, float]:
             if kind == "raw-aiokafka":
                 asyncio.run(raw_aiokafka(bootstrap, target, parts, loops))
             else:
-                raw_confluent(bootstrap, target, parts, loops)
+                raw_confluent(bootstrap, target, parts, loops, kind == "raw-confluent-ordered")
             return total
 
         return measure(raw)
