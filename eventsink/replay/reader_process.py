@@ -110,7 +110,8 @@ class ProcessStream(Iterator[Chunk]):
         return self._held is not None
 
     def at_hand(self) -> bool:
-        """True in the later passes: their frames are read from this process's own file."""
+        """True in the later passes: their chunks are held, or read from this process's own
+        file."""
         return self._loop > 0 and not self._done
 
     def _receive(self) -> tuple[int, Any]:
