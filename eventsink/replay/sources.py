@@ -107,8 +107,9 @@ class FolderSource:
         return self.partitions[-1] + 1 if self.partitions else 0
 
     def streams(self, loops: int) -> list[Iterator[Chunk]]:
-        """One reader process per partition (up to ``MAX_READERS``; beyond, partitions share
-        them round-robin)."""
+        """One reader process per partition, up to one fewer than the cores (``MAX_READERS``;
+        beyond, partitions share them round-robin); a small folder is held for the later
+        passes (``HOLD_FILE_BYTES``)."""
         count = min(len(self.partitions), MAX_READERS, max(1, _cores() - 1))
         groups = [self.partitions[i::count] for i in range(count)]
         files = {p: partition_file(self.folder, self.topic, p) for p in self.partitions}
