@@ -182,7 +182,7 @@ async def test_a_full_queue_makes_a_send_wait_and_keeps_the_order(
     client = ConfluentProducer(
         producer_settings(config, config.max_message_bytes) | {"queue.buffering.max.messages": 50}
     )
-    producer = RdKafkaProducer(config, topics, client, config.max_message_bytes)
+    producer = RdKafkaProducer(config, topics, [client], config.max_message_bytes)
     ours = _records("q", 1001)
     try:
         await producer.send(topic, 0, ours[:1])
