@@ -148,6 +148,11 @@ class RdKafkaProducer:
         finally:
             self._tick = None
 
+    @property
+    def client_count(self) -> int:
+        """The librdkafka clients this producer sends through."""
+        return len(self._clients)
+
     def _poll(self) -> None:
         for client in self._clients:
             client.poll(0)

@@ -12,12 +12,16 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka import Producer as ConfluentProducer
 
-from tests.kafka_support.readback import read_partition, unique_topic
+from tests.kafka_support.readback import create_topic, read_partition, unique_topic
 from tisink.codec.message import Record
 from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer, rdkafka_enqueue
 from tisink.eventsink.kafka.errors import KafkaSinkError
 from tisink.eventsink.kafka.rdkafka_enqueue import EndsReport
-from tisink.eventsink.kafka.rdkafka_producer import RdKafkaProducer, producer_settings
+from tisink.eventsink.kafka.rdkafka_producer import (
+    CLIENTS_MAX,
+    RdKafkaProducer,
+    producer_settings,
+)
 from tisink.eventsink.kafka.readback import records_held
 from tisink.eventsink.kafka.reader import DebugLogger
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
@@ -196,3 +200,29 @@ async def test_a_full_queue_makes_a_send_wait_and_keeps_the_order(
     assert len(refusals) >= 10  # the queue was full many times
     assert producer.acknowledged_offsets() == {(topic, 0): 1001}
     assert await asyncio.to_thread(read_partition, kafka_bootstrap, topic, 0, 1001) == ours
+
+
+@pytest.mark.parametrize(("partitions", "clients"), [(1, 1), (3, 3), (6, CLIENTS_MAX)])
+async def test_each_partition_group_has_a_client_and_keeps_its_order(
+    kafka_bootstrap: str, partitions: int, clients: int
+) -> None:
+    """Partition p is always produced by client p % n: concurrent sends to every partition
+    land whole and in order, each partition's through one client."""
+    topic = unique_topic("clients")
+    await asyncio.to_thread(create_topic, kafka_bootstrap, topic, partitions)
+    producer = await new_kafka_producer(_config(kafka_bootstrap, topic))
+    assert isinstance(producer, RdKafkaProducer)
+    assert producer.client_count == clients
+    sent = {p: _records(f"p{p}-", 120) for p in range(partitions)}
+    try:
+        await asyncio.gather(
+            *(
+                producer.send(topic, p, part)
+                for p, records in sent.items()
+                for part in (records[:40], records[40:])
+            )
+        )
+    finally:
+        await producer.close()
+    for p, records in sent.items():
+        assert await asyncio.to_thread(read_partition, kafka_bootstrap, topic, p, 120) == records
