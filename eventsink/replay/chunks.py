@@ -15,6 +15,7 @@ from tisink.eventsink.replay.records import ReplayRecord
 
 if TYPE_CHECKING:  # the codec package is not imported by reader processes
     from tisink.codec.message import Headers, Record
+    from tisink.eventsink.replay.plain_block import PlainBlock
 
 
 class Chunk(NamedTuple):
@@ -77,27 +78,19 @@ class ChunkBuilder:
         self.stamps.append(stamp)
         return len(records)
 
-    def extend(
-        self,
-        offsets: list[bytes],
-        records: list[tuple[bytes | None, bytes]],
-        stamps: list[int | None],
-        start: int,
-        size: int,
-    ) -> int:
-        """Take records from ``start`` on (header-less, none a tombstone: a plain block's)
+    def extend(self, block: PlainBlock, start: int, size: int) -> int:
+        """Take a plain block's records (header-less, none a tombstone) from ``start`` on
         until ``size`` are gathered; where it stopped."""
         gathered = self.records
-        end = min(len(records), start + size - len(gathered))
+        end = min(len(block.records), start + size - len(gathered))
         if not gathered:
-            self.first = int(offsets[start])
-        part = records[start:end]
-        bare = [len(value) if key is None else len(key) + len(value) for key, value in part]
-        self.size += sum(bare)
-        if bare:
-            self.largest = max(self.largest, max(bare))
-        gathered.extend(part)
-        self.stamps += stamps[start:end]
+            self.first = int(block.offsets[start][1:-1])
+        sizes = block.sizes[start:end]
+        if sizes:
+            self.size += sum(sizes)
+            self.largest = max(self.largest, max(sizes))
+        gathered += block.records[start:end]
+        self.stamps += block.stamps[start:end]
         return end
 
     def take(self, loop: int) -> Chunk:

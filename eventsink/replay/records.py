@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import mmap
 import os
 from base64 import b64encode
 from binascii import a2b_base64
@@ -155,29 +156,32 @@ def read_partition_file(path: Path, chunk: int = 1000) -> Iterator[list[ReplayRe
 def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """The non-empty whole lines of ``path`` with their line numbers, read by blocks; a torn
     last line (no newline after it) is left out."""
-    for number, _, block in line_blocks(path):
+    number = 0
+    for block in line_blocks(path):
         for line in block.split(b"\n")[:-1]:
             number += 1
             if line:
                 yield number, line
 
 
-def line_blocks(path: Path, size: int = 1 << 18) -> Iterator[tuple[int, int, bytes]]:
+def line_blocks(path: Path, size: int = 1 << 18) -> Iterator[bytes]:
     """``path`` in blocks of whole lines (each ending with its newline), about ``size`` bytes
-    each, after the number of lines before the block and in it; a torn last line is left
-    out."""
-    before = 0
+    each; a torn last line is left out. The file is mapped, so a block is copied once (out of
+    the page cache), not read and then joined to the last block's rest."""
     with path.open("rb") as fh:
-        rest = b""
-        while block := fh.read(size):
-            block = rest + block
-            cut = block.rfind(b"\n") + 1
-            rest = block[cut:]  # the part after the last newline: torn, or the next block's
-            if cut:
-                whole = block[:cut]
-                lines = whole.count(b"\n")
-                yield before, lines, whole
-                before += lines
+        end = os.fstat(fh.fileno()).st_size
+        if end == 0:
+            return
+        with mmap.mmap(fh.fileno(), end, access=mmap.ACCESS_READ) as mapped:
+            start = 0
+            while start < end:
+                cut = mapped.rfind(b"\n", start, start + size) + 1
+                if cut == 0:  # a line longer than the block size, or the torn tail
+                    cut = mapped.find(b"\n", start + size) + 1
+                    if cut == 0:
+                        return
+                yield mapped[start:cut]
+                start = cut
 
 
 def last_offset(path: Path) -> int | None:
