@@ -98,6 +98,7 @@ def run_replay(
         raise ReplayFailed(f"replay {options.source}: {err}") from err
     latency = AckLatency()
     try:
+        source.start(options.loops)  # reading begins while the target opens
         with rare_collections():
             stats = asyncio.run(
                 _replay(factory, target.default_topic, source, options, pacer, latency, on_progress)

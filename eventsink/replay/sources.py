@@ -44,6 +44,11 @@ class ReplaySource(Protocol):
 
     def partition_count(self) -> int: ...
 
+    def start(self, loops: int) -> None:
+        """Begin reading ahead, where reading costs a start-up (a folder's reader processes),
+        so that it overlaps the target's opening."""
+        ...
+
     def streams(self, loops: int) -> list[Iterator[Chunk]]:
         """Independent streams of chunks, each partition's records in one of them in order."""
         ...
@@ -106,7 +111,16 @@ class FolderSource:
     def partition_count(self) -> int:
         return self.partitions[-1] + 1 if self.partitions else 0
 
+    def start(self, loops: int) -> None:
+        """Start the reader processes (``streams`` then hands them out)."""
+        if not self._streams:
+            self._streams = self._spawn(loops)
+
     def streams(self, loops: int) -> list[Iterator[Chunk]]:
+        self.start(loops)
+        return list(self._streams)
+
+    def _spawn(self, loops: int) -> list[ProcessStream]:
         """One reader process per partition, up to one fewer than the cores (``MAX_READERS``;
         beyond, partitions share them round-robin); a small folder is held for the later
         passes (``HOLD_FILE_BYTES``)."""
@@ -114,11 +128,10 @@ class FolderSource:
         groups = [self.partitions[i::count] for i in range(count)]
         files = {p: partition_file(self.folder, self.topic, p) for p in self.partitions}
         hold = sum(path.stat().st_size for path in files.values()) <= HOLD_FILE_BYTES
-        self._streams = [
+        return [
             ProcessStream([(p, files[p]) for p in group], loops, self._chunk, hold)
             for group in groups
         ]
-        return list(self._streams)
 
     def time_range(self) -> tuple[int, int] | None:
         """From each partition file's first and last records (a capture's timestamps grow
@@ -150,6 +163,9 @@ class KafkaSource:
 
     def partition_count(self) -> int:
         return self._source.partition_count()
+
+    def start(self, loops: int) -> None:
+        """Nothing: the consumer reads as the sender asks."""
 
     def streams(self, loops: int) -> list[Iterator[Chunk]]:
         return [self._chunks(loops)]

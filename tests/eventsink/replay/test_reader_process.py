@@ -56,3 +56,18 @@ def test_a_folder_is_held_in_memory_only_when_small(
         assert sum(len(c.records) for s in streams for c in s) == 2 * 19
     finally:
         source.close()
+
+
+def test_start_spawns_the_readers_that_streams_hands_out(tmp_path: Path) -> None:
+    """``tisink replay`` starts a folder's readers before the target opens; the streams it
+    later sends from are those readers, whose first chunks are already in their pipes."""
+    source = FolderSource(_folder(tmp_path))
+    try:
+        source.start(1)
+        started = list(source._streams)
+        assert 1 <= len(started) <= 3  # a reader per partition at most
+        streams = source.streams(1)
+        assert streams == started  # the same processes, not new ones
+        assert sum(len(c.records) for s in streams for c in s) == 19
+    finally:
+        source.close()
