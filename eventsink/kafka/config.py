@@ -75,7 +75,7 @@ class KafkaConfig:
     #: tisink's own: the producer library, ``aiokafka`` or ``librdkafka`` (confluent-kafka)
     client: str = "aiokafka"
     #: the producer's idempotence (sequence numbers per partition; needs acks -1 and a broker
-    #: with InitProducerId, which the embedded Tansu lacks)
+    #: with InitProducerId: the embedded Tansu answers aiokafka's with an error, librdkafka's not)
     enable_idempotence: bool = False
 
     def __post_init__(self) -> None:

@@ -3,8 +3,9 @@
 Each ``send`` fills record batches with ``create_batch()`` and submits them with
 ``send_batch()``: one future per batch, never one per message. Per partition one batch is in
 flight at a time, and a failed batch is retried before anything after it is submitted, so the
-order within a partition survives retries. Tansu has no InitProducerId, so the producer is not
-idempotent: a batch whose ack was lost is written again (duplicates, never gaps or reordering).
+order within a partition survives retries. Without idempotence (the default; the embedded Tansu
+answers aiokafka's InitProducerId with an error) a batch whose ack was lost is written again
+(duplicates, never gaps or reordering).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ two fewer with a null key::
     {  offset  :N,  key  :null,  value  :  V  }\\n{            (a null key)
 
 ``bytes.split`` finds the quotes in one pass, where a regular expression tested every byte of
-the base64 (0.2-0.3 s of CPU per 100k demo lines, a third of a reader's). Each position is
+the base64 (about 0.3 s of CPU per 100k demo lines, a third of a reader's). Each position is
 then checked for the whole block at once: the constant pieces by ``list.count`` over a slice,
 the offsets and timestamps by one regular expression over their joined pieces, keys and
 values by pybase64's strict decode, called by ``map`` (no Python frame a record; ``validate``
