@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from tests.output_files import output_files
 from tisink.codec.config import EncoderConfig
 from tisink.codec.decoded import DecodedMessage
 from tisink.codec.protocol import Decoder, DecodesWithHeaders
@@ -122,19 +123,13 @@ def _decoded(directory: Path) -> list[bytes]:
     ]
 
 
-def _files(directory: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*.jsonl"))
-    }
-
-
 def _play_both(feed: Path, tmp_path: Path, case: str) -> None:
     """Play ``feed`` on both engines and check every partition file is byte-identical."""
     protocol, text = CASES[case]
     config = _config(tmp_path, text)
     _inline(feed, tmp_path / "inline", protocol, config)
     _spark(feed, tmp_path / "spark", protocol, config)
-    inline, on_spark = _files(tmp_path / "inline"), _files(tmp_path / "spark")
+    inline, on_spark = output_files(tmp_path / "inline"), output_files(tmp_path / "spark")
     assert len(inline) >= PARTITIONS
     assert sorted(inline) == sorted(on_spark)
     for name, data in inline.items():

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from tests.feed.idle_feed import USER_FEED, expected_points, idle_day_records, write_records
+from tests.output_files import output_files
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
 from tisink.feed.inline import play_with_factory
@@ -46,13 +47,9 @@ def _both(feed: Path, tmp_path: Path) -> dict[str, bytes]:
         feed_clock=True,
         rate=None,
     )
-    files = _files(inline)
-    assert files == _files(on_spark)
+    files = output_files(inline)
+    assert files == output_files(on_spark)
     return files
-
-
-def _files(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*.jsonl")}
 
 
 def _messages(out: Path) -> list[tuple[int, dict[str, Any]]]:

@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from tests.output_files import output_files
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import list_file_topics, read_file_topic_records
 from tisink.feed.inline import play_with_factory
@@ -79,13 +80,7 @@ def _uri(out: Path) -> str:
 def _inline(workload: str, rows: int, out: Path, config: Path) -> dict[str, bytes]:
     factory = SinkFactory(_uri(out), ChangefeedConfig.from_toml(config), clock=FeedClock())
     asyncio.run(play_with_factory(generate_records(workload, SEED, rows), factory))
-    return _files(out)
-
-
-def _files(directory: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*.jsonl"))
-    }
+    return output_files(out)
 
 
 def _cli(master: str, workload: str, rows: int, out: Path, config: Path) -> dict[str, bytes]:
@@ -101,7 +96,7 @@ def _cli(master: str, workload: str, rows: int, out: Path, config: Path) -> dict
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return _files(out)
+    return output_files(out)
 
 
 def _count(files: dict[str, bytes], text: bytes) -> int:
@@ -128,7 +123,7 @@ def test_a_workload_is_generated_in_the_owners_and_writes_the_inline_bytes(
     assert "2 tasks generate the workload" in caplog.text
     assert run.rows == 2500 and run.partitions == PARTITIONS
     assert len(inline) == PARTITIONS
-    assert _files(tmp_path / "spark") == inline
+    assert output_files(tmp_path / "spark") == inline
     # what the bytes hold: split UPDATEs (their halves routed each on its own key) and
     # BOOTSTRAPs sent again by message count, beyond each partition's first-row one
     splits = sum(

@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from tests.output_files import output_files
 from tisink.codec.message import MessageType
 from tisink.eventsink.file import list_file_topics, read_file_topic
 from tisink.feed.records import FeedDDL, FeedRow
@@ -74,12 +75,6 @@ def _partitions(directory: Path) -> dict[tuple[str, int], list[dict[str, Any]]]:
         for partition, _offset, _key, value in read_file_topic(directory, topic):
             out[(topic, partition)].append(orjson.loads(value))
     return out
-
-
-def _files(directory: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*.jsonl"))
-    }
 
 
 def test_one_table_spreads_over_partitions_with_a_watermark_every_second(
@@ -152,7 +147,7 @@ def test_partition_files_are_the_same_bytes_on_local_1_and_local_2(
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert _files(outs["1"]) == _files(outs["2"])
+    assert output_files(outs["1"]) == output_files(outs["2"])
     assert verify(uri.format(outs["2"]), config_path=config).ok
     # the split UPDATE: a DELETE of the old key and an INSERT of the new one, each routed on
     # its own key (as TiCDC routes them), in the same transaction

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from tests.output_files import output_files
 from tisink.core.clock import FeedClock
 from tisink.feed.inline import play_with_factory
 from tisink.feed.reader import read_feed
@@ -34,14 +35,6 @@ def demo_feed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _files(directory: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(directory)): p.read_bytes()
-        for p in sorted(directory.rglob("*"))
-        if p.is_file()
-    }
-
-
 @pytest.mark.parametrize("case", list(CASES))
 def test_inline_and_spark_write_the_same_storage_files(
     spark: Any, demo_feed: Path, tmp_path: Path, case: str
@@ -60,7 +53,7 @@ def test_inline_and_spark_write_the_same_storage_files(
         feed_clock=True,
         rate=None,
     )
-    inline, on_spark = _files(tmp_path / "inline"), _files(tmp_path / "spark")
+    inline, on_spark = output_files(tmp_path / "inline", "*"), output_files(tmp_path / "spark", "*")
     assert len(inline) > 20 and "metadata" in inline
     assert sorted(inline) == sorted(on_spark)
     for name, data in inline.items():

@@ -10,11 +10,8 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from tests.output_files import output_files
 from tisink.play import PlayOptions, run_play
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.jsonl"))}
 
 
 def test_bank_on_spark_writes_the_inline_bytes(tmp_path: Path) -> None:
@@ -32,6 +29,6 @@ def test_bank_on_spark_writes_the_inline_bytes(tmp_path: Path) -> None:
             )
         )
         assert summary.verified is True
-        outputs[engine] = _files(out)
+        outputs[engine] = output_files(out)
     assert len(outputs["inline"]) == 3
     assert outputs["spark"] == outputs["inline"]
