@@ -10,7 +10,10 @@ machine's other cores. With ``--loop`` a file is read and decoded once: the send
 first pass's frames in a private temporary file as they arrive and reads the later passes from
 it (a pickle is only read back from where this process wrote it), so the later passes cost
 neither a reader process nor a pipe. A small folder's chunks (``hold``) are kept as they are
-instead: the later passes then cost no unpickling either (about a tenth of a pass's CPU).
+instead: the later passes then cost no unpickling either (about a tenth of a pass's CPU), and
+a thread of the sender drains the pipe as fast as the reader fills it (the chunks are held
+anyway), so the reader is not stopped by a full pipe while the target opens or the sender
+waits for acknowledgements.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ import contextlib
 import fcntl
 import gc
 import pickle
+import queue
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, BinaryIO
@@ -90,12 +95,32 @@ class ProcessStream(Iterator[Chunk]):
             else None
         )
         self._done = False
+        self._arrived: queue.SimpleQueue[tuple[int, Any]] | None = None
+        self._drainer: threading.Thread | None = None
+        if hold:
+            self._arrived = queue.SimpleQueue()
+            self._drainer = threading.Thread(
+                target=self._drain, name="tisink-replay-drain", daemon=True
+            )
+            self._drainer.start()
+
+    def _drain(self) -> None:
+        """Receive every frame of the first pass as it comes (``hold``)."""
+        assert self._arrived is not None
+        while True:
+            try:
+                loop, item = self._receive()
+            except (OSError, ValueError):  # closed under it: the sender stopped
+                loop, item = _END, "the replay reader's pipe was closed"
+            self._arrived.put((loop, item))
+            if loop == _END:
+                return
 
     def __next__(self) -> Chunk:
         if self._done:
             raise StopIteration
         if self._loop == 0:
-            loop, item = self._receive()
+            loop, item = self._arrived.get() if self._arrived is not None else self._receive()
             if loop != _END:
                 return Chunk(0, *item)
             self._stop_reader()
@@ -167,6 +192,8 @@ class ProcessStream(Iterator[Chunk]):
 
     def close(self) -> None:
         self._stop_reader()
+        if self._drainer is not None:
+            self._drainer.join()
         self._drop_kept()
 
 
