@@ -41,10 +41,11 @@ RAW = {
     "librdkafka": ("raw-confluent", "raw confluent-kafka produce"),
 }
 
-ORDERED = "raw confluent-kafka produce, 1 request in flight"
+ORDERED = "raw confluent-kafka produce, a client per partition, 1 request in flight"
 """The raw sender with the order guarantee tisink's librdkafka producer keeps without
-idempotence (as TiCDC's sarama producer, MaxOpenRequests 1): librdkafka's default of many
-requests in flight lets a retried batch land after the next one."""
+idempotence (as TiCDC's sarama producer, MaxOpenRequests 1: librdkafka's default of many
+requests in flight lets a retried batch land after the next one) and its connections (a
+client per partition group): the replay's own cost, apart from what ordering costs."""
 
 
 def demo_folder(folder: Path, rows: int) -> Path:

@@ -4,7 +4,8 @@ its alone: ``python -m tisink.bench.replay_worker KIND FOLDER BOOTSTRAP LOOPS [R
 
 Kinds: ``raw-aiokafka`` (aiokafka's batch API, one batch in flight per partition, acks all),
 ``raw-confluent`` (confluent-kafka ``produce`` per record, acks all, then ``flush``;
-``raw-confluent-ordered`` with one request in flight per connection): the
+``raw-confluent-ordered`` with tisink's layout: one request in flight per connection, a
+client per partition group): the
 folder's records, read into memory before the clock starts, sent ``LOOPS`` times to the same
 partitions; ``replay-aiokafka`` and ``replay-librdkafka`` (``tisink replay``'s ``run_replay``
 of the folder, ``--loop LOOPS``); ``play-aiokafka`` and ``play-librdkafka`` (``tisink play``
@@ -71,18 +72,24 @@ async def raw_aiokafka(bootstrap: str, topic: str, parts: Parts, loops: int) -> 
 def raw_confluent(
     bootstrap: str, topic: str, parts: Parts, loops: int, ordered: bool = False
 ) -> None:
-    """``ordered``: one request in flight per connection, the order guarantee tisink's
-    librdkafka producer keeps without idempotence (librdkafka's default allows a retried batch
-    to land after the next)."""
+    """``ordered``: tisink's librdkafka layout, one request in flight per connection (the
+    order guarantee it keeps without idempotence; librdkafka's default lets a retried batch
+    land after the next) and a client for each partition group (partition p in client p % n,
+    up to ``CLIENTS_MAX``), so that the figure measures tisink's own cost."""
     from confluent_kafka import Producer
 
+    from tisink.eventsink.kafka.rdkafka_producer import CLIENTS_MAX
+
     settings: dict[str, object] = {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5}
+    count = 1
     if ordered:
         settings["max.in.flight.requests.per.connection"] = 1
-    producer = Producer(settings)
-    produce, poll = producer.produce, producer.poll
+        count = max(1, min(CLIENTS_MAX, len(parts)))
+    producers = [Producer(settings) for _ in range(count)]
     for _ in range(loops):
         for partition, records in enumerate(parts):
+            producer = producers[partition % count]
+            produce, poll = producer.produce, producer.poll
             for key, value in records:
                 while True:
                     try:
@@ -90,7 +97,7 @@ def raw_confluent(
                         break
                     except BufferError:
                         poll(0.005)
-    if producer.flush(120) != 0:
+    if sum(producer.flush(120) for producer in producers) != 0:
         raise RuntimeError("raw confluent-kafka: messages left undelivered")
 
 
