@@ -10,10 +10,11 @@ machine's other cores. With ``--loop`` a file is read and decoded once: the send
 first pass's frames in a private temporary file as they arrive and reads the later passes from
 it (a pickle is only read back from where this process wrote it), so the later passes cost
 neither a reader process nor a pipe. A small folder's chunks (``hold``) are kept as they are
-instead: the later passes then cost no unpickling either (about a tenth of a pass's CPU), and
-a thread of the sender drains the pipe as fast as the reader fills it (the chunks are held
-anyway), so the reader is not stopped by a full pipe while the target opens or the sender
-waits for acknowledgements.
+instead: the later passes then cost no unpickling either (about a tenth of a pass's CPU). A
+thread of the sender receives the frames as the reader writes them, into a queue: all of them
+for a held folder (its chunks are kept anyway), ``READ_AHEAD_FRAMES`` ahead of the sender for
+a larger one. So the reader is not stopped by a full pipe (1 MiB, about two frames of demo
+records) while the target opens or the sender waits for acknowledgements.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ _HEAD = struct.Struct("<iI")
 """A frame's head: the pass (``_END`` for the last frame) and the length of its pickle."""
 _END = -1
 _PIPE_BYTES = 1 << 20
+READ_AHEAD_FRAMES = 32
+"""Frames a stream of a folder too large to hold receives ahead of the sender (about 20 MB of
+demo records)."""
 
 
 def serve(paths: Sequence[tuple[int, Path]], chunk: int, out: BinaryIO) -> None:
@@ -95,32 +99,35 @@ class ProcessStream(Iterator[Chunk]):
             else None
         )
         self._done = False
-        self._arrived: queue.SimpleQueue[tuple[int, Any]] | None = None
-        self._drainer: threading.Thread | None = None
-        if hold:
-            self._arrived = queue.SimpleQueue()
-            self._drainer = threading.Thread(
-                target=self._drain, name="tisink-replay-drain", daemon=True
-            )
-            self._drainer.start()
+        self._arrived: queue.Queue[tuple[int, Any]] = queue.Queue(0 if hold else READ_AHEAD_FRAMES)
+        self._closing = threading.Event()
+        self._receiver = threading.Thread(
+            target=self._receive_all, name="tisink-replay-receive", daemon=True
+        )
+        self._receiver.start()
 
-    def _drain(self) -> None:
-        """Receive every frame of the first pass as it comes (``hold``)."""
-        assert self._arrived is not None
-        while True:
+    def _receive_all(self) -> None:
+        """Receive the first pass's frames into ``_arrived`` as they come, until the end frame
+        or ``close``."""
+        while not self._closing.is_set():
             try:
-                loop, item = self._receive()
-            except (OSError, ValueError):  # closed under it: the sender stopped
-                loop, item = _END, "the replay reader's pipe was closed"
-            self._arrived.put((loop, item))
-            if loop == _END:
+                frame = self._receive()
+            except Exception as err:  # the sender raises it as the stream's end
+                frame = (_END, f"reading a replay reader's output failed: {err}")
+            while not self._closing.is_set():
+                try:
+                    self._arrived.put(frame, timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+            if frame[0] == _END:
                 return
 
     def __next__(self) -> Chunk:
         if self._done:
             raise StopIteration
         if self._loop == 0:
-            loop, item = self._arrived.get() if self._arrived is not None else self._receive()
+            loop, item = self._arrived.get()
             if loop != _END:
                 return Chunk(0, *item)
             self._stop_reader()
@@ -191,9 +198,9 @@ class ProcessStream(Iterator[Chunk]):
         self._pipe.close()
 
     def close(self) -> None:
+        self._closing.set()
         self._stop_reader()
-        if self._drainer is not None:
-            self._drainer.join()
+        self._receiver.join()
         self._drop_kept()
 
 

@@ -73,18 +73,20 @@ def test_start_spawns_the_readers_that_streams_hands_out(tmp_path: Path) -> None
         source.close()
 
 
-def test_a_held_folder_is_read_to_its_end_before_anything_is_sent(tmp_path: Path) -> None:
-    """With ``hold`` a thread drains the pipe as the reader fills it, so a folder larger than
-    the pipe is read while the sender has not asked for a chunk yet (the target opening)."""
+@pytest.mark.parametrize("hold", [True, False])
+def test_a_folder_is_read_ahead_of_the_sender(tmp_path: Path, hold: bool) -> None:
+    """A thread receives the reader's frames as they come (a held folder's all of them, a
+    larger one's ``READ_AHEAD_FRAMES``), so a folder larger than the pipe is read while the
+    sender has not asked for a chunk yet (the target opening)."""
     topic = tmp_path / "t"
     topic.mkdir()
     value = bytes(range(256)) * 16  # 4 KiB a record, 4 MiB in all: four times a full pipe
     lines = (record_line(ReplayRecord(n, None, value, (), None)) for n in range(1024))
     path = topic / "partition-0.jsonl"
     path.write_bytes(b"".join(lines))
-    stream = ProcessStream([(0, path)], 1, 100, hold=True)
+    stream = ProcessStream([(0, path)], 2, 100, hold)
     try:
         assert stream._process.wait(timeout=30) == 0  # the reader wrote everything and ended
-        assert sum(len(chunk.records) for chunk in stream) == 1024
+        assert sum(len(chunk.records) for chunk in stream) == 2 * 1024
     finally:
         stream.close()
