@@ -14,7 +14,7 @@ then checked for the whole block at once: the constant pieces by ``list.count`` 
 the offsets and timestamps by one regular expression over their joined pieces, keys and
 values by pybase64's strict decode, called by ``map`` (no Python frame a record; ``validate``
 by position, which as a keyword costs half a microsecond a call in argument parsing). A block
-mixing null and quoted keys writes its null keys as ``"!"`` (never base64) and is split again.
+mixing null and quoted keys is split with its null keys written as ``"!"`` (never base64).
 Anything else (headers, other spacing, a carriage return, a tombstone, an empty line, stamped
 and unstamped lines in one block) makes the block not plain; its caller then reads it line by
 line.
