@@ -39,6 +39,10 @@ class TableDispatcher:
         crc = _table_crc(table)
         return lambda row, partition_num: crc % partition_num
 
+    def image_columns(self, table: TableInfo) -> tuple[str, ...] | None:
+        """The row image's columns the partition depends on: none."""
+        return ()
+
 
 def _by_commit_ts(row: RowChangedEvent, partition_num: int) -> int:
     return row.commit_ts % partition_num
@@ -51,6 +55,10 @@ class TsDispatcher:
 
     def bind(self, table: TableInfo) -> RowPartitioner:
         return _by_commit_ts
+
+    def image_columns(self, table: TableInfo) -> tuple[str, ...] | None:
+        """None: the partition depends on the commit timestamp, not on the image."""
+        return None
 
 
 def _hash_columns(
@@ -117,6 +125,15 @@ class IndexValueDispatcher:
         by_name = table.column_by_name
         return _hash_columns(table, [by_name[name] for name in index.columns], self.zone)
 
+    def image_columns(self, table: TableInfo) -> tuple[str, ...] | None:
+        """The hashed columns: the handle key's, or the named index's (None if it is not one
+        of the table's)."""
+        if not self.index_name:
+            return tuple(table.handle_key)
+        wanted = self.index_name.lower()
+        index = next((i for i in table.indexes if i.name.lower() == wanted), None)
+        return None if index is None else tuple(index.columns)
+
 
 class ColumnsDispatcher:
     """``columns``: hash the listed columns, matched case-insensitively, by their real names."""
@@ -144,6 +161,12 @@ class ColumnsDispatcher:
                 )
             chosen.append(col)
         return _hash_columns(table, chosen, self.zone)
+
+    def image_columns(self, table: TableInfo) -> tuple[str, ...] | None:
+        """The listed columns, by the table's names (None if one is missing)."""
+        by_lower = {c.name.lower(): c.name for c in table.columns}
+        names = [by_lower.get(name.lower()) for name in self.columns]
+        return None if None in names else tuple(n for n in names if n is not None)
 
 
 PartitionDispatcher = TableDispatcher | TsDispatcher | IndexValueDispatcher | ColumnsDispatcher

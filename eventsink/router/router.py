@@ -193,6 +193,13 @@ class EventRouter:
         assert partitioner is not None
         return [partitioner(row, partition_num) for row in rows]
 
+    def image_columns(self, table: TableInfo) -> tuple[str, ...] | None:
+        """The columns of a row's image that ``partition_for_row`` reads for ``table``, or
+        None when it reads more than the image (the commit timestamp: ``ts``). A row whose
+        partition must be known before its other values are (a Spark task generating only its
+        own rows) can be routed by an image holding these alone."""
+        return self._match(table.schema, table.table)[0].partition.image_columns(table)
+
     def check_table(self, table: TableInfo) -> None:
         """Bind ``table``'s partition dispatcher now: DispatchError (a ``columns`` dispatcher
         naming a column the table lacks) when its DDL arrives, not at its first row."""

@@ -23,7 +23,7 @@ from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.plan import AFTER_ALL, Key, PlayPlan
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.routing import make_factory
-from tisink.feed.watermarks import point_before
+from tisink.feed.watermarks import interval_end_ts, point_before
 from tisink.model.table import TableInfo
 from tisink.model.tso import physical_ms
 from tisink.sink.mq_sinks import new_router
@@ -109,10 +109,12 @@ def planned_bootstraps(
     intervals: Sequence[int],
     interval_ms: int,
     counts: Iterable[TableInterval],
+    last_ts: int | None = None,
 ) -> list[PlannedBootstrap]:
     """Every BOOTSTRAP the feed gets, as the inline engine's cadence sends them. ``tables`` are
     the plan's DDL tables (refs index them); ``topic_of`` gives each table id's topic;
-    ``intervals`` are the watermark intervals holding any record."""
+    ``intervals`` are the watermark intervals holding any record; ``last_ts`` is the play's
+    last watermark, whose tick may send more (``final_tick``; None: not counted)."""
     grid = sorted(set(intervals))
     if not grid:
         return []
@@ -135,7 +137,20 @@ def planned_bootstraps(
                 out.append(PlannedBootstrap(before_message(entry.first), entry.table_id, send))
             if entry.last_ref != entry.first_ref:
                 cadence.add_event(tables[entry.last_ref], topic, partitions, 0)
+    if last_ts is not None:
+        out.extend(final_tick(cadence, clock, last_ts, interval_ms))
     return out
+
+
+def final_tick(
+    cadence: BootstrapCadence, clock: FixedClock, last_ts: int, interval_ms: int
+) -> list[PlannedBootstrap]:
+    """The sends of the tick after the play's last watermark, at ``last_ts``: the inline
+    player runs the sink's timers after every watermark, the last one too, with the feed clock
+    at ``interval_end_ts`` of it. They go after every other message."""
+    clock.ms = physical_ms(interval_end_ts(last_ts, interval_ms))
+    at = (last_ts, AFTER_ALL + TICK_SUB)
+    return [PlannedBootstrap(at, -1, send) for send in cadence.tick()]
 
 
 def tick_key(interval: int, interval_ms: int) -> Key:
@@ -180,6 +195,7 @@ def owner_bootstraps(
         plan.intervals,
         plan.interval_ms,
         counts,
+        plan.last_ts,
     )
     topic, partition = plan.owners[owner]
     return [

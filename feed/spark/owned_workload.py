@@ -13,6 +13,11 @@ set, filled before the rows reach a player) and the BOOTSTRAP cadence
 it (``owner.play_owner`` over ``owner_stream``), in a thread of its own fed through a bounded
 ``OwnerFeed``: the first row is sent as soon as the session is up, and memory stays bounded.
 
+A task builds only its own rows where the generator allows (``selection``): a table whose rows
+never change keys, with a dispatcher that hashes those keys (or nothing), has its other rows
+drawn but not built, and only counted here (``SkippedRow``: the BOOTSTRAP cadence and the
+numbering of the rows after it). The rows it builds are the same, with the same keys.
+
 Generated rows are valid by construction; an error while generating or routing (a
 dispatcher that does not fit a table) stops every owner of the task and becomes the results'
 ``problem``, as stage one's report did (rows an owner wrote before it stay written, as they
@@ -42,7 +47,14 @@ from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.streamed_bootstraps import StreamedBootstraps
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
 from tisink.feed.spark.workload_stage import FIRST_PLACE
-from tisink.feed.workload import Scenario, generate_records
+from tisink.feed.workload import (
+    KeepRow,
+    Scenario,
+    SkippedRow,
+    generate_records,
+    generate_selected_records,
+)
+from tisink.model.table import TableInfo
 
 BATCH_ITEMS = 256
 """Items handed to an owner at once."""
@@ -125,10 +137,24 @@ def _route(
     pending: dict[int, list[Any]] = {owner: [] for owner in feeds}
     txn_ts, place, since_flush = 0, FIRST_PLACE, 0
     route = router.route
+    if len(feeds) < len(plan.owners):  # another task plays some partitions
+        select = _OwnedRows(router, set(feeds))
+        records = generate_selected_records(scenario, seed, rows, select)
+    else:
+        records = generate_records(scenario, seed, rows)
     try:
-        for record in generate_records(scenario, seed, rows):
+        for record in records:
             kind = type(record)
-            if kind is FeedRow:
+            if kind is SkippedRow:
+                skipped: SkippedRow = record  # type: ignore[assignment]
+                if skipped.commit_ts != txn_ts:
+                    txn_ts, place = skipped.commit_ts, FIRST_PLACE
+                if cadence is not None:
+                    router.count_skipped(skipped.table, txn_ts, place, cadence)
+                    if cadence.due:
+                        _bootstraps(cadence, owner_of, pending)
+                place += 1
+            elif kind is FeedRow:
                 row = record.row  # type: ignore[union-attr]
                 if row.commit_ts != txn_ts:
                     txn_ts, place = row.commit_ts, FIRST_PLACE
@@ -161,6 +187,17 @@ def _route(
     return None
 
 
+class _OwnedRows:
+    """The rows of a task's owners (a ``RowSelection``), tested by the router."""
+
+    def __init__(self, router: RowRouter, owned: set[int]) -> None:
+        self._router = router
+        self._owned = owned
+
+    def keeper(self, table: TableInfo, keys: tuple[str, ...]) -> KeepRow | None:
+        return self._router.keeper(table, keys, self._owned)
+
+
 def _cadence(plan: PlayPlan) -> StreamedBootstraps | None:
     topics = table_topics(plan)
     if plan.bootstrap is None or topics is None:
@@ -168,7 +205,7 @@ def _cadence(plan: PlayPlan) -> StreamedBootstraps | None:
     tables = [ddl.table for ddl in plan.ddls]
     counts = plan.partition_counts
     return StreamedBootstraps(
-        plan.bootstrap, tables, topics, counts, plan.intervals, plan.interval_ms
+        plan.bootstrap, tables, topics, counts, plan.intervals, plan.interval_ms, plan.last_ts
     )
 
 

@@ -15,12 +15,13 @@ rebuilds the row from it).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Set
+from collections.abc import Callable, Set
 from typing import Any, Protocol
 
 from tisink.core.clock import Clock, FeedClock
 from tisink.feed.spark.errors import SparkPlanError
 from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, Key, PlayPlan, record_seq
+from tisink.feed.workload import KeepRow
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
@@ -89,7 +90,7 @@ class RowRouter:
         table = row.table
         route = self._routes.get(id(table))
         if route is None or route.table is not table:
-            route = self._table_route(row)
+            route = self._table_route(table, row.describe)
         items: list[tuple[ShuffleKey, RowValue]]
         if self._split.enabled and row.before is not None and row.after is not None:
             halves = self._split.halves(row)
@@ -110,17 +111,53 @@ class RowRouter:
                 counts.add(table_id, (ts, seq), route.ref)
         return items
 
-    def _table_route(self, row: RowChangedEvent) -> _TableRoute:
-        ref = self._refs.get(id(row.table))
+    def count_skipped(
+        self, table: TableInfo, commit_ts: int, place: int, counts: CountsMessages
+    ) -> None:
+        """Count the message of a row the generator stepped over (``SkippedRow``: it is not
+        this task's) at ``place``, as ``route`` counts a row it routes unsplit."""
+        route = self._routes.get(id(table))
+        if route is None or route.table is not table:
+            route = self._table_route(table, lambda: f"table {table.qualified_name}")
+        key = (commit_ts, record_seq(place, RECORD_SUB))
+        counts.add(self._table_ids[route.ref], key, route.ref)
+
+    def keeper(self, table: TableInfo, keys: tuple[str, ...], owned: Set[int]) -> KeepRow | None:
+        """Whether a row of ``table`` goes to one of the ``owned`` owners, from its image of
+        the ``keys`` columns: when the table's dispatcher reads those columns alone. None
+        when it reads others, or the commit timestamp."""
+        router = self._router
+        if router is None:
+            return None
+        columns = router.image_columns(table)
+        if columns is None or not set(columns) <= set(keys):
+            return None
+        route = self._routes.get(id(table))
+        if route is None or route.table is not table:
+            route = self._table_route(table, lambda: f"table {table.qualified_name}")
+        owners, partitions = route.owners, route.partitions
+        partition_for_row = router.partition_for_row
+
+        def keep(image: dict[str, Any]) -> bool:
+            stand_in = RowChangedEvent(0, 0, table, None, image)
+            return owners[partition_for_row(stand_in, partitions)] in owned
+
+        if not columns:  # the table's rows all go to one partition
+            whole = keep({})
+            return lambda image: whole
+        return keep
+
+    def _table_route(self, table: TableInfo, describe: Callable[[], str]) -> _TableRoute:
+        ref = self._refs.get(id(table))
         if ref is None:
-            raise SparkPlanError(f"{row.describe()}: its schema is not one of the feed's DDLs")
-        route = _TableRoute(row.table, ref)
+            raise SparkPlanError(f"{describe()}: its schema is not one of the feed's DDLs")
+        route = _TableRoute(table, ref)
         router = self._router
         if router is not None:
-            topic = router.topic_for_row(row)
+            topic = router.topic_for_table(table.schema, table.table)
             route.partitions = self._counts[topic]
             route.owners = [self._owners[(topic, p)] for p in range(route.partitions)]
-        self._routes[id(row.table)] = route
+        self._routes[id(table)] = route
         return route
 
     def _item(

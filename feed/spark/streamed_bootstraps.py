@@ -21,7 +21,12 @@ from collections.abc import Sequence
 
 from tisink.codec.bootstrap import BootstrapCadence, BootstrapSettings
 from tisink.core.clock import FixedClock
-from tisink.feed.spark.bootstraps import PlannedBootstrap, before_message, tick_key
+from tisink.feed.spark.bootstraps import (
+    PlannedBootstrap,
+    before_message,
+    final_tick,
+    tick_key,
+)
 from tisink.feed.spark.plan import Key
 from tisink.model.table import TableInfo
 from tisink.model.tso import physical_ms
@@ -40,8 +45,11 @@ class StreamedBootstraps:
         partition_counts: dict[str, int],
         intervals: Sequence[int],
         interval_ms: int,
+        last_ts: int | None = None,
     ) -> None:
         self._tables = tables
+        self._last_ts = last_ts
+        """The play's last watermark (``final_tick``; None: not counted)."""
         self._topic_of = topic_of
         self._counts = partition_counts
         self._grid = sorted(set(intervals))
@@ -81,10 +89,13 @@ class StreamedBootstraps:
 
     def finish(self) -> None:
         """After the last message: the ticks of the intervals left (DDLs', ``resolved``
-        ones)."""
+        ones) and the one after the last watermark (``final_tick``)."""
         self._close()
         if self._grid:
             self._advance(self._grid[-1], self.due)
+            if self._last_ts is not None:
+                last = final_tick(self._cadence, self._clock, self._last_ts, self._interval_ms)
+                self.due.extend(last)
 
     def _advance(self, k: int, out: list[PlannedBootstrap]) -> None:
         """Close the open interval and open every grid interval up to ``k``, ticking at each

@@ -9,18 +9,24 @@ from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.generator import (
     generate_feed,
     generate_records,
+    generate_selected_records,
     generate_table_records,
     merge_partitions,
     record_line,
 )
 from tisink.feed.workload.scenario import Scenario, builtin_scenarios, load_scenario, parse_scenario
+from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
 
 __all__ = [
+    "KeepRow",
+    "RowSelection",
     "Scenario",
     "ScenarioError",
+    "SkippedRow",
     "builtin_scenarios",
     "generate_feed",
     "generate_records",
+    "generate_selected_records",
     "generate_table_records",
     "load_scenario",
     "merge_partitions",

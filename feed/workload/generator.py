@@ -4,6 +4,8 @@
 ``generate_table_records`` does the same for a subset of tables (a Spark task's share). Both
 walk the same global schedule and draw each table's values from its own RNG, so the
 partitions merged by commitTs (``merge_partitions``) are the whole feed, byte for byte.
+``generate_selected_records`` walks the whole feed but builds only the rows a ``RowSelection``
+keeps (``selection``).
 Records that belong to no table (database DDLs, resolved records) go with the partition that
 holds the scenario's first table.
 """
@@ -22,6 +24,7 @@ from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import Scenario, load_scenario
 from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
+from tisink.feed.workload.selection import RowSelection, SkippedRow, selectable
 from tisink.feed.workload.table_state import TableState
 from tisink.feed.writer import ddl_record, row_record
 
@@ -37,7 +40,19 @@ def generate_records(
 ) -> Iterator[FeedRecord]:
     """Every record of the workload in commit order (``rows`` overrides the scenario's)."""
     spec = _scenario(scenario)
-    return _generate(spec, seed, rows, range(len(spec.tables)))
+    return _generate(spec, seed, rows, range(len(spec.tables)))  # type: ignore[return-value]
+
+
+def generate_selected_records(
+    scenario: Scenario | str | os.PathLike[str],
+    seed: int,
+    rows: int | None,
+    select: RowSelection,
+) -> Iterator[FeedRecord | SkippedRow]:
+    """Every record of the workload in commit order, except that the rows of ``selectable``
+    tables that ``select`` does not keep are ``SkippedRow`` markers (drawn, not built)."""
+    spec = _scenario(scenario)
+    return _generate(spec, seed, rows, range(len(spec.tables)), select)
 
 
 def generate_table_records(
@@ -50,13 +65,20 @@ def generate_table_records(
     ``table`` or ``schema.table``, also after a RENAME), in commit order."""
     spec = _scenario(scenario)
     wanted = sorted({spec.table_index(name) for name in table_names})
-    return _generate(spec, seed, rows, wanted)
+    return _generate(spec, seed, rows, wanted)  # type: ignore[return-value]
 
 
 def _generate(
-    scenario: Scenario, seed: int, rows: int | None, tables: Iterable[int]
-) -> Iterator[FeedRecord]:
-    states: dict[int, TableState] = {i: TableState(scenario.tables[i], seed) for i in tables}
+    scenario: Scenario,
+    seed: int,
+    rows: int | None,
+    tables: Iterable[int],
+    select: RowSelection | None = None,
+) -> Iterator[FeedRecord | SkippedRow]:
+    states = {
+        i: TableState(scenario.tables[i], seed, select if selectable(scenario, i) else None)
+        for i in tables
+    }
     tableless = 0 in states
     for step in plan(scenario, seed, rows):
         state = states.get(step.table)
@@ -116,7 +138,7 @@ def generate_feed(
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer: list[bytes] = []
     with path.open("wb") as out:
-        for record in _generate(spec, seed, rows, range(len(spec.tables))):
+        for record in generate_records(spec, seed, rows):
             line = record_line(record)
             kind = "rows" if type(record) is FeedRow else "ddl" if type(record) is FeedDDL else ""
             kind = kind or "resolved"

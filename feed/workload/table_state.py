@@ -19,6 +19,7 @@ from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.values import Check, compile_check
 from tisink.feed.workload.draws import ValueGen, below, sample
 from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_draws
+from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
 from tisink.feed.workload.shaped import shaped_commit
 from tisink.feed.workload.specs import TableSpec
 from tisink.feed.workload.steps import PlannedDDL, PlannedTxn, derive_seed
@@ -36,18 +37,23 @@ class TableState:
     """Generates the rows of one scenario table, deterministically from (seed, table name).
 
     Each row's ``approximate_size`` is the length of its feed line, as the reader reports it:
-    worked out from the JSON of its images, made once per image.
+    worked out from the JSON of its images, made once per image. With a ``select`` (for a
+    table that is ``selectable``), rows it does not keep are drawn but not built: no image is
+    kept for them (None) and each comes out as a ``SkippedRow``.
     """
 
-    def __init__(self, spec: TableSpec, seed: int) -> None:
+    def __init__(self, spec: TableSpec, seed: int, select: RowSelection | None = None) -> None:
         self.spec = spec
+        self._select = select
+        self._keep: tuple[TableInfo, KeepRow | None] | None = None
+        """The selection's test of the current table version, asked once per version."""
         self.rng = random.Random(derive_seed(seed, "table", spec.qualified_name))
         self.info: TableInfo | None = None
         self._sizes = {c.column.name: c.size for c in spec.columns}
         self._null_ratio = {c.column.name: c.null_ratio for c in spec.columns}
         self._seqs: list[int] = []
-        self._images: list[bytes] = []
-        """The JSON of each live row's image."""
+        self._images: list[bytes | None] = []
+        """The JSON of each live row's image (None: a row the selection does not keep)."""
         self._seq = 0
         """The sequence number of the last insert: it makes the keys, and counts inserts."""
         self._new_image: NewImage | None = None
@@ -75,7 +81,7 @@ class TableState:
             if event.pre_table is not None and kind is DDLType.ALTER:
                 fits = self._fit_checks(event.pre_table)
                 self._images = [
-                    _stored(self._reshape(orjson.loads(image), event.pre_table, fits))
+                    _stored(self._reshape(orjson.loads(_built(image)), event.pre_table, fits))
                     for image in self._images
                 ]
         return FeedDDL(event.commit_ts, event.start_ts, event)
@@ -131,13 +137,15 @@ class TableState:
 
     # --- rows -----------------------------------------------------------------------------
 
-    def commit(self, txn: PlannedTxn) -> list[FeedRow]:
+    def commit(self, txn: PlannedTxn) -> list[FeedRow | SkippedRow]:
         """The ``txn.size`` row changes of one transaction; a row is touched at most once."""
         info = self.info
         assert info is not None, "the schedule gave rows to a table that does not exist"
         assert self._new_image is not None
         if txn.preload or self.spec.conserved is not None:
-            return shaped_commit(self, txn, info)
+            return list(shaped_commit(self, txn, info))
+        keep = self._keeper(info) if self._select is not None else None
+        skipped = None if keep is None else SkippedRow(txn.commit_ts, info)
         key_share = self._key_share
         insert_p, update_p, _ = self.spec.mix
         update_p += insert_p
@@ -151,7 +159,7 @@ class TableState:
             % (commit_ts, start_ts, info.table_id)
         )
         touched: set[int] = set()
-        out = []
+        out: list[FeedRow | SkippedRow] = []
         for _ in range(txn.size):
             draw = rng.random()
             index = self._pick() if seqs and draw >= insert_p else -1
@@ -161,15 +169,29 @@ class TableState:
                 if big is not None and seq % big.every == 0 and big.column in after:
                     col = self._columns[big.column]
                     after[big.column] = oversized_value(col, big.nbytes, rng)
-                stored = _stored(after)
                 seqs.append(seq)
-                images.append(stored)
                 touched.add(seq)
+                if keep is not None and not keep({name: key(seq) for name, key in self._keys}):
+                    assert skipped is not None
+                    images.append(None)
+                    out.append(skipped)
+                    continue
+                stored = _stored(after)
+                images.append(stored)
                 row = RowChangedEvent(start_ts, commit_ts, info, None, after)
                 row.approximate_size = envelope + _AFTER + len(stored)
             else:
                 touched.add(seqs[index])
-                stored = images[index]
+                kept = images[index]
+                if kept is None:  # drawn as it would be, not built
+                    assert skipped is not None, "a row stepped over in a table kept whole"
+                    if draw < update_p and self._mutable:
+                        self._draw_changes({})
+                    else:
+                        self._remove(index)
+                    out.append(skipped)
+                    continue
+                stored = kept
                 before = orjson.loads(stored)
                 size = envelope + _BEFORE + len(stored)
                 if draw < update_p and self._mutable:
@@ -224,7 +246,7 @@ class TableState:
     def update(self, index: int) -> tuple[Image, Image]:
         """UPDATE the live row at ``index`` (its non-key columns, as the mix's updates do):
         (before, after); the caller stores ``after`` with ``store``."""
-        before = orjson.loads(self._images[index])
+        before = orjson.loads(_built(self._images[index]))
         return before, self._update(before) if self._mutable else before.copy()
 
     def store(self, index: int, image: Image) -> bytes:
@@ -239,13 +261,26 @@ class TableState:
         return len(self._seqs)
 
     def _update(self, before: Image) -> Image:
-        rng = self.rng
         after = before.copy()
+        self._draw_changes(after)
+        return after
+
+    def _draw_changes(self, into: Image) -> None:
+        """An UPDATE's draws: which columns change, and their new values, set in ``into``."""
+        rng = self.rng
         mutable, changes = self._mutable, self._changes
         count = 1 + below(rng, min(MAX_UPDATED_COLUMNS, len(mutable)))  # randint(1, n)
         for name in sample(rng, mutable, count):
-            after[name] = changes[name](rng)
-        return after
+            into[name] = changes[name](rng)
+
+    def _keeper(self, info: TableInfo) -> KeepRow | None:
+        """The selection's test for this table version (asked when its first rows come, after
+        its DDL went out: the selection may learn the table from it)."""
+        assert self._select is not None
+        if self._keep is None or self._keep[0] is not info:
+            keys = tuple(name for name, _ in self._keys)
+            self._keep = (info, self._select.keeper(info, keys))
+        return self._keep[1]
 
     def _remove(self, index: int) -> None:
         last = len(self._seqs) - 1
@@ -258,6 +293,13 @@ def _stored(image: Image) -> bytes:
     """The JSON of ``image`` in a bytes object of its own size: orjson's result keeps the
     4 KiB buffer it was written into, which would make the table ten times its size."""
     return memoryview(orjson.dumps(image)).tobytes()
+
+
+def _built(image: bytes | None) -> bytes:
+    """A live row's JSON, which ``selectable`` tables (the only ones with rows stepped over)
+    never need for another row: no ALTER, transfer or multi-table transaction."""
+    assert image is not None, "a row the selection stepped over was read"
+    return image
 
 
 def _fits(col: ColumnInfo, check: Check, value: Any) -> bool:

@@ -76,3 +76,28 @@ def test_first_rows_count_and_time_triggers_as_the_inline_cadence_sends_them() -
         (late, 1, 2, (0, 1, 2)),
         (late, 2, 1, (0, 1)),
     ]
+
+
+def test_the_tick_after_the_last_watermark_sends_what_is_due_as_the_inline_player_does() -> None:
+    """The inline player runs the sink's timers after its last watermark too, with the feed
+    clock at the end of the interval that follows it: a table past its message count then
+    gets a BOOTSTRAP after every other message."""
+    a = _table(1)
+    settings = BootstrapSettings(send_bootstrap_interval_in_sec=600, send_bootstrap_in_msg_count=3)
+    counts = [
+        TableInterval(1, 10, 1, _key(10_100, 1), 0, _key(10_100, 1), 0),
+        TableInterval(1, 14, 3, _key(14_100, 2), 0, _key(14_900, 4), 0),
+    ]
+    last = point_before(15_000)  # its interval's end is 16 s: 5 s after the cadence's start
+
+    def plan(last_ts: int | None) -> list[tuple[object, ...]]:
+        planned = planned_bootstraps(
+            settings, [a], {1: "ta"}, {"ta": 3}, [10, 11, 14], 1000, counts, last_ts
+        )
+        return [(p.key, p.send.table.table_id) for p in planned]
+
+    first = ((compose_ts(10_100), record_seq(1) & ~3), 1)
+    assert plan(None) == [first]
+    assert plan(last) == [first, ((last, AFTER_ALL + TICK_SUB), 1)]
+    # a last watermark inside the interval: its end is 15 s, too early for a tick
+    assert plan(compose_ts(14_950)) == [first]

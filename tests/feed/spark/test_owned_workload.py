@@ -1,6 +1,7 @@
 """A workload on Spark is generated in its partition owners (one stage, no shuffle) and writes
 the inline engine's bytes at one, two and three cores: several tables, a DDL of each kind,
-BOOTSTRAPs by message count, and UPDATEs that change a key (split into DELETE + INSERT)."""
+BOOTSTRAPs by message count, UPDATEs that change a key (split into DELETE + INSERT), and tables
+whose other owners' rows a task steps over (dispatched by their keys)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,53 @@ CONFIG = (
     '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
     "[sink]\nsend-bootstrap-interval-in-sec = 600\nsend-bootstrap-in-msg-count = 40\n"
 )
+# No key changes and no DDL: a task steps over the rows of sbtest1 (index-value) and
+# shop.items (columns on its unique key) that it does not own, and builds every row of
+# shop.log (columns on a non-key column)
+SELECTED = """
+name = "selected"
+rows = 3000
+rate = 60
+txn_size = [1, 5]
+mix = { insert = 0.5, update = 0.4, delete = 0.1 }
+
+[[tables]]
+schema = "sbtest"
+name = "sbtest1"
+weight = 2
+primary = ["id"]
+columns = [
+  { name = "id", type = "int", nullable = false },
+  { name = "k", type = "int", nullable = false },
+  { name = "c", type = "char(40)", nullable = false, size = [10, 40] },
+]
+
+[[tables]]
+schema = "shop"
+name = "items"
+primary = ["id"]
+indexes = [{ name = "u_code", columns = ["code"], unique = true }]
+columns = [
+  { name = "id", type = "bigint", nullable = false },
+  { name = "code", type = "varchar(20)", nullable = false },
+  { name = "price", type = "decimal(10,2)" },
+]
+
+[[tables]]
+schema = "shop"
+name = "log"
+primary = ["id"]
+columns = [
+  { name = "id", type = "int", nullable = false },
+  { name = "kind", type = "varchar(8)", nullable = false, size = [1, 2] },
+  { name = "note", type = "varchar(40)" },
+]
+"""
+SELECTED_CONFIG = (
+    '[[sink.dispatchers]]\nmatcher = ["shop.items"]\npartition = "columns"\ncolumns = ["code"]\n'
+    '[[sink.dispatchers]]\nmatcher = ["shop.log"]\npartition = "columns"\ncolumns = ["kind"]\n'
+    + CONFIG
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +118,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("owned")
     (folder / "key-updates.toml").write_text(KEY_UPDATES, encoding="utf-8")
     (folder / "changefeed.toml").write_text(CONFIG, encoding="utf-8")
+    (folder / "selected.toml").write_text(SELECTED, encoding="utf-8")
+    (folder / "selected-changefeed.toml").write_text(SELECTED_CONFIG, encoding="utf-8")
     return folder
 
 
@@ -149,6 +199,20 @@ def test_the_same_bytes_at_one_and_three_cores(
     config = setup / "changefeed.toml"
     inline = _inline(path, 2500, tmp_path / "inline", config)
     assert _cli(master, path, 2500, tmp_path / "spark", config) == inline
+
+
+@pytest.mark.parametrize("master", ["local[2]", "local[3]"])
+def test_rows_stepped_over_leave_the_same_bytes(setup: Path, tmp_path: Path, master: str) -> None:
+    path, config = str(setup / "selected.toml"), setup / "selected-changefeed.toml"
+    inline = _inline(path, 3000, tmp_path / "inline", config)
+    assert len(inline) == PARTITIONS
+    values = [
+        r.value
+        for topic in list_file_topics(tmp_path / "inline")
+        for r in read_file_topic_records(tmp_path / "inline", topic)
+    ]
+    assert sum(b'"type":"BOOTSTRAP"' in v for v in values) > 4 * PARTITIONS
+    assert _cli(master, path, 3000, tmp_path / "spark", config) == inline
 
 
 def test_the_owners_are_dealt_round_robin_up_to_the_limit() -> None:

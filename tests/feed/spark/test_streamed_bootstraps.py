@@ -59,7 +59,10 @@ def test_streamed_sends_are_the_planned_sends(
     grid = {interval_of(key[0], INTERVAL_MS) for _, key, _ in stream}
     grid.add(interval_of(compose_ts(ms + quiet_after_ms, 1), INTERVAL_MS))
     counted = TableIntervals(INTERVAL_MS, [])
-    streamed = StreamedBootstraps(bootstrap, TABLES, TOPIC_OF, COUNTS, sorted(grid), INTERVAL_MS)
+    last_ts = compose_ts(ms + quiet_after_ms, 1)  # the last watermark: its tick may send more
+    streamed = StreamedBootstraps(
+        bootstrap, TABLES, TOPIC_OF, COUNTS, sorted(grid), INTERVAL_MS, last_ts
+    )
     got = []
     for table_id, key, ref in stream:
         counted.add(table_id, key, ref)
@@ -77,6 +80,7 @@ def test_streamed_sends_are_the_planned_sends(
         sorted(grid),
         INTERVAL_MS,
         counted.entries(),
+        last_ts,
     )
     assert got == planned
     assert [p.key for p in got] == sorted(p.key for p in got)

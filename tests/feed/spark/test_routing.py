@@ -1,0 +1,76 @@
+"""The first stage's router: which rows a task may step over, tested against its own routing."""
+
+from __future__ import annotations
+
+from tests.feed.spark.test_owned_workload import PARTITIONS, SELECTED, SELECTED_CONFIG
+from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.spark.plan import PlayPlan, record_seq
+from tisink.feed.spark.routing import RowRouter
+from tisink.feed.workload import generate_records, parse_scenario
+from tisink.model.events import DDLEvent
+
+TOPIC = "tidb-cdc"
+
+
+def _router(ddls: list[DDLEvent], config: str) -> RowRouter:
+    plan = PlayPlan(
+        sink_uri=f"file:///unused?protocol=simple&partition-num={PARTITIONS}",
+        config_text=config,
+        feed_clock=True,
+        interval_ms=1000,
+        owners=tuple((TOPIC, p) for p in range(PARTITIONS)),
+        partition_counts={TOPIC: PARTITIONS},
+        ddls=tuple(ddls),
+        ddl_keys=tuple((d.commit_ts, record_seq(i + 1)) for i, d in enumerate(ddls)),
+        ddl_topics=(TOPIC,) * len(ddls),
+    )
+    router = RowRouter(plan)
+    for ref, ddl in enumerate(ddls):
+        assert ddl.table is not None
+        router.learn(ddl.table, ref)
+    return router
+
+
+def test_a_task_keeps_by_key_exactly_the_rows_its_owners_are_routed() -> None:
+    records = list(generate_records(parse_scenario(SELECTED, "selected.toml"), 5, 800))
+    router = _router([r.ddl for r in records if type(r) is FeedDDL], SELECTED_CONFIG)
+    keys = {"sbtest1": ("id",), "items": ("id", "code"), "log": ("id",)}
+    owned = {0, 3}
+    seen = {True: 0, False: 0}
+    for record in records:
+        if type(record) is not FeedRow:
+            continue
+        row = record.row
+        [((owner, _, _), _)] = router.route(row, 1)
+        keep = router.keeper(row.table, keys[row.table.table], owned)
+        if row.table.table == "log":  # dispatched by a column that is not a key
+            assert keep is None
+            continue
+        assert keep is not None
+        image = row.after if row.after is not None else row.before
+        assert image is not None
+        kept = keep({name: image[name] for name in keys[row.table.table]})
+        assert kept == (owner in owned)
+        seen[kept] += 1
+    assert min(seen.values()) > 100
+
+
+def test_no_keeper_for_the_ts_dispatcher_or_a_column_outside_the_keys() -> None:
+    records = list(generate_records(parse_scenario(SELECTED, "selected.toml"), 5, 50))
+    ddls = [r.ddl for r in records if type(r) is FeedDDL]
+    items = next(d.table for d in ddls if d.table is not None and d.table.table == "items")
+    by_ts = _router(ddls, '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "ts"\n')
+    assert by_ts.keeper(items, ("id", "code"), {0}) is None
+    by_price = (
+        '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "columns"\ncolumns = ["price"]\n'
+    )
+    assert _router(ddls, by_price).keeper(items, ("id", "code"), {0}) is None
+    by_table = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "table"\n'
+    whole = _router(ddls, by_table)
+    [((owner, _, _), _)] = whole.route(
+        next(r.row for r in records if type(r) is FeedRow and r.row.table is items), 1
+    )
+    keep = whole.keeper(items, ("id", "code"), {owner})
+    assert keep is not None and keep({"id": 1, "code": "k1"})
+    other = whole.keeper(items, ("id", "code"), set(range(PARTITIONS)) - {owner})
+    assert other is not None and not other({"id": 1, "code": "k1"})
