@@ -166,10 +166,19 @@ class EventRouter:
             return self.default_topic
         return self.topic_for_table(subject.schema, subject.table)
 
+    def partitioner(self, table: TableInfo) -> RowPartitioner:
+        """``table``'s bound partitioner, for a caller that dispatches many rows of one table
+        itself (to a topic it knows has partitions)."""
+        route = self._route(table)
+        partitioner = route.partitioner
+        if partitioner is None:
+            partitioner = route.partitioner = self._partitioner(table)
+        return partitioner
+
     def partition_for_row(self, row: RowChangedEvent, partition_num: int) -> int:
         route = self._route(row.table)
         partitioner = route.partitioner
-        if partitioner is None:
+        if partitioner is None:  # inline, not ``partitioner()``: one call less on a hot path
             partitioner = route.partitioner = self._partitioner(row.table)
         if partition_num <= 0:
             raise RouterError(

@@ -136,11 +136,12 @@ class RowRouter:
         if route is None or route.table is not table:
             route = self._table_route(table, lambda: f"table {table.qualified_name}")
         owners, partitions = route.owners, route.partitions
-        partition_for_row = router.partition_for_row
+        partition = router.partitioner(table)
+        stand_in = RowChangedEvent(0, 0, table)  # a new image each call: the partitioner's input
 
         def keep(image: dict[str, Any]) -> bool:
-            stand_in = RowChangedEvent(0, 0, table, None, image)
-            return owners[partition_for_row(stand_in, partitions)] in owned
+            stand_in.after = image
+            return owners[partition(stand_in, partitions)] in owned
 
         if not columns:  # the table's rows all go to one partition
             whole = keep({})
