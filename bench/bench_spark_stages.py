@@ -10,11 +10,13 @@ feed clock), without Spark or its JVM:
 - pickle / unpickle: the shuffle's serialisation as PySpark does it (pickled batches);
 - sort: the owners' ``(commitTs, seq)`` order (PySpark sorts in the worker);
 - stage two: every owner plays its sorted rows (``play_partition``);
-- inline: the whole inline play (generate + play) of the same rows.
+- inline: the whole inline play (generate + play) of the same rows;
+- owned task: what one task of two does when Spark plays the workload (it draws every row,
+  builds and routes its own, and plays its three owners: ``owned_workload.py``).
 
-These are the stages a feed file's play runs. A workload's play on Spark runs one stage instead
-(each task generates the workload and plays the partitions it owns, ``owned_workload.py``): its
-per-phase profile is ``bench_spark_efficiency.py --profile``.
+The first steps are the stages a feed file's play runs; a workload's play on Spark runs the
+owned tasks instead (per phase: ``bench_spark_efficiency.py --profile``). Run under
+``valgrind --tool=callgrind`` with ``--repeat 1`` for instruction counts.
 
     python bench/bench_spark_stages.py [--rows 100000] [--repeat 3]
 """
@@ -34,6 +36,7 @@ from typing import Any, TypeVar
 
 from tisink.core.clock import FeedClock, WallClock
 from tisink.feed.inline import play_with_factory
+from tisink.feed.spark.owned_workload import play_owned_partitions
 from tisink.feed.spark.owner import play_partition
 from tisink.feed.spark.routing import make_factory
 from tisink.feed.spark.run import _plan
@@ -129,12 +132,23 @@ def main() -> None:
             asyncio.run(play_with_factory(records, inline_factory, clock=clock))
 
         timed("inline play (generate + play)", inline, cpu)
+
+        def owned_task() -> None:
+            fresh = dataclasses.replace(plan, sink_uri=f"file://{folder}/owned{next(runs)}?{query}")
+            results = play_owned_partitions(0, 2, fresh, scenario, seed, rows)
+            failed = [r.failure for r in results if not r.ok]
+            assert not failed, failed
+
+        timed("owned task, 1 of 2 (all rows drawn)", owned_task, cpu)
     print(f"sysbench-like table, {rows} rows, 6 partitions, file sink; process CPU")
     for label, seconds in cpu.items():
         print(f"{label:38} {seconds:7.2f} s {seconds / rows * 1e6:7.1f} us/row")
-    spark_python = sum(v for k, v in cpu.items() if k != "generate" and not k.startswith("inline"))
-    print(f"{'Spark Python side, sum':38} {spark_python:7.2f} s "
-          f"{spark_python / cpu['inline play (generate + play)']:.2f} x inline")  # fmt: skip
+    stages = [k for k in cpu if k != "generate" and not k.startswith(("inline", "owned"))]
+    spark_python = sum(cpu[k] for k in stages)
+    inline_cpu = cpu["inline play (generate + play)"]
+    print(f"{'feed stages, sum':38} {spark_python:7.2f} s {spark_python / inline_cpu:.2f} x inline")
+    both = 2 * cpu["owned task, 1 of 2 (all rows drawn)"]
+    print(f"{'owned workload, two tasks':38} {both:7.2f} s {both / inline_cpu:.2f} x inline")
 
 
 if __name__ == "__main__":
