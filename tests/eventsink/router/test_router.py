@@ -290,3 +290,40 @@ def test_avro_topic_rules_need_schema_and_table():
     rule = DispatchRule(("*.*",), topic="cdc_{schema}_{table}")
     router = EventRouter("cdc", [rule], avro_topic_rules=True)
     assert router.topic_for_row(row(table(), {"id": 1})) == "cdc_test_t"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rule=st.sampled_from(
+        [
+            DispatchRule(("*.*",), partition="default"),
+            DispatchRule(("*.*",), partition="index-value"),
+            DispatchRule(("*.*",), partition="index-value", index="uk"),
+            DispatchRule(("*.*",), partition="columns", columns=("A", "b")),
+        ]
+    ),
+    values=st.fixed_dictionaries({"id": st.integers(), "a": st.integers(), "b": st.integers()}),
+)
+def test_an_image_of_the_read_columns_alone_lands_where_the_row_does(
+    rule: DispatchRule, values: dict[str, int]
+) -> None:
+    """``image_columns`` names every column the partition depends on: a stand-in row holding
+    only those goes to the same partition (what lets a Spark task route a row by its keys)."""
+    router = EventRouter("cdc", [rule])
+    primary = IndexInfo("PRIMARY", ("id",), unique=True, primary=True)
+    t = table(indexes=(primary, IndexInfo("uk", ("b", "a"), unique=True)))
+    columns = router.image_columns(t)
+    assert columns is not None
+    stand_in = row(t, {name: values[name] for name in columns})
+    assert router.partition_for_row(stand_in, 7) == router.partition_for_row(row(t, values), 7)
+    assert router.partitioner(t)(stand_in, 7) == router.partition_for_row(stand_in, 7)
+
+
+def test_the_ts_dispatcher_and_a_missing_index_or_column_read_no_image_alone():
+    t = table()
+    for rule in (
+        DispatchRule(("*.*",), partition="ts"),
+        DispatchRule(("*.*",), partition="index-value", index="nope"),
+        DispatchRule(("*.*",), partition="columns", columns=("a", "nope")),
+    ):
+        assert EventRouter("cdc", [rule]).image_columns(t) is None
