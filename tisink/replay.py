@@ -22,6 +22,7 @@ from tisink.errors import ReplayFailed
 from tisink.eventsink.reading import StreamReadError
 from tisink.eventsink.replay.kafka_source import KafkaTopicSource
 from tisink.eventsink.replay.pacing import Pacer, RatePacer, SpeedPacer
+from tisink.eventsink.replay.preload import PreloadedSource
 from tisink.eventsink.replay.routing import Routing
 from tisink.eventsink.replay.sender import ReplaySender, ReplayStats
 from tisink.eventsink.replay.sources import FolderSource, KafkaSource, ReplaySource
@@ -46,6 +47,8 @@ class ReplayOptions:
     loops: int = 1
     timeout_s: float = 30.0
     """A Kafka source: how long reading may go without a record."""
+    preload: bool = False
+    """Read the whole source into memory before the first send (``preload.py``)."""
 
 
 def open_source(options: ReplayOptions) -> ReplaySource:
@@ -94,6 +97,8 @@ def run_replay(
                 "(use kafka:// or file://)"
             )
         source = open_source(options)
+        if options.preload:
+            source = PreloadedSource(source)
     except StreamReadError as err:
         raise ReplayFailed(f"replay {options.source}: {err}") from err
     latency = AckLatency()
@@ -142,7 +147,18 @@ async def _replay(
 ) -> ReplayStats:
     target = factory.mq_target()
     assert target is not None
-    opened = await factory.open_producer(target)
+    loading = (
+        asyncio.ensure_future(asyncio.to_thread(source.load))
+        if isinstance(source, PreloadedSource)
+        else None
+    )  # the source loads while the target opens
+    try:
+        opened = await factory.open_producer(target)
+    except BaseException:
+        if loading is not None:
+            source.close()  # ends the readers, so the loading thread ends too
+            await asyncio.gather(loading, return_exceptions=True)
+        raise
     sender = ReplaySender(
         opened.producer,
         topic,
@@ -153,6 +169,8 @@ async def _replay(
     )
     ticker = asyncio.create_task(_tick(sender, on_progress)) if on_progress else None
     try:
+        if loading is not None:
+            await loading
         return await sender.run(source, options.loops)
     finally:
         if ticker is not None:

@@ -94,6 +94,13 @@ def replay(
         typer.Option(help="X: the source's timestamp spacing X times faster; max: line rate."),
     ] = None,
     loop: Annotated[int, typer.Option(help="Send the source this many times.")] = 1,
+    preload: Annotated[
+        bool,
+        typer.Option(
+            help="Read the whole source into memory before the first send, so the sending "
+            "rate is the producer's alone (the reading counts in startup_s)."
+        ),
+    ] = False,
     timeout: Annotated[
         float, typer.Option(help="A Kafka source: seconds without a record before giving up.")
     ] = 30.0,
@@ -124,6 +131,7 @@ def replay(
         speed=pace,
         loops=loop,
         timeout_s=timeout,
+        preload=preload,
     )
     try:
         with progress_display(console) as line:

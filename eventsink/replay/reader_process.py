@@ -198,10 +198,13 @@ class ProcessStream(Iterator[Chunk]):
         self._pipe.close()
 
     def close(self) -> None:
+        """Stop the reader; a thread still waiting in ``next`` gets a ReplayError."""
         self._closing.set()
         self._stop_reader()
         self._receiver.join()
         self._drop_kept()
+        with contextlib.suppress(queue.Full):  # a full queue has frames for a waiting next
+            self._arrived.put_nowait((_END, "the replay source was closed"))
 
 
 def _widen(pipe: IO[bytes]) -> None:

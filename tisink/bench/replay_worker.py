@@ -150,11 +150,22 @@ def main(argv: list[str]) -> dict[str, float]:
         return measure(raw)
     client = kind.split("-", 1)[1]
     uri = f"kafka://{bootstrap}/{target}?partition-num={PARTITIONS}&kafka-client={client}"
-    if kind.startswith("replay-"):
+    if kind.startswith(("replay-", "stream-")):
         from tisink.replay import ReplayOptions, run_replay
+        from tisink.summary import RunSummary
 
-        options = ReplayOptions(source=str(folder), sink_uri=uri, loops=loops)
-        return measure(lambda: run_replay(options).rows)
+        preload = kind.startswith("replay-")
+        options = ReplayOptions(source=str(folder), sink_uri=uri, loops=loops, preload=preload)
+        summaries: list[RunSummary] = []
+
+        def replay() -> int:
+            summaries.append(run_replay(options))
+            return summaries[0].rows
+
+        measured = measure(replay)
+        done = summaries[0]
+        measured["sending_s"] = round(done.rows / done.writing_rows_per_s, 4)
+        return measured
     from tisink.play import PlayOptions, run_play
 
     play = PlayOptions(
