@@ -73,9 +73,12 @@ def _captured(folder: Path, topic: str, partition: int) -> list[Seen]:
     return [(r.key, r.value, r.headers) for chunk in read_partition_file(path) for r in chunk]
 
 
-@pytest.mark.parametrize("client", ["aiokafka", "librdkafka"])
+@pytest.mark.parametrize(
+    ("client", "options"),
+    [("aiokafka", []), ("librdkafka", []), ("librdkafka", ["--preload"])],
+)
 def test_capture_replay_capture_is_byte_identical(
-    kafka_bootstrap: str, tmp_path: Path, client: str
+    kafka_bootstrap: str, tmp_path: Path, client: str, options: list[str]
 ) -> None:
     source, target = unique_topic("rt-src"), unique_topic("rt-dst")
     create_topic(kafka_bootstrap, source, PARTITIONS)
@@ -91,7 +94,7 @@ def test_capture_replay_capture_is_byte_identical(
         assert _captured(tmp_path / "a", source, partition) == sent[partition]
 
     uri = f"kafka://{kafka_bootstrap}/{target}?partition-num={PARTITIONS}&kafka-client={client}"
-    replayed = runner.invoke(app, ["replay", str(tmp_path / "a"), "--sink-uri", uri])
+    replayed = runner.invoke(app, ["replay", str(tmp_path / "a"), "--sink-uri", uri, *options])
     assert replayed.exit_code == 0, replayed.output
     assert "3000 rows acknowledged" in replayed.output
 
