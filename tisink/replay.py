@@ -167,7 +167,8 @@ async def _replay(
         on_handed=latency.batch_callback,
         stamp=commit_ts_stamper(options.source) if options.speed is not None else None,
     )
-    ticker = asyncio.create_task(_tick(sender, on_progress)) if on_progress else None
+    preloaded = source if isinstance(source, PreloadedSource) else None
+    ticker = asyncio.create_task(_tick(sender, on_progress, preloaded)) if on_progress else None
     try:
         if loading is not None:
             await loading
@@ -178,7 +179,23 @@ async def _replay(
         await opened.producer.close()
 
 
-async def _tick(sender: ReplaySender, on_progress: Callable[[ReplayStats], None]) -> None:
+async def _tick(
+    sender: ReplaySender,
+    on_progress: Callable[[ReplayStats], None],
+    preloaded: PreloadedSource | None,
+) -> None:
+    """The progress every quarter second: what the load has read until the first send."""
     while True:
         await asyncio.sleep(0.25)
-        on_progress(sender.stats)
+        stats = sender.stats
+        loading = preloaded is not None and not stats.first_sent
+        stats.loading = preloaded.loaded if loading and preloaded is not None else None
+        on_progress(stats)
+
+
+def replay_progress(stats: ReplayStats) -> str:
+    """The progress line's text."""
+    if stats.loading is not None:
+        records, size = stats.loading
+        return f"loading the source: {records:,} records, {size / 1e6:,.1f} MB"
+    return f"replayed {stats.records:,} records, {stats.bytes / 1e6:,.1f} MB"

@@ -113,8 +113,9 @@ def replay(
 ) -> None:
     """Send recorded records again (keys, headers, partitions and order kept) at line rate,
     at --rate, or at the source's own pace (--speed); the summary is play's."""
+    from tisink.eventsink.replay.sender import ReplayStats
     from tisink.progress import progress_display
-    from tisink.replay import ReplayOptions, run_replay
+    from tisink.replay import ReplayOptions, replay_progress, run_replay
     from tisink.summary_view import print_summary
 
     try:
@@ -138,8 +139,8 @@ def replay(
             on_progress = None
             if line is not None:
 
-                def on_progress(stats: object) -> None:
-                    line.phase(f"replayed {stats.records:,} records, {stats.bytes / 1e6:,.1f} MB")  # type: ignore[attr-defined]
+                def on_progress(stats: ReplayStats) -> None:
+                    line.phase(replay_progress(stats))
 
             summary = run_replay(options, on_progress)
     except TisinkError as err:

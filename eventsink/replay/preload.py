@@ -51,6 +51,8 @@ class PreloadedSource:
         self._budget = budget_bytes
         """Record bytes the load may hold (None: no limit known)."""
         self._held: list[list[Chunk]] | None = None
+        self.loaded = (0, 0)
+        """Records and bytes read so far (the progress line reads it while ``load`` runs)."""
 
     def partition_count(self) -> int:
         return self._source.partition_count()
@@ -63,11 +65,13 @@ class PreloadedSource:
         """Read every stream of one pass to its end; a ReplayError when the records would pass
         the memory budget, or the source's own error (a bad line names file and line)."""
         held: list[list[Chunk]] = []
-        size = 0
+        records = size = 0
         for stream in self._source.streams(1):
             chunks: list[Chunk] = []
             for chunk in stream:
+                records += len(chunk.records)
                 size += chunk.size
+                self.loaded = (records, size)
                 if self._budget is not None and size > self._budget:
                     raise ReplayError(
                         f"--preload: the source {self.topic} holds more than "

@@ -63,6 +63,9 @@ class ReplayStats:
     """Epoch second -> (records, bytes) acknowledged in it."""
     partitions: dict[int, int] = field(default_factory=dict)
     """Target partition -> records acknowledged."""
+    loading: tuple[int, int] | None = None
+    """Records and bytes read into memory so far while ``--preload`` loads the source (None
+    otherwise), for the progress line."""
 
 
 class ReplaySender:

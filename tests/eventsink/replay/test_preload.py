@@ -16,7 +16,8 @@ from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.preload import PreloadedSource, available_bytes
 from tisink.eventsink.replay.reader_process import ProcessStream
 from tisink.eventsink.replay.records import ReplayRecord, read_partition_file, record_line
-from tisink.replay import ReplayOptions, run_replay
+from tisink.eventsink.replay.sender import ReplayStats
+from tisink.replay import ReplayOptions, replay_progress, run_replay
 
 
 class _Listed:
@@ -66,6 +67,8 @@ def test_every_pass_comes_from_the_one_read() -> None:
     source.start(3)
     assert inner.started == [1]
     source.load()
+    held = [chunk for chunks in streams for chunk in chunks]
+    assert source.loaded == (sum(len(c.records) for c in held), sum(c.size for c in held))
     got = [list(stream) for stream in source.streams(3)]
     assert inner.reads == 1 and source.blocking is False and source.partition_count() == 3
     for held, passes in zip(streams, got, strict=True):
@@ -167,3 +170,20 @@ def test_close_ends_a_next_waiting_on_a_stopped_reader(tmp_path: Path) -> None:
     waiting.join(10)
     assert not waiting.is_alive()
     assert isinstance(failed[0], ReplayError) and "closed" in str(failed[0])
+
+
+def test_the_progress_line_tells_the_load_from_the_sending(tmp_path: Path) -> None:
+    source = str(_capture(tmp_path / "cap", {0: 100_000, 1: 100_000}))
+    lines: list[str] = []
+    options = ReplayOptions(
+        source=source, sink_uri=f"file://{tmp_path / 'out'}?partition-num=2", preload=True
+    )
+    summary = run_replay(options, lambda stats: lines.append(replay_progress(stats)))
+    assert summary.rows == 200_000 and summary.startup_s > 0.25  # ticks come every 0.25 s
+    loading = [line for line in lines if line.startswith("loading the source: ")]
+    assert loading == lines[: len(loading)]  # nothing said loading once sending began
+    counts = [int(line.split()[3].replace(",", "")) for line in loading]
+    assert counts and counts == sorted(counts) and counts[-1] <= 200_000
+    assert replay_progress(ReplayStats(records=12_345, bytes=2_000_000)) == (
+        "replayed 12,345 records, 2.0 MB"
+    )
