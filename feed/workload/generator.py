@@ -17,6 +17,7 @@ import logging
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import cast
 
 import orjson
 
@@ -40,7 +41,8 @@ def generate_records(
 ) -> Iterator[FeedRecord]:
     """Every record of the workload in commit order (``rows`` overrides the scenario's)."""
     spec = _scenario(scenario)
-    return _generate(spec, seed, rows, range(len(spec.tables)))  # type: ignore[return-value]
+    # without a selection no SkippedRow is made
+    return cast(Iterator[FeedRecord], _generate(spec, seed, rows, range(len(spec.tables))))
 
 
 def generate_selected_records(
@@ -65,7 +67,7 @@ def generate_table_records(
     ``table`` or ``schema.table``, also after a RENAME), in commit order."""
     spec = _scenario(scenario)
     wanted = sorted({spec.table_index(name) for name in table_names})
-    return _generate(spec, seed, rows, wanted)  # type: ignore[return-value]
+    return cast(Iterator[FeedRecord], _generate(spec, seed, rows, wanted))  # no selection
 
 
 def _generate(
