@@ -188,8 +188,7 @@ async def _tick(
     while True:
         await asyncio.sleep(0.25)
         stats = sender.stats
-        loading = preloaded is not None and not stats.first_sent
-        stats.loading = preloaded.loaded if loading and preloaded is not None else None
+        stats.loading = preloaded.loaded if preloaded is not None and not stats.first_sent else None
         on_progress(stats)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 from tisink.eventsink.replay.chunks import Chunk
 from tisink.eventsink.replay.errors import ReplayError
@@ -91,17 +92,11 @@ class PreloadedSource:
         """From the held records' timestamps (None before the load or where one lacks one)."""
         if self._held is None:
             return None
-        low: int | None = None
-        high: int | None = None
-        for chunks in self._held:
-            for chunk in chunks:
-                if None in chunk.stamps:
-                    return None
-                stamps = [s for s in chunk.stamps if s is not None]
-                if stamps:
-                    low = min(stamps) if low is None else min(low, *stamps)
-                    high = max(stamps) if high is None else max(high, *stamps)
-        return None if low is None or high is None else (low, high)
+        stamps: list[int | None] = [s for chunks in self._held for c in chunks for s in c.stamps]
+        if not stamps or None in stamps:
+            return None
+        known = cast(list[int], stamps)
+        return min(known), max(known)
 
     def close(self) -> None:
         self._held = None
