@@ -5,10 +5,12 @@ partition; it never calls back into the sink. Two implement it: ``InlineEncoder`
 sink's own process) and ``encoder_group.EncoderGroup`` (TiCDC's ``encoder-concurrency``, in
 other processes). Both run ``encode_txns``, so their bytes are the same.
 
-A protocol with one message per row is encoded a transaction at a time and then split by
-partition; one that frames rows together (``message_per_row`` False, e.g. BEGIN/COMMIT around
-a partition's share) is routed first and encoded once per partition, as TiCDC's MQ worker
-groups events by partition before it calls the encoder.
+A protocol with one message per row is routed and encoded a whole request at a time (every
+txn's rows in one call: the per-call cost then falls on a request, not on each txn, which
+matters where transactions are small, as a partition owner's share of them is) and split back
+per txn and partition; one that frames rows together (``message_per_row`` False, e.g.
+BEGIN/COMMIT around a partition's share) is routed first and encoded once per partition of
+each txn, as TiCDC's MQ worker groups events by partition before it calls the encoder.
 """
 
 from __future__ import annotations
