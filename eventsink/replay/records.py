@@ -167,19 +167,19 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
 def line_blocks(path: Path, size: int = 1 << 18) -> Iterator[bytes]:
     """``path`` in blocks of whole lines (each ending with its newline), about ``size`` bytes
     each; a torn last line is left out. The file is mapped, so a block is copied once (out of
-    the page cache), not read and then joined to the last block's rest."""
+    the page cache), not read and then joined to the last block's rest. Only the whole lines
+    are mapped: a capture resuming into the file cuts its torn tail off (``last_offset``), and
+    a page of the mapping beyond the file's new end would kill this process (SIGBUS)."""
     with path.open("rb") as fh:
-        end = os.fstat(fh.fileno()).st_size
+        end = _after_last_newline(fh, os.fstat(fh.fileno()).st_size)
         if end == 0:
             return
         with mmap.mmap(fh.fileno(), end, access=mmap.ACCESS_READ) as mapped:
             start = 0
             while start < end:
                 cut = mapped.rfind(b"\n", start, start + size) + 1
-                if cut == 0:  # a line longer than the block size, or the torn tail
+                if cut == 0:  # a line longer than the block size
                     cut = mapped.find(b"\n", start + size) + 1
-                    if cut == 0:
-                        return
                 yield mapped[start:cut]
                 start = cut
 

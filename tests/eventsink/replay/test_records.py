@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given
@@ -72,3 +74,35 @@ def test_the_plain_parser_agrees_with_json_or_declines(
         if plain is None:
             continue
         assert ReplayRecord(*plain) == _parse_json(candidate, Path("p"), 1)
+
+
+_CUT_WHILE_READING = """
+import sys
+from pathlib import Path
+from tisink.eventsink.replay.records import last_offset, line_blocks
+path = Path(sys.argv[1])
+blocks = line_blocks(path, 4096)
+first = next(blocks)
+last_offset(path)  # a capture resuming into the file: its torn tail is cut off
+rest = b"".join(blocks)
+print(len(first) + len(rest))
+"""
+
+
+def test_a_torn_tail_cut_off_while_the_file_is_read_does_not_kill_the_reader(
+    tmp_path: Path,
+) -> None:
+    """The torn tail spans pages beyond the last whole line; a mapping that covered them would
+    die (SIGBUS) once a resuming capture cuts them off. Run in a process of its own."""
+    path = tmp_path / "partition-0.jsonl"
+    whole = b"".join(record_line(ReplayRecord(n, None, b"v" * 200, (), None)) for n in range(300))
+    path.write_bytes(whole + b'{"offset":300,"key":null,"value":"' + b"A" * 40_000)
+    done = subprocess.run(
+        [sys.executable, "-c", _CUT_WHILE_READING, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-1000:])
+    assert int(done.stdout) == len(whole) == path.stat().st_size
