@@ -43,6 +43,7 @@ def capture(
     They go into a folder in the file sink's layout, for replay and verify; run it again to resume.
     """
     from tisink.capture import parse_bound, run_capture
+    from tisink.eventsink.replay.capture import CaptureStats
     from tisink.progress import progress_display
 
     try:
@@ -52,8 +53,8 @@ def capture(
             on_progress = None
             if line is not None:
 
-                def on_progress(stats: object) -> None:
-                    line.phase(f"captured {stats.records:,} records, {stats.bytes / 1e6:,.1f} MB")  # type: ignore[attr-defined]
+                def on_progress(stats: CaptureStats) -> None:
+                    line.phase(f"captured {stats.records:,} records, {stats.bytes / 1e6:,.1f} MB")
 
             stats, seconds = run_capture(
                 source,
