@@ -5,9 +5,11 @@ message.
 follows the last map (``_tidb`` or nothing), both made once per commitTs; the parts fixed per
 table version are joined around them, never concatenated per transaction. Each image is read
 column by column into locals, the common feed values are converted inline (integers through
-``str``, strings passed as they are, binary through base64 and ISO-8859-1, ENUM names through a
-dict) and everything else goes through the column's converter, which gives the exact text or the
-error. A string or binary text is tested for a backspace or form feed as it is read; an unsigned
+``str``, strings passed as they are, binary through base64 and the native helper's JSON string
+(``NATIVE_JSON_TEXT``; without it, ISO-8859-1 text), ENUM names through a dict) and everything
+else goes through the column's converter, which gives the exact text or the error. A string
+text (a binary one too without the helper) is tested for a backspace or form feed as it is
+read; an unsigned
 integer whose value widens the sqlType sets its bit in the mask behind the same type test as its
 text. Each map costs one dict display and one ``orjson.dumps``; the rest of the message is
 bytes, joined. Names, converters and templates reach the code as default arguments (fast
@@ -38,6 +40,22 @@ from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
 RowEncoder = Callable[[Any, bytes, bytes], bytes]
+JsonText = Callable[[bytes], bytes]
+
+
+def _native_json_text() -> JsonText | None:
+    try:
+        from tisink.codec.canal._latin1 import json_text
+    except ImportError:  # built without a C compiler (hatch_build.py): same bytes, slower
+        return None
+    return json_text
+
+
+NATIVE_JSON_TEXT = _native_json_text()
+"""The native helper writing a binary value's JSON string (``_latin1.c``), when it was built.
+Binary texts are then never decoded to ISO-8859-1 strings here: CPython's UTF-8 conversion of
+random bytes and the escapes around it cost canal-json about a tenth of its time on tables
+with binary columns."""
 
 _TEXT = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
 _INTEGRAL = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT)
@@ -116,14 +134,28 @@ def _binary(i: int, column: ColumnInfo, target: str) -> tuple[str, str]:
     return f"_type(v{i}) is str", latin
 
 
+def _native_binary(i: int, column: ColumnInfo) -> tuple[str, str]:
+    """``_binary`` with the native helper: the text is the value's whole JSON string, escapes
+    done, as a Fragment of the map (``r{i}`` holds the bytes of a ``binary(N)``)."""
+    raw = f"_a2b(v{i}, strict_mode=True)"
+    if column.mysql_type == "binary":
+        condition = f"_type(v{i}) is str and _len(r{i} := {raw}) == {column.length}"
+        return condition, f"_fragment(_json_text(r{i}))"
+    return f"_type(v{i}) is str", f"_fragment(_json_text({raw}))"
+
+
 def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
     """Lines setting ``target`` to a string or binary column's text, a Fragment with Go's
     escapes when it holds a backspace or form feed (``jsontext.CONTROLS``): the common case
     tests only the text, not its type or NULL again. With ``same`` (the prefix of the before
     image's texts, read into ``w{i}``), an UPDATE's unchanged value takes the before image's
     text as it is: an unchanged blob is neither decoded nor escaped twice."""
+    escapes = _escapes(target)
     if column.family is TypeFamily.STRING:
         condition, text = f"_type(v{i}) is str", f"v{i}"
+    elif NATIVE_JSON_TEXT is not None:
+        condition, text = _native_binary(i, column)
+        escapes = []
     else:
         condition, text = _binary(i, column, target)
     lines = [f"    if v{i} == w{i}:", f"        {target} = {same}{i}"] if same else []
@@ -132,7 +164,7 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
         lines.append(f"        {target} = {text}")
     return [
         *lines,
-        *_escapes(target),
+        *escapes,
         "    else:",
         f"        {target} = None if v{i} is None else _go_text(c{i}(v{i}), _dumps)",
     ]
@@ -289,6 +321,7 @@ def compile_row_encoder(
         "_f64": float64_text,
         "_a2b": binascii.a2b_base64,
         "_latin": bytes.decode,
+        "_json_text": NATIVE_JSON_TEXT,
         "ti": templates.types[0],
         "tu": templates.types[1],
         "td": templates.types[2],

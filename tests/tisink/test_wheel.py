@@ -16,6 +16,8 @@ from pathlib import Path
 
 import orjson
 
+from tisink.codec.canal.codegen import NATIVE_JSON_TEXT
+
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "feed" / "samples" / "demo.jsonl"
 
@@ -59,7 +61,8 @@ def _fresh_venv(root: Path, wheel: Path) -> Path:
 def test_the_wheel_has_one_top_level_package_and_plays_from_a_fresh_venv(tmp_path: Path) -> None:
     wheel = _build_wheel(tmp_path / "dist")
     with zipfile.ZipFile(wheel) as archive:
-        tops = {name.split("/", 1)[0] for name in archive.namelist()}
+        names = archive.namelist()
+    tops = {name.split("/", 1)[0] for name in names}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"tisink"}
 
     python = _fresh_venv(tmp_path / "venv", wheel)
@@ -73,6 +76,26 @@ def test_the_wheel_has_one_top_level_package_and_plays_from_a_fresh_venv(tmp_pat
     )
     assert probe.returncode != 0 and "No module named 'model'" in probe.stderr
     assert str(tmp_path / "venv") in probe.stdout
+
+    # canal-json's native helper: in the wheel, and used from it, when the checkout built it
+    native = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from tisink.codec.canal import codegen as c; print(c.NATIVE_JSON_TEXT)",
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    helper = f"tisink/codec/canal/_latin1{sysconfig.get_config_var('EXT_SUFFIX')}"
+    if NATIVE_JSON_TEXT is None:
+        assert native.stdout.strip() == "None"
+    else:
+        assert helper in names
+        assert "built-in function json_text" in native.stdout
+        assert not wheel.name.endswith("-py3-none-any.whl")  # tagged for this platform
 
     out = tmp_path / "out"
     play = subprocess.run(
