@@ -8,6 +8,7 @@ interpreter and platform.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sysconfig
@@ -43,8 +44,9 @@ class NativeHelperHook(BuildHookInterface):
 
 
 def _compile(source: Path, target: Path) -> str:
-    """Compile ``source`` into the extension ``target``; the error, or "" when it is built."""
-    compiler = shlex.split(str(sysconfig.get_config_var("CC") or "cc"))
+    """Compile ``source`` into the extension ``target`` (``$CC``, else the interpreter's
+    compiler); the error, or "" when it is built."""
+    compiler = shlex.split(os.environ.get("CC") or str(sysconfig.get_config_var("CC") or "cc"))
     include = str(sysconfig.get_config_var("INCLUDEPY"))
     command = [*compiler, "-O2", "-fPIC", "-shared", "-I", include, str(source), "-o"]
     partial = target.with_suffix(".partial")
