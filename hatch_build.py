@@ -22,6 +22,9 @@ PACKAGE_DIR = "tisink/codec/canal"
 
 
 class NativeHelperHook(BuildHookInterface):
+    """Builds the helper for wheels and editable installs (not for the sdist, which ships the
+    C source), only when the source is newer than the built module."""
+
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
