@@ -150,12 +150,11 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
     NULL again. With ``same`` (the prefix of the before
     image's texts, read into ``w{i}``), an UPDATE's unchanged value takes the before image's
     text as it is: an unchanged blob is neither decoded nor escaped twice."""
-    escapes = _escapes(target)
+    native = column.family is TypeFamily.BINARY and NATIVE_JSON_TEXT is not None
     if column.family is TypeFamily.STRING:
         condition, text = f"_type(v{i}) is str", f"v{i}"
-    elif NATIVE_JSON_TEXT is not None:
+    elif native:
         condition, text = _native_binary(i, column)
-        escapes = []
     else:
         condition, text = _binary(i, column, target)
     lines = [f"    if v{i} == w{i}:", f"        {target} = {same}{i}"] if same else []
@@ -164,7 +163,7 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
         lines.append(f"        {target} = {text}")
     return [
         *lines,
-        *escapes,
+        *([] if native else _escapes(target)),
         "    else:",
         f"        {target} = None if v{i} is None else _go_text(c{i}(v{i}), _dumps)",
     ]
