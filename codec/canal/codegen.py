@@ -147,9 +147,9 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
     """Lines setting ``target`` to a string or binary column's text, a Fragment with Go's
     escapes when it holds a backspace or form feed (``jsontext.CONTROLS``; a binary text is
     always one with the native helper): the common case tests only the text, not its type or
-    NULL again. With ``same`` (the prefix of the before
-    image's texts, read into ``w{i}``), an UPDATE's unchanged value takes the before image's
-    text as it is: an unchanged blob is neither decoded nor escaped twice."""
+    NULL again. With ``same`` (the prefix of the before image's texts, read into ``w{i}``),
+    an UPDATE's unchanged value takes the before image's text as it is: an unchanged blob is
+    neither decoded nor escaped twice."""
     native = column.family is TypeFamily.BINARY and NATIVE_JSON_TEXT is not None
     if column.family is TypeFamily.STRING:
         condition, text = f"_type(v{i}) is str", f"v{i}"
