@@ -245,8 +245,8 @@ def main() -> None:
     parser.add_argument("--workload", default=str(SCENARIO), help="scenario name or TOML")
     parser.add_argument(
         "--baseline-code",
-        help="a checkout of tisink to play local[2] with as well (its PYTHONPATH), e.g. a git "
-        "worktree of the commit before a change: before and after in the same run",
+        help="a checkout of tisink to play every engine with as well (its PYTHONPATH), e.g. a "
+        "git worktree of the commit before a change: before and after in the same run",
     )
     args = parser.parse_args()
     wanted = args.engines.split(",")
@@ -257,9 +257,9 @@ def main() -> None:
             for engine in engines:
                 run = play(engine, args.rows, Path(tmp), args.interval, args.profile, args.workload)
                 runs.setdefault(run.engine, []).append(run)
-            if args.baseline_code:
-                run = play(("spark", "local[2]"), args.rows, Path(tmp), args.interval, False,
-                           args.workload, args.baseline_code)  # fmt: skip
+            for engine in engines if args.baseline_code else ():
+                run = play(engine, args.rows, Path(tmp), args.interval, False, args.workload,
+                           args.baseline_code)  # fmt: skip
                 runs.setdefault(run.engine, []).append(run)
         print(f"{Path(args.workload).stem}, {args.rows} rows, {PARTITIONS} partitions, "
               f"file sink, --clock feed --no-verify; medians of {args.repeat}; CPU of the "

@@ -3,13 +3,14 @@
 ``write_events`` only queues transactions. One worker task takes them in order, a batch at a
 time, and hands them to the ``TxnPipeline`` (``txn_pipeline.py``): route each txn's rows (topic,
 partitions), let the bootstrap cadence put a BOOTSTRAP ahead of a table's first row, encode the
-rows and queue one segment per partition the transaction touches. A txn's callback fires once
-every segment is acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
+rows and queue one segment per partition the transaction (or a run of one table's
+transactions, where nothing asks per txn) touches. A txn's callback fires once every segment is
+acknowledged, which is what lets the table sink's checkpoint move (spec 7.2).
 
 Memory is bounded by bytes in flight (encoded, not yet acknowledged): the pipeline pauses
 between transactions once they pass ``max_inflight_bytes`` (so the bound may be exceeded by one
-transaction), and callers that feed the sink await ``wait_for_capacity()`` before handing it
-more, which is how back-pressure reaches the player.
+transaction; a run is cut where the bound is reached), and callers that feed the sink await
+``wait_for_capacity()`` before handing it more, which is how back-pressure reaches the player.
 
 The sink's own timers (``timers.MQTimers``: the BOOTSTRAP cadence and, for protocols that send
 them, idle-partition HEARTBEATs) run after each batch, on the worker's idle tick, and when a

@@ -2,10 +2,10 @@
 
 TiCDC keeps the order of messages per partition by sending from a single loop; here each
 partition has its own task, so partitions progress independently while each stays in order.
-The queue holds segments, not messages: a segment is the part of one transaction bound for
-this partition (or one BOOTSTRAP), so queueing, byte accounting and acknowledgement cost one
-step per segment. The task takes every segment queued so far as one batch, because a producer
-call per batch (not per message) is what makes the pipeline fast.
+The queue holds segments, not messages: a segment is the part of one transaction (or of a run
+of them) bound for this partition, or one BOOTSTRAP, so queueing, byte accounting and
+acknowledgement cost one step per segment. The task takes every segment queued so far as one
+batch, because a producer call per batch (not per message) is what makes the pipeline fast.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ T = TypeVar("T")
 
 
 class Delivery:
-    """A unit acknowledged as a whole: one transaction (a segment per partition it touches)
-    or one copy of a BOOTSTRAP. Its bytes stay in flight, and its rows uncounted, until the
-    last segment is acknowledged; then ``callback`` fires."""
+    """A unit acknowledged as a whole: one transaction or a run of one table's transactions
+    (a segment per partition it touches), or one copy of a BOOTSTRAP. Its bytes stay in
+    flight, and its rows uncounted, until the last segment is acknowledged; then ``callback``
+    fires."""
 
     __slots__ = ("callback", "remaining", "rows", "size")
 
@@ -50,7 +51,8 @@ class Delivery:
 
 
 class Segment:
-    """Records of one message type and table for one partition, part of one Delivery."""
+    """Records of one message type and table for one partition, part of one Delivery
+    (``commit_ts``: the last transaction's)."""
 
     __slots__ = ("commit_ts", "delivery", "records", "table", "type")
 

@@ -56,12 +56,14 @@ class MQTimers:
         self.enabled = self._cadence is not None or heartbeats is not None
         """False when neither is set: the sink skips asking them for every transaction."""
 
-    def before_txn(self, table: TableInfo, topic: str, partitions: int, rows: int) -> None:
-        """The BOOTSTRAP the cadence wants ahead of a transaction of ``table``, if any."""
-        if self._cadence is not None:
-            send = self._cadence.add_event(table, topic, partitions, rows)
-            if send is not None:
-                self.emit_bootstrap(send)
+    def bootstrap_before(
+        self, table: TableInfo, topic: str, partitions: int, rows: int
+    ) -> BootstrapSend | None:
+        """Count a transaction of ``table`` for the cadence: the BOOTSTRAP to queue ahead of
+        it (``emit_bootstrap``), if one is due."""
+        if self._cadence is None:
+            return None
+        return self._cadence.add_event(table, topic, partitions, rows)
 
     def watch(self, topic: str, partitions: int) -> None:
         """Time the partitions of a topic the sink just learnt about."""

@@ -109,13 +109,20 @@ def _encode_merged(
     if encoded.claim_checks:
         return None
     records = encoded.records
+    sizes = [len(record[1]) + len(record[0] or b"") for record in records]
+    first = targets[0]
+    one = first if targets.count(first) == len(targets) else None  # a partition owner's case
     out: list[EncodedTxn] = []
     start = 0
     for txn_rows, _ in txns:
         end = start + len(txn_rows)
         part = records[start:end]
-        size = sum(len(record[1]) + len(record[0] or b"") for record in part)
-        out.append(EncodedTxn(group_by_partition(targets[start:end], part, partitions), size, []))
+        size = sizes[start] if end - start == 1 else sum(sizes[start:end])
+        if one is None:
+            groups = group_by_partition(targets[start:end], part, partitions)
+        else:
+            groups = [(one, part)]
+        out.append(EncodedTxn(groups, size, []))
         start = end
     return out
 

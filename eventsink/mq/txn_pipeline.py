@@ -4,8 +4,10 @@ order, and account for what the destination acknowledges.
 Routing and encoding go through a ``TxnEncoder`` (in process, or in encoder processes with
 ``encoder-concurrency``): runs of txns go out as requests, at most ``window`` at a time, and are
 queued, cadence first, in the order they were taken. A txn's callback fires once every segment
-of it is acknowledged. Bytes in flight (encoded, not yet acknowledged) are bounded per txn by
-``max_inflight_bytes``. The first fatal error stops the pipeline; ``on_fail`` tells the sink.
+of it is acknowledged. Consecutive txns of one table in a request are one delivery (unless the
+producer marks each txn): their callbacks fire, in order, once the run is acknowledged. Bytes
+in flight (encoded, not yet acknowledged) are bounded by ``max_inflight_bytes``, exceeded by
+one txn at most. The first fatal error stops the pipeline; ``on_fail`` tells the sink.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from tisink.codec.encoder import RowEventEncoder
-from tisink.codec.message import MessageType
+from tisink.codec.message import MessageType, Record
 from tisink.eventsink.base import CallbackableEvent, TableSinkState
 from tisink.eventsink.errors import EventSinkError
 from tisink.eventsink.mq.claim_check import store_claim_check
 from tisink.eventsink.mq.heartbeats import IdlePartitions
 from tisink.eventsink.mq.partition_sender import Delivery, Segment
-from tisink.eventsink.mq.producer import Producer
+from tisink.eventsink.mq.producer import Producer, SendsMarked
 from tisink.eventsink.mq.senders import TopicSenders
 from tisink.eventsink.mq.stats import MQStats
 from tisink.eventsink.mq.timers import MQTimers
@@ -58,6 +60,16 @@ def _picklable(rows: Sequence[RowChangedEvent]) -> bool:
     return True
 
 
+def _calling(callbacks: list[Callable[[], None]]) -> Callable[[], None]:
+    """One callback that fires ``callbacks`` in order (a run's txns, oldest first)."""
+
+    def call_each() -> None:
+        for callback in callbacks:
+            callback()
+
+    return call_each
+
+
 class TxnPipeline:
     """One sink's route-encode-queue path; its owner (the DML sink's worker) calls ``write``
     with batches in order and ``drain`` before anything must come after all of them."""
@@ -85,6 +97,9 @@ class TxnPipeline:
         self._topics: dict[tuple[str, str], str] = {}
         self._partition_counts: dict[str, int] = {}
         self.senders = TopicSenders(producer, self._acked, self.fail)
+        self._merge_runs = not isinstance(producer, SendsMarked)
+        """Whether a run of one table's txns can go as one delivery: not when the producer
+        marks each txn's records."""
         self.inflight_bytes = 0
         self.stats = MQStats()
         self.error: EventSinkError | None = None
@@ -206,13 +221,54 @@ class TxnPipeline:
         if isinstance(result, FailedTxn):
             txn, _, topic, _ = pending[result.index]
             raise self._encoding_error(txn.rows, topic, result.reason)
-        for (txn, callback, topic, partitions), encoded in zip(pending, result, strict=True):
-            # the bound on bytes in flight is checked per txn, not per request
-            if self.inflight_bytes >= self.max_inflight:
-                await self._wait_below_limit()
-                if self.error is not None:
-                    return
-            self._queue(txn, callback, topic, partitions, encoded)
+        await self._queue_runs(pending, result)
+
+    async def _queue_runs(self, pending: list[_Pending], result: list[EncodedTxn]) -> None:
+        """Queue a request's txns in order, each run of consecutive txns of one table as one
+        delivery (a segment per partition it touches): a partition owner sees about one row a
+        transaction, so per-delivery steps would otherwise run for nearly every row. A txn's
+        callback fires once every record of it is acknowledged, with the rest of its run and
+        never before. A run is cut where the cadence puts a BOOTSTRAP ahead of a txn and where
+        the bytes in flight would reach the bound, so both are kept as txn by txn (the bound
+        exceeded by one txn at most). A producer that marks each txn's records (the fault
+        injector) gets every txn as a delivery of its own."""
+        timers = self.timers
+        merge = self._merge_runs
+        start, size, table = 0, 0, pending[0][0].table
+        for index, (txn, _, topic, partitions) in enumerate(pending):
+            if index > start and (
+                not merge
+                or txn.table is not table
+                or self.inflight_bytes + size >= self.max_inflight
+            ):
+                self._queue_span(pending[start:index], result[start:index])
+                start, size, table = index, 0, txn.table
+            if index == start and not await self._below_limit():
+                return
+            if timers.enabled:
+                send = timers.bootstrap_before(txn.table, topic, partitions, len(txn.rows))
+                if send is not None:
+                    if index > start:
+                        self._queue_span(pending[start:index], result[start:index])
+                        start, size, table = index, 0, txn.table
+                        if not await self._below_limit():
+                            return
+                    timers.emit_bootstrap(send)
+            size += result[index].size
+        self._queue_span(pending[start:], result[start:])
+
+    async def _below_limit(self) -> bool:
+        """Wait while the bytes in flight are at the bound; False if the pipeline failed."""
+        if self.inflight_bytes >= self.max_inflight:
+            await self._wait_below_limit()
+        return self.error is None
+
+    def _queue_span(self, run: list[_Pending], encoded: list[EncodedTxn]) -> None:
+        if len(run) == 1 or any(txn.claim_checks for txn in encoded):
+            for (txn, callback, topic, partitions), one in zip(run, encoded, strict=True):
+                self._queue(txn, callback, topic, partitions, one)
+        else:
+            self._queue_run(run, encoded)
 
     def _queue(
         self,
@@ -222,13 +278,10 @@ class TxnPipeline:
         partitions: int,
         encoded: EncodedTxn,
     ) -> None:
-        """Queue the encoded ``txn``, one segment per partition it touches, after the
-        BOOTSTRAP the cadence asks for: a few calls per transaction, and no awaits."""
+        """Queue the encoded ``txn`` as a delivery of its own, one segment per partition it
+        touches: a few calls, and no awaits."""
         rows = txn.rows
         senders = self.senders.slots(topic, partitions)
-        timers = self.timers
-        if timers.enabled:
-            timers.before_txn(rows[0].table, topic, partitions, len(rows))
         groups, size, claim_checks = encoded
         for location, payload in claim_checks:
             store_claim_check(location, payload)
@@ -242,9 +295,44 @@ class TxnPipeline:
             if sender is None:
                 sender = self.senders.start(topic, partition)
             sender.put(Segment(segment_records, _DML, table, delivery, commit_ts))
-        if timers.enabled:
-            timers.written(topic, [p for p, _ in groups], commit_ts)
+        if self.timers.enabled:
+            self.timers.written(topic, [p for p, _ in groups], commit_ts)
         self.stats.txns += 1
+
+    def _queue_run(self, run: list[_Pending], encoded: list[EncodedTxn]) -> None:
+        """Queue a run of one table's txns as one delivery: each partition's records of the
+        run, in txn order, as one segment."""
+        timers = self.timers
+        first, _, topic, partitions = run[0]
+        by_partition: dict[int, list[Record]] = {}
+        joined: set[int] = set()
+        size = rows = 0
+        for (txn, _, _, _), (groups, txn_size, _) in zip(run, encoded, strict=True):
+            size += txn_size
+            rows += len(txn.rows)
+            for partition, records in groups:
+                held = by_partition.get(partition)
+                if held is None:
+                    by_partition[partition] = records
+                elif partition in joined:
+                    held += records
+                else:  # the encoder's list is not ours to extend
+                    by_partition[partition] = held + records
+                    joined.add(partition)
+            if timers.enabled:
+                timers.written(topic, [p for p, _ in groups], txn.rows[0].commit_ts)
+        callbacks = [callback for _, callback, _, _ in run]
+        delivery = Delivery(len(by_partition), _calling(callbacks), size=size, rows=rows)
+        self.inflight_bytes += size
+        senders = self.senders.slots(topic, partitions)
+        table = first.table.qualified_name
+        commit_ts = run[-1][0].rows[0].commit_ts
+        for partition, records in by_partition.items():
+            sender = senders[partition]
+            if sender is None:
+                sender = self.senders.start(topic, partition)
+            sender.put(Segment(records, _DML, table, delivery, commit_ts))
+        self.stats.txns += len(run)
 
     def _topic_for(self, schema: str, table: str) -> str:
         key = (schema, table)

@@ -158,7 +158,7 @@ def _route(
                 row = record.row  # type: ignore[union-attr]
                 if row.commit_ts != txn_ts:
                     txn_ts, place = row.commit_ts, FIRST_PLACE
-                items = route(row, place, cadence)
+                items = route(row, place, cadence, record)  # type: ignore[arg-type]
                 place += 1
                 if cadence is not None and cadence.due:
                     _bootstraps(cadence, owner_of, pending)

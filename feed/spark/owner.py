@@ -111,6 +111,13 @@ def owner_stream(
         while upcoming is not None and upcoming[0] < place:
             yield upcoming[1]
             upcoming = next(pending, None)
+        if type(value) is FeedRow:  # a row routed in this process (``RowRouter.route``)
+            progress.rows += 1
+            progress.bytes += value.row.approximate_size
+            if progress.first_send is None:
+                progress.first_send = time.time()
+            yield value
+            continue
         ref, start_ts, before, after, size, counted = value
         if counted:
             progress.rows += 1

@@ -19,6 +19,7 @@ from collections.abc import Callable, Set
 from typing import Any, Protocol
 
 from tisink.core.clock import Clock, FeedClock
+from tisink.feed.records import FeedRow
 from tisink.feed.spark.errors import SparkPlanError
 from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, Key, PlayPlan, record_seq
 from tisink.feed.workload import KeepRow
@@ -66,6 +67,7 @@ class RowRouter:
         self._owners = {owner: index for index, owner in enumerate(plan.owners)}
         self._counts = plan.partition_counts
         self._table_ids = plan.table_ids
+        self._tables = tuple(ddl.table for ddl in plan.ddls)
         self._split = SplitPolicy(plan.split_updates)
         self._router = None
         if plan.owners:
@@ -83,15 +85,22 @@ class RowRouter:
         self._routes.pop(id(table), None)
 
     def route(
-        self, row: RowChangedEvent, place: int, counts: CountsMessages | None = None
-    ) -> list[tuple[ShuffleKey, RowValue]]:
+        self,
+        row: RowChangedEvent,
+        place: int,
+        counts: CountsMessages | None = None,
+        record: FeedRow | None = None,
+    ) -> list[tuple[ShuffleKey, RowValue | FeedRow]]:
         """The shuffle items of ``row``, the record at ``place`` of the feed; ``counts``
-        counts each item's message (the BOOTSTRAP cadence)."""
+        counts each item's message (the BOOTSTRAP cadence). Given ``record`` (the row's own,
+        handed to an owner in this process, not through a shuffle), an unsplit row's item
+        carries that record, its row now naming the plan's table object, as the owner's
+        rebuilt row would: the event is not built twice."""
         table = row.table
         route = self._routes.get(id(table))
         if route is None or route.table is not table:
             route = self._table_route(table, row.describe)
-        items: list[tuple[ShuffleKey, RowValue]]
+        items: list[tuple[ShuffleKey, RowValue | FeedRow]]
         if self._split.enabled and row.before is not None and row.after is not None:
             halves = self._split.halves(row)
         else:
@@ -103,6 +112,10 @@ class RowRouter:
                 self._item(route, delete, record_seq(place, RECORD_SUB), True),
                 self._item(route, insert, record_seq(place, INSERT_SUB), False),
             ]
+        elif record is not None:
+            row.table = self._tables[route.ref]
+            owner = 0 if self._router is None else self._owner(route, row)
+            items = [((owner, row.commit_ts, record_seq(place, RECORD_SUB)), record)]
         else:
             items = [self._item(route, row, record_seq(place, RECORD_SUB), True)]
         if counts is not None:
@@ -161,13 +174,14 @@ class RowRouter:
         self._routes[id(table)] = route
         return route
 
+    def _owner(self, route: _TableRoute, row: RowChangedEvent) -> int:
+        assert self._router is not None
+        return route.owners[self._router.partition_for_row(row, route.partitions)]
+
     def _item(
         self, route: _TableRoute, row: RowChangedEvent, seq: int, counted: bool
     ) -> tuple[ShuffleKey, RowValue]:
-        owner = 0
-        router = self._router
-        if router is not None:
-            owner = route.owners[router.partition_for_row(row, route.partitions)]
+        owner = 0 if self._router is None else self._owner(route, row)
         value = (route.ref, row.start_ts, row.before, row.after, row.approximate_size, counted)
         return (owner, row.commit_ts, seq), value
 

@@ -57,9 +57,11 @@ def test_streamed_sends_are_the_planned_sends(
             stream.append((table.table_id, (ts, record_seq(place)), ref))
     # the grid also holds intervals without messages (a DDL's, a resolved record's)
     grid = {interval_of(key[0], INTERVAL_MS) for _, key, _ in stream}
-    grid.add(interval_of(compose_ts(ms + quiet_after_ms, 1), INTERVAL_MS))
+    # the last watermark (its tick may send more), never before the last row: with no quiet
+    # time it is the last transaction's own ts
+    last_ts = max(compose_ts(ms + quiet_after_ms, 1), stream[-1][1][0])
+    grid.add(interval_of(last_ts, INTERVAL_MS))
     counted = TableIntervals(INTERVAL_MS, [])
-    last_ts = compose_ts(ms + quiet_after_ms, 1)  # the last watermark: its tick may send more
     streamed = StreamedBootstraps(
         bootstrap, TABLES, TOPIC_OF, COUNTS, sorted(grid), INTERVAL_MS, last_ts
     )

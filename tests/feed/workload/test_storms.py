@@ -70,7 +70,8 @@ def test_every_row_is_valid_after_each_storm_ddl(seed: int) -> None:
     assert len(parsed) == len(records)
     kinds = Counter(r.ddl.ddl_type for r in records if type(r) is FeedDDL)
     assert sum(kinds.values()) - 4 >= 25  # 3 s of commit time at 10 a second, plus CREATEs
-    assert {DDLType.ALTER, DDLType.TRUNCATE, DDLType.QUERY} <= set(kinds)
+    # which kinds a seed draws is up to the seed (some draw no TRUNCATE in 30 DDLs): the
+    # variety is the next test's, on a fixed seed
 
 
 def test_the_storm_draws_every_kind_on_several_tables() -> None:
