@@ -113,7 +113,9 @@ class RowRouter:
                 self._item(route, insert, record_seq(place, INSERT_SUB), False),
             ]
         elif record is not None:
-            row.table = self._tables[route.ref]
+            plan_table = self._tables[route.ref]
+            assert plan_table is not None  # rows only name DDLs with a table
+            row.table = plan_table
             owner = 0 if self._router is None else self._owner(route, row)
             items = [((owner, row.commit_ts, record_seq(place, RECORD_SUB)), record)]
         else:
