@@ -31,19 +31,29 @@ def _two_partition_txns(table) -> tuple[SingleTableTxn, SingleTableTxn, int, int
     raise AssertionError("no row of another partition")
 
 
-async def test_a_run_is_acknowledged_as_a_whole(fake_producer, make_mq_table):
-    producer = fake_producer(partitions=3)
-    sink = MQDMLSink(producer, DebugEncoder(), BY_ID, None, scheme="fake")
-    first, second, p0, p1 = _two_partition_txns(make_mq_table())
+async def _two_txns_second_held(producer, sink, table) -> tuple[Acks, list[int], list[int]]:
+    """Write two one-row txns of ``table`` to different partitions, the second partition's
+    sends held until the first's went through; then release it and settle. Returns the acks,
+    the txns acknowledged while it was held, and what the first partition got meanwhile."""
+    first, second, p0, p1 = _two_partition_txns(table)
     producer.gate(TOPIC, p1)
     acks = Acks()
     sink.write_events([acks.event(first), acks.event(second)])
     for _ in range(100):
         await asyncio.sleep(0)
-    assert [decoded(m)[1] for m in producer.messages(TOPIC, p0)] == [100]
-    assert acks.fired == [], "the first txn waits for its run's other partition"
+    held = list(acks.fired)
+    sent = [decoded(m)[1] for m in producer.messages(TOPIC, p0)]
     producer.release(TOPIC, p1)
     await settle(sink)
+    return acks, held, sent
+
+
+async def test_a_run_is_acknowledged_as_a_whole(fake_producer, make_mq_table):
+    producer = fake_producer(partitions=3)
+    sink = MQDMLSink(producer, DebugEncoder(), BY_ID, None, scheme="fake")
+    acks, held, sent = await _two_txns_second_held(producer, sink, make_mq_table())
+    assert sent == [100]
+    assert held == [], "the first txn waits for its run's other partition"
     assert acks.fired == [100, 101]
     await sink.close()
 
@@ -62,15 +72,8 @@ async def test_marked_producer_keeps_one_delivery_per_txn(fake_producer, make_mq
 
     producer.send_marked = send_marked
     sink = MQDMLSink(producer, DebugEncoder(), BY_ID, None, scheme="fake")
-    first, second, _, p1 = _two_partition_txns(make_mq_table())
-    producer.gate(TOPIC, p1)
-    acks = Acks()
-    sink.write_events([acks.event(first), acks.event(second)])
-    for _ in range(100):
-        await asyncio.sleep(0)
-    assert acks.fired == [100]
-    producer.release(TOPIC, p1)
-    await settle(sink)
+    acks, held, sent = await _two_txns_second_held(producer, sink, make_mq_table())
+    assert sent == held == [100]
     assert acks.fired == [100, 101]
     assert sorted(mark.commit_ts for mark in marks) == [100, 101]
     await sink.close()
