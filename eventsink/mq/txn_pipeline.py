@@ -241,7 +241,7 @@ class TxnPipeline:
                 or txn.table is not table
                 or self.inflight_bytes + size >= self.max_inflight
             ):
-                self._queue_span(pending[start:index], result[start:index])
+                self._queue_run(pending[start:index], result[start:index])
                 start, size, table = index, 0, txn.table
             if index == start and not await self._below_limit():
                 return
@@ -249,13 +249,13 @@ class TxnPipeline:
                 send = timers.bootstrap_before(txn.table, topic, partitions, len(txn.rows))
                 if send is not None:
                     if index > start:
-                        self._queue_span(pending[start:index], result[start:index])
+                        self._queue_run(pending[start:index], result[start:index])
                         start, size, table = index, 0, txn.table
                         if not await self._below_limit():
                             return
                     timers.emit_bootstrap(send)
             size += result[index].size
-        self._queue_span(pending[start:], result[start:])
+        self._queue_run(pending[start:], result[start:])
 
     async def _below_limit(self) -> bool:
         """Wait while the bytes in flight are at the bound; False if the pipeline failed."""
@@ -263,51 +263,19 @@ class TxnPipeline:
             await self._wait_below_limit()
         return self.error is None
 
-    def _queue_span(self, run: list[_Pending], encoded: list[EncodedTxn]) -> None:
-        if len(run) == 1 or any(txn.claim_checks for txn in encoded):
-            for (txn, callback, topic, partitions), one in zip(run, encoded, strict=True):
-                self._queue(txn, callback, topic, partitions, one)
-        else:
-            self._queue_run(run, encoded)
-
-    def _queue(
-        self,
-        txn: SingleTableTxn,
-        callback: Callable[[], None],
-        topic: str,
-        partitions: int,
-        encoded: EncodedTxn,
-    ) -> None:
-        """Queue the encoded ``txn`` as a delivery of its own, one segment per partition it
-        touches: a few calls, and no awaits."""
-        rows = txn.rows
-        senders = self.senders.slots(topic, partitions)
-        groups, size, claim_checks = encoded
-        for location, payload in claim_checks:
-            store_claim_check(location, payload)
-            self.stats.claim_checks += 1
-        delivery = Delivery(len(groups), callback, size=size, rows=len(rows))
-        self.inflight_bytes += size
-        table = txn.table.qualified_name
-        commit_ts = rows[0].commit_ts
-        for partition, segment_records in groups:
-            sender = senders[partition]
-            if sender is None:
-                sender = self.senders.start(topic, partition)
-            sender.put(Segment(segment_records, _DML, table, delivery, commit_ts))
-        if self.timers.enabled:
-            self.timers.written(topic, [p for p, _ in groups], commit_ts)
-        self.stats.txns += 1
-
     def _queue_run(self, run: list[_Pending], encoded: list[EncodedTxn]) -> None:
-        """Queue a run of one table's txns as one delivery: each partition's records of the
-        run, in txn order, as one segment."""
+        """Queue a run of one table's txns (often one) as one delivery: each partition's
+        records of the run, in txn order, as one segment, after storing its claim-check
+        payloads. A few calls per run, and no awaits."""
         timers = self.timers
         first, _, topic, partitions = run[0]
         by_partition: dict[int, list[Record]] = {}
         joined: set[int] = set()
         size = rows = 0
-        for (txn, _, _, _), (groups, txn_size, _) in zip(run, encoded, strict=True):
+        for (txn, _, _, _), (groups, txn_size, claim_checks) in zip(run, encoded, strict=True):
+            for location, payload in claim_checks:
+                store_claim_check(location, payload)
+                self.stats.claim_checks += 1
             size += txn_size
             rows += len(txn.rows)
             for partition, records in groups:
@@ -321,8 +289,8 @@ class TxnPipeline:
                     joined.add(partition)
             if timers.enabled:
                 timers.written(topic, [p for p, _ in groups], txn.rows[0].commit_ts)
-        callbacks = [callback for _, callback, _, _ in run]
-        delivery = Delivery(len(by_partition), _calling(callbacks), size=size, rows=rows)
+        callback = run[0][1] if len(run) == 1 else _calling([c for _, c, _, _ in run])
+        delivery = Delivery(len(by_partition), callback, size=size, rows=rows)
         self.inflight_bytes += size
         senders = self.senders.slots(topic, partitions)
         table = first.table.qualified_name
