@@ -7,9 +7,14 @@ user imports first."""
 
 import ast
 import sys
+import tomllib
 from pathlib import Path
 
-LAYERS = ("core", "model", "codec", "eventsink", "ddlsink", "tablesink", "sink", "feed", "tisink")
+
+def layers(root: Path) -> list[str]:
+    """The packages of ``[tool.tisink.layers] floors`` in pyproject.toml."""
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    return list(data["tool"]["tisink"]["layers"]["floors"])
 
 
 def module_of(path: Path) -> str:
@@ -49,7 +54,7 @@ def main() -> int:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     files = {
         module_of(path.relative_to(root)): path
-        for layer in LAYERS
+        for layer in layers(root)
         for path in sorted((root / layer).rglob("*.py"))
     }
     modules = set(files)

@@ -26,7 +26,7 @@ from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 REPO = Path(__file__).resolve().parents[1]
 LARGE_EVENT_TABLE = REPO / "tests" / "codec" / "data" / "large_event_table.json"
 LARGE_EVENT_VALUES = (
-    REPO.parent / "shared" / "formats" / "ticdc-simple" / "golden" / "large-event"
+    REPO / "tests" / "data" / "formats" / "ticdc-simple" / "golden" / "large-event"
 ) / "mock_row_values.json"
 BUILD_TS = 1_708_923_662_983
 

@@ -16,21 +16,20 @@ __all__ = [
     "kafka_bootstrap",
     "mariadb_url",
     "postgresql_url",
-    "shared_dir",
+    "reference_data",
     "simple_golden",
 ]
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+REFERENCE_DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"the shared/ folder is missing beside the repository ({SHARED})")
-    return SHARED
+def reference_data() -> Path:
+    """``tests/data``: the reference formats and goldens, copied into the repository
+    (``tests/data/README.md`` names their sources)."""
+    return REFERENCE_DATA
 
 
 @pytest.fixture(scope="session")
-def simple_golden(shared_dir: Path) -> Path:
-    return shared_dir / "formats" / "ticdc-simple" / "golden"
+def simple_golden(reference_data: Path) -> Path:
+    return reference_data / "formats" / "ticdc-simple" / "golden"

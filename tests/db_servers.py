@@ -2,11 +2,17 @@
 
 Each starts one server for the whole session, as ``broker_fixture`` starts the broker: on a free
 loopback port, its data directory in a temporary folder, stopped (and the folder removed) at the
-end. MariaDB comes from Debian's ``mariadb-server`` (``mariadb-install-db`` + ``mariadbd``, run as
-root with ``--user=root``); PostgreSQL 15 from ``/usr/lib/postgresql/15/bin``, run as the
-``postgres`` system user since it refuses root. Both get a user ``tisink`` with a password, so the
-sinks connect as a real client would. A server that cannot start fails the test with its log's
-tail: nothing is skipped.
+end. The programs are found, not assumed: MariaDB's ``mariadbd`` and ``mariadb-install-db`` on
+PATH (or the sbin folders, where Debian's ``mariadb-server`` puts the daemon); PostgreSQL's
+``postgres`` and ``initdb`` on PATH, else ``pg_config --bindir``, else the newest
+``/usr/lib/postgresql/<version>/bin`` (Debian's layout, which keeps them off PATH). As root,
+MariaDB runs with ``--user=root`` and PostgreSQL as the ``postgres`` system user, since it refuses
+root. Both get a user ``tisink`` with a password, so the sinks connect as a real client would.
+
+A server that is not installed skips its tests with one line naming what is missing and how to
+get it, unless ``TISINK_REQUIRE_SERVERS=1`` (``.ci/run`` sets it): then the test fails, so CI
+never passes with database tests skipped. A server that is installed but cannot start fails the
+test with its log's tail.
 
 The URLs are sink URIs: ``mysql://tisink:pw@127.0.0.1:port/`` and
 ``postgresql://tisink:pw@127.0.0.1:port/postgres``. Tests take a clean database with the
@@ -29,7 +35,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import AbstractContextManager, ExitStack, contextmanager, suppress
 from pathlib import Path
 
 import psycopg
@@ -38,14 +44,62 @@ import pytest
 
 USER, PASSWORD = "tisink", "cdc-pass"
 HOST = "127.0.0.1"
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
 PG_SYSTEM_USER = "postgres"
 START_TIMEOUT_S = 60.0
 SYSTEM_DATABASES = ("information_schema", "mysql", "performance_schema", "sys")
+REQUIRE_ENV = "TISINK_REQUIRE_SERVERS"
+SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+DEBIAN_PG_ROOT = Path("/usr/lib/postgresql")
 
 
 class ServerStartError(RuntimeError):
     """A database server did not come up; the message holds its log's tail."""
+
+
+class ServerMissing(RuntimeError):
+    """A database server is not installed; the message says what to install."""
+
+
+def _which(name: str) -> str | None:
+    """``name`` on PATH or in the sbin folders, which a non-root PATH often lacks."""
+    path = os.pathsep.join([os.environ.get("PATH", ""), *SBIN])
+    return shutil.which(name, path=path)
+
+
+def mariadb_programs() -> tuple[str, str]:
+    """(mariadbd, mariadb-install-db), wherever the system put them."""
+    daemon, install = _which("mariadbd"), _which("mariadb-install-db")
+    if daemon is None or install is None:
+        raise ServerMissing(
+            "MariaDB server not installed (no mariadbd / mariadb-install-db): "
+            "apt-get install mariadb-server"
+        )
+    return daemon, install
+
+
+def postgresql_bindir() -> Path:
+    """The folder holding ``postgres`` and ``initdb``: PATH, pg_config, then Debian's layout."""
+    postgres, initdb = _which("postgres"), _which("initdb")
+    if postgres and initdb:
+        return Path(postgres).resolve().parent
+    pg_config = _which("pg_config")
+    if pg_config:
+        with suppress(OSError, subprocess.SubprocessError):
+            out = subprocess.run(
+                [pg_config, "--bindir"], capture_output=True, text=True, check=True, timeout=10
+            )
+            folder = Path(out.stdout.strip())
+            if (folder / "postgres").exists() and (folder / "initdb").exists():
+                return folder
+    versions = sorted(
+        (p for p in DEBIAN_PG_ROOT.glob("*/bin") if (p / "postgres").exists()),
+        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else -1,
+    )
+    if versions:
+        return versions[-1]
+    raise ServerMissing(
+        "PostgreSQL server not installed (no postgres / initdb): apt-get install postgresql"
+    )
 
 
 def free_port() -> int:
@@ -93,24 +147,26 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(10)
 
 
+def _root_user() -> list[str]:
+    """MariaDB runs as root only when told to; another user runs it as itself."""
+    return ["--user=root"] if os.geteuid() == 0 else []
+
+
 @contextmanager
 def start_mariadb() -> Iterator[str]:
     """A MariaDB server with user ``tisink``; yields its sink URI."""
-    mariadbd = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
-    install = shutil.which("mariadb-install-db")
-    if not Path(mariadbd).exists() or install is None:
-        raise ServerStartError("mariadbd is missing: apt-get install -y mariadb-server")
+    mariadbd, install = mariadb_programs()
     with tempfile.TemporaryDirectory(prefix="tisink-mariadb-") as scratch:
         root = Path(scratch)
         data, log, sock = root / "data", root / "mariadbd.log", str(root / "mysqld.sock")
         _run(
-            [install, "--no-defaults", f"--datadir={data}", "--user=root",
+            [install, "--no-defaults", f"--datadir={data}", *_root_user(),
              "--auth-root-authentication-method=normal", "--skip-test-db"],
             log, "mariadb-install-db",
         )  # fmt: skip
         port = free_port()
         process = subprocess.Popen(
-            [mariadbd, "--no-defaults", f"--datadir={data}", "--user=root", f"--port={port}",
+            [mariadbd, "--no-defaults", f"--datadir={data}", *_root_user(), f"--port={port}",
              f"--bind-address={HOST}", f"--socket={sock}", f"--log-error={log}",
              f"--pid-file={root / 'mariadbd.pid'}", "--skip-name-resolve", "--skip-log-bin",
              "--innodb-buffer-pool-size=128M", "--innodb-flush-log-at-trx-commit=0",
@@ -132,29 +188,31 @@ def start_mariadb() -> Iterator[str]:
 
 
 def _as_postgres(argv: list[str]) -> list[str]:
+    """PostgreSQL refuses to run as root: as root, run it as the ``postgres`` system user."""
+    if os.geteuid() != 0:
+        return argv
     return ["runuser", "-u", PG_SYSTEM_USER, "--", *argv]
 
 
 @contextmanager
 def start_postgresql() -> Iterator[str]:
-    """A PostgreSQL 15 server with superuser ``tisink``; yields the sink URI of its
+    """A PostgreSQL server with superuser ``tisink``; yields the sink URI of its
     ``postgres`` database."""
-    if not (PG_BIN / "postgres").exists():
-        raise ServerStartError(f"PostgreSQL 15 is missing: no {PG_BIN / 'postgres'}")
-    account = pwd.getpwnam(PG_SYSTEM_USER)
+    pg_bin = postgresql_bindir()
     with (
         tempfile.TemporaryDirectory(prefix="tisink-postgresql-") as scratch,
         ExitStack() as stack,
     ):
         root = Path(scratch)
-        os.chown(root, account.pw_uid, account.pw_gid)
         data, log, secret = root / "data", root / "postgres.log", root / "pw"
         secret.write_text(PASSWORD)
-        os.chown(secret, account.pw_uid, account.pw_gid)
         log.touch()
-        os.chown(log, account.pw_uid, account.pw_gid)
+        if os.geteuid() == 0:
+            account = pwd.getpwnam(PG_SYSTEM_USER)
+            for path in (root, secret, log):
+                os.chown(path, account.pw_uid, account.pw_gid)
         _run(
-            _as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-U", USER,
+            _as_postgres([str(pg_bin / "initdb"), "-D", str(data), "-U", USER,
                           f"--pwfile={secret}", "-A", "scram-sha-256", "-E", "UTF8",
                           "--locale=C.UTF-8"]),
             log, "initdb",
@@ -162,7 +220,7 @@ def start_postgresql() -> Iterator[str]:
         port = free_port()
         output = stack.enter_context(log.open("ab"))
         process = subprocess.Popen(
-            _as_postgres([str(PG_BIN / "postgres"), "-D", str(data), "-p", str(port),
+            _as_postgres([str(pg_bin / "postgres"), "-D", str(data), "-p", str(port),
                           "-k", str(root), "-c", f"listen_addresses={HOST}", "-c", "fsync=off",
                           "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
             stdout=output, stderr=subprocess.STDOUT,
@@ -176,22 +234,27 @@ def start_postgresql() -> Iterator[str]:
             _stop(process)
 
 
-@pytest.fixture(scope="session")
-def mariadb_url() -> Iterator[str]:
+def _server(start: Callable[[], AbstractContextManager[str]]) -> Iterator[str]:
+    """The URL of a started server; a missing one skips (fails under TISINK_REQUIRE_SERVERS)."""
     try:
-        with start_mariadb() as url:
+        with start() as url:
             yield url
+    except ServerMissing as err:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{err} ({REQUIRE_ENV}=1)", pytrace=False)
+        pytest.skip(str(err))
     except ServerStartError as err:
         pytest.fail(str(err), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def mariadb_url() -> Iterator[str]:
+    yield from _server(start_mariadb)
 
 
 @pytest.fixture(scope="session")
 def postgresql_url() -> Iterator[str]:
-    try:
-        with start_postgresql() as url:
-            yield url
-    except ServerStartError as err:
-        pytest.fail(str(err), pytrace=False)
+    yield from _server(start_postgresql)
 
 
 def mariadb_connect(url: str) -> pymysql.Connection:  # type: ignore[type-arg]

@@ -8,5 +8,5 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def debezium_golden(shared_dir: Path) -> Path:
-    return shared_dir / "formats" / "debezium" / "golden"
+def debezium_golden(reference_data: Path) -> Path:
+    return reference_data / "formats" / "debezium" / "golden"

@@ -1,4 +1,4 @@
-"""The encoder against every golden in shared/formats/debezium/golden (66 files).
+"""The encoder against every golden in tests/data/formats/debezium/golden (66 files).
 
 Each golden is a JSON literal from a TiCDC unit test, whose key order is arbitrary. Comparison
 is **byte-equal** against the golden re-laid in TiCDC's write order (``support.write_order``,

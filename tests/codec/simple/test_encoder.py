@@ -231,18 +231,18 @@ def test_new_schema_version_is_picked_up(table: TableInfo) -> None:
 # --- Avro wiring (the marshaller itself is tested in tests/codec/simple/avro) --------------
 
 
-def _avro_decode(shared_dir: Path, value: bytes) -> Any:
-    schema_path = shared_dir / "formats" / "ticdc-simple" / "ticdc" / "message.json"
+def _avro_decode(reference_data: Path, value: bytes) -> Any:
+    schema_path = reference_data / "formats" / "ticdc-simple" / "ticdc" / "message.json"
     schema = fastavro.parse_schema(json.loads(schema_path.read_text()))
     return fastavro.schemaless_reader(BytesIO(value), schema, return_record_name=True)
 
 
-def test_avro_encoding_is_wired(table: TableInfo, shared_dir: Path) -> None:
+def test_avro_encoding_is_wired(table: TableInfo, reference_data: Path) -> None:
     pytest.importorskip("tisink.codec.simple.avro")
     encoder = _encoder(encoding_format="avro", large_message_handle_compression="snappy")
     value = decompress("snappy", encoder.encode_row(_row(table)).value)
     assert value[:3] == b"\x16\x06\x06"
-    name, message = _avro_decode(shared_dir, value)
+    name, message = _avro_decode(reference_data, value)
     assert name == "com.pingcap.simple.avro.Message"
     assert message["type"] == "DML"
     payload = message["payload"][1]
@@ -254,12 +254,12 @@ def test_avro_encoding_is_wired(table: TableInfo, shared_dir: Path) -> None:
     assert decompress("snappy", encoder.encode_checkpoint(9).value)[:3] == b"\x16\x00\x00"
 
 
-def test_avro_handle_key_only(table: TableInfo, shared_dir: Path) -> None:
+def test_avro_handle_key_only(table: TableInfo, reference_data: Path) -> None:
     pytest.importorskip("tisink.codec.simple.avro")
     encoder = _encoder(
         encoding_format="avro", max_message_bytes=300, large_message_handle_option="handle-key-only"
     )
-    _, message = _avro_decode(shared_dir, encoder.encode_row(_row(table, note="n" * 1000)).value)
+    _, message = _avro_decode(reference_data, encoder.encode_row(_row(table, note="n" * 1000)).value)
     payload = message["payload"][1]
     assert payload["handleKeyOnly"] is True
     assert set(payload["data"]) == {"id"}

@@ -1,4 +1,4 @@
-"""The JSON marshaller against every Simple Protocol golden in shared/formats/ticdc-simple."""
+"""The JSON marshaller against every Simple Protocol golden in tests/data/formats/ticdc-simple."""
 
 from __future__ import annotations
 

@@ -223,9 +223,9 @@ def _avro_expected(column: ColumnInfo, value: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def avro_schema(shared_dir: Path) -> Any:
+def avro_schema(reference_data: Path) -> Any:
     pytest.importorskip("tisink.codec.simple.avro")
-    path = shared_dir / "formats" / "ticdc-simple" / "ticdc" / "message.json"
+    path = reference_data / "formats" / "ticdc-simple" / "ticdc" / "message.json"
     return fastavro.parse_schema(json.loads(path.read_text()))
 
 

@@ -15,10 +15,9 @@ from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 
 
 def _vectors() -> dict[str, Any]:
-    # Parametrised cases are built before fixtures exist, so the path is the conftest's:
-    # the shared folder beside the repository.
-    shared = Path(__file__).resolve().parents[3].parent / "shared"
-    path = shared / "formats/ticdc-simple/golden/partition-dispatch/vectors.json"
+    # Parametrised cases are built before fixtures exist, so the path is the conftest's.
+    data = Path(__file__).resolve().parents[2] / "data"
+    path = data / "formats/ticdc-simple/golden/partition-dispatch/vectors.json"
     return json.loads(path.read_text())
 
 

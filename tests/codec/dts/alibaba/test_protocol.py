@@ -1,5 +1,5 @@
 """The ``alibaba-dts`` registry entry, and its stream read by a second, independent decoder: the
-Apache ``avro`` package with the verbatim schema from shared/formats/alibaba-dts."""
+Apache ``avro`` package with the verbatim schema from tests/data/formats/alibaba-dts."""
 
 from __future__ import annotations
 
@@ -53,9 +53,9 @@ def test_entry() -> None:
         build_options(spec.options_type, spec.options, {"dts-heartbeat-interval-in-sec": "x"}, "x")
 
 
-def test_schema_files_give_the_verbatim_schema(shared_dir: Path) -> None:
+def test_schema_files_give_the_verbatim_schema(reference_data: Path) -> None:
     files = get_protocol("alibaba-dts").schema_files("avro")
-    assert files == {"Record.avsc": (shared_dir / SHARED_SCHEMA).read_bytes()}
+    assert files == {"Record.avsc": (reference_data / SHARED_SCHEMA).read_bytes()}
 
 
 def test_encoder_and_decoder_from_the_registry() -> None:
@@ -73,9 +73,9 @@ def test_encoder_and_decoder_from_the_registry() -> None:
 
 
 @pytest.fixture(scope="module")
-def apache_record(shared_dir: Path) -> avro.schema.Schema:
+def apache_record(reference_data: Path) -> avro.schema.Schema:
     """The ``Record`` branch of the verbatim file's 14 schemas, parsed by Apache avro."""
-    union = avro.schema.parse((shared_dir / SHARED_SCHEMA).read_text(encoding="utf-8"))
+    union = avro.schema.parse((reference_data / SHARED_SCHEMA).read_text(encoding="utf-8"))
     record = union.schemas[-1]  # type: ignore[attr-defined]
     assert record.fullname == "com.alibaba.dts.formats.avro.Record"
     return record

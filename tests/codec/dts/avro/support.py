@@ -1,7 +1,7 @@
 """Helpers of the DTS Avro tests: encoders of either format and an independent reader.
 
 ``decode`` parses the shipped ``.avsc`` itself with fastavro (the verbatim Alibaba schema is
-checked equal to shared/formats/alibaba-dts in ``test_schemas``), so it shares nothing with the
+checked equal to tests/data/formats/alibaba-dts in ``test_schemas``), so it shares nothing with the
 encoder but the file.
 """
 

@@ -66,8 +66,8 @@ def _schemas(fmt: str) -> list[dict[str, Any]]:
     return json.loads(schema_bytes(fmt))
 
 
-def test_alibaba_schema_is_the_verbatim_file(shared_dir: Path) -> None:
-    verbatim = (shared_dir / "formats" / "alibaba-dts" / "Record.avsc").read_bytes()
+def test_alibaba_schema_is_the_verbatim_file(reference_data: Path) -> None:
+    verbatim = (reference_data / "formats" / "alibaba-dts" / "Record.avsc").read_bytes()
     assert schema_bytes("alibaba") == verbatim
 
 

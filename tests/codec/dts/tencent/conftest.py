@@ -1,4 +1,4 @@
-"""Fixtures for the Tencent DTS Protobuf tests: classes generated from the shared
+"""Fixtures for the Tencent DTS Protobuf tests: classes generated from the copied
 ``subscribe.proto`` by grpcio-tools at test time (never the encoder's own code path), and a
 small table with the columns of the spec's example row."""
 
@@ -14,17 +14,17 @@ from tisink.model.table import TableInfo
 
 
 @pytest.fixture(scope="session")
-def pb(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+def pb(reference_data: Path, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """``subscribe_pb2`` from ``formats/tencent-dts/subscribe.proto``."""
-    proto = shared_dir / "formats" / "tencent-dts" / "subscribe.proto"
+    proto = reference_data / "formats" / "tencent-dts" / "subscribe.proto"
     return generate(proto, tmp_path_factory.mktemp("pb"), "tdts_subscribe_pb2")
 
 
 @pytest.fixture(scope="session")
-def pb_presence(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+def pb_presence(reference_data: Path, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The same schema with ``optional`` on the enum fields whose zero value matters, so
     ``HasField`` tells a written BEGIN/NIL/INSERT from a missing one (same wire format)."""
-    text = (shared_dir / "formats" / "tencent-dts" / "subscribe.proto").read_text()
+    text = (reference_data / "formats" / "tencent-dts" / "subscribe.proto").read_text()
     for field in (
         "MessageType messageType = 3;",
         "DataType dataType = 1;",

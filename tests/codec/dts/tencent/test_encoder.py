@@ -1,5 +1,6 @@
-"""The encoder's output read with classes generated from the shared ``subscribe.proto``, field by
-field against spec/dts-formats.md 2 and the seed page (no goldens exist)."""
+"""The encoder's output read with classes generated from
+``tests/data/formats/tencent-dts/subscribe.proto``, field by field against spec/dts-formats.md 2
+and the seed page (no goldens exist)."""
 
 from __future__ import annotations
 

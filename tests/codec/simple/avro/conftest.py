@@ -124,8 +124,8 @@ class TaggedReader:
 
 
 @pytest.fixture(scope="session")
-def official_schema(shared_dir: Path) -> list[dict[str, Any]]:
-    path = shared_dir / "formats" / "ticdc-simple" / "ticdc" / "message.json"
+def official_schema(reference_data: Path) -> list[dict[str, Any]]:
+    path = reference_data / "formats" / "ticdc-simple" / "ticdc" / "message.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
