@@ -259,7 +259,9 @@ def test_avro_handle_key_only(table: TableInfo, reference_data: Path) -> None:
     encoder = _encoder(
         encoding_format="avro", max_message_bytes=300, large_message_handle_option="handle-key-only"
     )
-    _, message = _avro_decode(reference_data, encoder.encode_row(_row(table, note="n" * 1000)).value)
+    _, message = _avro_decode(
+        reference_data, encoder.encode_row(_row(table, note="n" * 1000)).value
+    )
     payload = message["payload"][1]
     assert payload["handleKeyOnly"] is True
     assert set(payload["data"]) == {"id"}
