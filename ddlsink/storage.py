@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from tisink.eventsink.storage.config import StorageConfig
 from tisink.eventsink.storage.files import FileWriter
 from tisink.eventsink.storage.paths import METADATA_FILE
+from tisink.eventsink.storage.resume import read_checkpoint
 from tisink.eventsink.storage.schema_file import SchemaFile, database_of, ddl_action
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
@@ -37,7 +38,7 @@ class StorageDDLSink:
     def __init__(self, writer: FileWriter, config: StorageConfig) -> None:
         self._writer = writer
         self._config = config
-        self._checkpoint = 0
+        self._checkpoint = read_checkpoint(writer.root) or 0  # never back past a stored one
         self.ddls = 0
         self.checkpoints = 0
 

@@ -18,3 +18,8 @@ class RetriableError(EventSinkError):
 
 class FileSinkError(EventSinkError):
     """A topic file cannot be written or read; the message names the file (and line)."""
+
+
+class PathNameError(EventSinkError):
+    """A name from the data (schema, table, topic) cannot be one file or directory name under
+    the sink's root; the message names the table or topic."""

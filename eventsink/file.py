@@ -1,6 +1,7 @@
 """FileProducer: "Kafka without a broker", one JSON Lines file per topic and partition.
 
-Layout: ``DIR/<topic>/partition-<n>.jsonl``, one record per line,
+Layout: ``DIR/<topic>/partition-<n>.jsonl`` (``topic_folder``: a topic that is no plain folder
+name is refused, ``path_names``), one record per line,
 ``{"offset":<n>,"key":<base64 or null>,"value":<base64>}``, plus
 ``"headers":[[<name>,<base64 value>],...]`` when the record has Kafka headers. Offsets count
 from 0 per partition, like Kafka's, and a producer opened on an existing directory continues
@@ -38,6 +39,7 @@ import orjson
 from tisink.codec.message import Headers, Record, with_sequence
 from tisink.eventsink.errors import FileSinkError as FileSinkError  # callers import it here
 from tisink.eventsink.file_tail import append_whole, settle
+from tisink.eventsink.path_names import path_component
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +47,14 @@ _PARTITION_FILE = re.compile(r"^partition-(\d+)\.jsonl$")
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
+def topic_folder(directory: Path, topic: str) -> Path:
+    """``directory/<topic>``; PathNameError when the topic is no plain directory name (``..``,
+    ``a/b``), so a topic never reaches outside ``directory``."""
+    return Path(directory) / path_component(topic, "topic name", f"topic {topic!r}")
+
+
 def partition_file(directory: Path, topic: str, partition: int) -> Path:
-    return directory / topic / f"partition-{partition}.jsonl"
+    return topic_folder(directory, topic) / f"partition-{partition}.jsonl"
 
 
 def _check_topic(topic: str) -> None:
@@ -264,7 +272,7 @@ def read_file_topic(directory: Path, topic: str) -> Iterator[tuple[int, int, byt
 
 def read_file_topic_records(directory: Path, topic: str) -> Iterator[FileRecord]:
     """As ``read_file_topic``, with each record's headers."""
-    folder = Path(directory) / topic
+    folder = topic_folder(directory, topic)
     if not folder.is_dir():
         raise FileSinkError(f"topic {topic!r}: no folder {folder}")
     partitions = sorted(

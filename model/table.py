@@ -73,6 +73,13 @@ class TableInfo:
     indexes: tuple[IndexInfo, ...] = ()
 
     def __post_init__(self) -> None:
+        names = (("schema", self.schema), ("table", self.table))
+        for kind, name in (*names, *(("column", col.name) for col in self.columns)):
+            if "\x00" in name:  # MySQL takes no U+0000 in an identifier; file names neither
+                raise SchemaError(
+                    f"table {self.schema!r}.{self.table!r}: the {kind} name {name!r} holds "
+                    "NUL (U+0000), which no MySQL identifier may hold"
+                )
         seen: set[str] = set()
         for col in self.columns:
             if not is_known_type(col.mysql_type):

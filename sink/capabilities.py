@@ -9,6 +9,7 @@ engines use them through ``SinkFactory`` without knowing any scheme:
   default topic and effective config, and a producer to write through.
 * ``VerifiableProvider``: a ``RecordSource`` that ``tisink verify`` reads the stream back with.
 * ``ReportsLeftovers``: topics an earlier run left at the target (a play refuses them).
+* ``FixedPartitions``: the partitions per topic, known before anything is written.
 * ``UpdateSplitting``: whether key-changing UPDATEs are split into DELETE + INSERT (TiCDC
   splits for every sink but the MySQL-compatible ones); without it, they are.
 * ``OwnsURIParams`` / ``HasDefaultProtocol``: URI parameters the scheme reads itself, and the
@@ -96,6 +97,14 @@ class ReportsLeftovers(Protocol):
     (offsets, sequence numbers) and verify would read as one stream with the new one."""
 
     def leftover_topics(self, uri: SinkURI, config: ChangefeedConfig) -> list[str]: ...
+
+
+@runtime_checkable
+class FixedPartitions(Protocol):
+    """An MQ scheme whose topics have a partition count known before anything is written (a
+    fault's ``partition=`` past it is refused up front)."""
+
+    def partition_num(self, target: MQTarget) -> int: ...
 
 
 @runtime_checkable

@@ -22,13 +22,15 @@ from tisink.eventsink.capabilities import (
     merge_ends,
     merge_seconds,
 )
-from tisink.eventsink.faults import InjectedFault, injected_faults, merge_faults
+from tisink.eventsink.faults import FaultPlan, InjectedFault, injected_faults, merge_faults
+from tisink.eventsink.faults.spec import check_partitions
 from tisink.eventsink.reading import RecordSource
 from tisink.eventsink.stats import AckedSeconds, AcknowledgedEnds
 from tisink.eventsink.storage.config import StorageLayout
 from tisink.sink.capabilities import (
     ChoosesProvider,
     EventSinkProvider,
+    FixedPartitions,
     HasDefaultProtocol,
     MQTarget,
     MQTargetProvider,
@@ -43,6 +45,7 @@ from tisink.sink.capabilities import (
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
 from tisink.sink.registry import load_provider
+from tisink.sink.storage_provider import storage_protocols
 from tisink.sink.uri import SinkURI, parse_sink_uri
 from tisink.tablesink import AckLatency, TableSink
 from tisink.tablesink.split import SplitPolicy
@@ -72,11 +75,28 @@ class SinkFactory:
         """Shared by the table sinks this factory builds: every play measures its latency."""
         self._created: list[object] = []
         target = self.mq_target()  # a target its scheme refuses (user:password@) fails here
-        if self.config.faults and target is None:
+        self.storage_layout()  # and a storage setting it refuses (date-separator=week)
+        if self.config.faults:
+            self._check_faults(self.config.faults, target)
+
+    def _check_faults(self, plan: FaultPlan, target: MQTarget | None) -> None:
+        """Delivery faults act on topics and partitions: a sink without them is refused, and
+        so is a ``partition=`` past a partition count the scheme knows up front."""
+        where = f"sink {self.uri.redacted()}"
+        if target is None and self.storage_layout() is not None:
             raise SinkError(
-                f"sink {self.uri.redacted()}: delivery faults (--faults) are injected into "
-                "topics and partitions; the scheme has none (use kafka:// or file://)"
+                f"{where}: the storage layout (protocol {self.protocol}; the storage sink's "
+                f"protocols: {', '.join(storage_protocols())}) writes files by table, without "
+                "partitions, so delivery faults (--faults) do not apply; fault a stream: "
+                "kafka://, or file:// with a stream protocol"
             )
+        if target is None:
+            raise SinkError(
+                f"{where}: delivery faults (--faults) are injected into topics and partitions; "
+                f"the {self.scheme}:// scheme has none (use kafka:// or file://)"
+            )
+        if isinstance(self.provider, FixedPartitions):
+            check_partitions(plan, self.provider.partition_num(target), where)
 
     @property
     def scheme(self) -> str:

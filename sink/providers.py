@@ -139,8 +139,10 @@ class FileProvider(MQSinkProvider):
         directory = Path(uri.path)
         if directory.exists() and not directory.is_dir():
             raise SinkURIError(f"sink URI {uri.redacted()}: {directory} is not a directory")
-        partitions = target.config.kafka.partition_num or DEFAULT_FILE_PARTITION_NUM
-        return OpenedProducer(FileProducer(directory, partitions))
+        return OpenedProducer(FileProducer(directory, self.partition_num(target)))
+
+    def partition_num(self, target: MQTarget) -> int:
+        return target.config.kafka.partition_num or DEFAULT_FILE_PARTITION_NUM
 
     async def producer_for_sinks(self, uri: SinkURI, target: MQTarget) -> OpenedProducer:
         key = self.target_key(uri)

@@ -25,6 +25,7 @@ from tisink.ddlsink.storage import StorageDDLSink
 from tisink.eventsink.storage.config import STORAGE_OPTIONS, StorageConfig, StorageLayout
 from tisink.eventsink.storage.files import FileWriter
 from tisink.eventsink.storage.paths import METADATA_FILE
+from tisink.eventsink.storage.resume import ResumePoint
 from tisink.eventsink.storage.sink import StorageSink
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkURIError
@@ -98,6 +99,7 @@ class StorageProvider:
             header=header,
             record_end=layout.config.terminator.encode(),
             writer=self._writer(layout.root),
+            resume=ResumePoint.read(layout),  # a folder an earlier run left goes on (--append)
         )
 
     async def create_ddl_sink(

@@ -18,6 +18,8 @@ _SECRET = re.compile(r"pass|secret|token|credential|(?:^|-)key$", re.IGNORECASE)
 """Parameter names whose values are masked wherever a URI is shown: the known secrets
 (``sasl-password``, ``sasl-oauth-client-secret``, ``key``) and anything that looks like one,
 a misspelt ``sasl-passwrd`` included."""
+MASK = "xxxxx"
+"""What every shown secret becomes (TiCDC's own mask)."""
 PATH_SCHEMES = ("file",)
 """Schemes whose authority is part of a local path rather than a list of brokers."""
 
@@ -38,8 +40,7 @@ class SinkURI:
         return self.params.get(name, default)
 
     def redacted(self) -> str:
-        """The URI for logs: the password of ``user:password@`` and credential-like
-        parameters replaced by ``xxxxx``."""
+        """The URI for logs: ``mask_uri`` of the URI as given."""
         return mask_uri(self.raw)
 
 
@@ -49,28 +50,44 @@ def is_secret_param(name: str) -> bool:
 
 
 def mask_uri(uri: str) -> str:
-    """``uri`` as it may be shown: the userinfo password and every credential-like query
-    value as ``xxxxx``; works on URIs that do not parse (an error message shows them too)."""
-    uri = mask_password(uri)
-    base, sep, query = uri.partition("?")
+    """``uri`` as every command and report shows it: the password of ``user:password@`` and
+    every credential-like query value as ``MASK``. It works on URIs that do not parse (an
+    error message shows them too), so a password holding ``/`` or ``@`` is masked whole."""
+    scheme, sep, rest = uri.partition("://")
     if not sep:
-        return uri
+        scheme, rest = "", uri
+    head, question, query = rest.partition("?")
+    userinfo, at, hosts = head.rpartition("@")
+    user, colon, password = userinfo.partition(":")
+    if sep and at and colon and password:
+        head = f"{user}:{MASK}@{hosts}"
     pairs = []
-    for pair in query.split("&"):
+    for pair in query.split("&") if question else ():
         name, eq, value = pair.partition("=")
         secret = eq and value and is_secret_param(unquote(name))
-        pairs.append(f"{name}=xxxxx" if secret else pair)
-    return base + "?" + "&".join(pairs)
+        pairs.append(f"{name}={MASK}" if secret else pair)
+    return f"{scheme}{sep}{head}{question}{'&'.join(pairs)}"
 
 
-def mask_password(uri: str) -> str:
-    """``uri`` with the password of its ``user:password@`` part (database URIs) as ``xxxxx``."""
-    scheme, sep, rest = uri.partition("://")
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, hosts = authority.rpartition("@")
-    if not sep or not at or ":" not in userinfo:
-        return uri
-    return f"{scheme}://{userinfo.split(':', 1)[0]}:xxxxx@{hosts}{slash}{tail}"
+def scrub(text: str, uri: str) -> str:
+    """``text`` (a driver's or a library's message about ``uri``) with each secret of ``uri``
+    as ``MASK``, as written and percent-decoded, should the message repeat one."""
+    for secret in sorted(_secrets(uri), key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
+
+
+def _secrets(uri: str) -> set[str]:
+    """The values ``mask_uri`` hides, each as written and percent-decoded."""
+    _, sep, rest = uri.partition("://")
+    head, _, query = (rest if sep else uri).partition("?")
+    userinfo, at, _ = head.rpartition("@")
+    found = [userinfo.partition(":")[2]] if sep and at else []
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if is_secret_param(unquote(name)):
+            found.append(value)
+    return {text for value in found for text in (value, unquote(value)) if text}
 
 
 def parse_sink_uri(uri: str) -> SinkURI:

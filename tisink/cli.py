@@ -313,7 +313,7 @@ def generate(
     rows: Annotated[int | None, typer.Option(help="Rows (default: the scenario's).")] = None,
 ) -> None:
     """Write a seeded workload as a change feed file."""
-    from tisink.feed.workload import generate_feed
+    from tisink.feed.workload import ScenarioError, generate_feed
 
     if rows is not None and rows <= 0:
         console.print(f"[bold red]generate refused:[/] --rows must be positive, got {rows}")
@@ -325,6 +325,9 @@ def generate(
     _check_writable(out, command="generate", what="the feed")
     try:
         counts = generate_feed(workload, seed, rows, out)
+    except ScenarioError as err:
+        console.print(f"[bold red]generate refused:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(2) from err
     except TisinkError as err:
         console.print(f"[bold red]generate failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(1) from err
@@ -415,6 +418,13 @@ def check(
     ] = None,
     max_differences: Annotated[int, typer.Option(help="Differences to list.")] = 20,
     report_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+    strict_column_order: Annotated[
+        bool,
+        typer.Option(
+            "--strict-column-order",
+            help="Columns in another order differ (default: matched by name, a note).",
+        ),
+    ] = False,
 ) -> None:
     """Compare a consumer's database with the state a change feed implies.
     Exit 0 when equal, 1 when different, 2 when a database cannot be opened or read."""
@@ -435,6 +445,7 @@ def check(
             schema_map=schema_map or (),
             table_map=table_map or (),
             max_differences=max_differences,
+            strict_column_order=strict_column_order,
         )
         report = run_check(options)
     except (CheckError, ValueError) as err:

@@ -27,3 +27,17 @@ class PlayFailed(TisinkError):
 class ReplayFailed(TisinkError):
     """``tisink replay`` cannot start as asked (a source it cannot read, a target without
     partitions, pacing options that contradict)."""
+
+
+class ReplayRefused(ReplayFailed):
+    """``tisink replay`` will not run as asked (its target is its own source); nothing was
+    sent."""
+
+
+class ReplayStopped(TisinkError):
+    """The replay stopped on an error; ``summary`` says how far it got: the records
+    acknowledged, their latency and timing, and ``error``."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        self.summary = summary
+        super().__init__(summary.error or "the replay failed")

@@ -20,6 +20,7 @@ from tisink.core.allocator import keep_large_buffers
 from tisink.core.collector import rare_collections
 from tisink.core.errors import TisinkError
 from tisink.errors import PlayFailed, PlayRefused
+from tisink.eventsink.faults.unfired import PlayedStream, not_fired
 from tisink.eventsink.stats import AcknowledgedEnds
 from tisink.feed.reader import check_feed
 from tisink.feed.stats import PlayStats
@@ -70,6 +71,7 @@ def run_play(
                         options, sink_uri, on_progress, stop, started_at, acknowledged
                     )
             if stop.signum is None:
+                _faults_not_fired(options, summary, acknowledged)
                 with stop.interruptible():  # Ctrl-C while reading back: stop at once
                     _verify(options, sink_uri, summary, acknowledged, on_phase)
     except PlayFailed as failure:
@@ -95,7 +97,8 @@ def check_play(options: PlayOptions) -> None:
         if options.feed is not None:
             check_feed(options.feed)
         else:
-            load_scenario(options.workload or DEFAULT_WORKLOAD)
+            scenario = load_scenario(options.workload or DEFAULT_WORKLOAD)
+            scenario.check_size(options.workload_rows or scenario.rows)
         config = _config(options)
         factory = SinkFactory(options.sink_uri, config) if options.sink_uri else None
     except (TisinkError, ValueError) as err:
@@ -129,6 +132,18 @@ def _config(options: PlayOptions) -> ChangefeedConfig | None:
     if options.faults is not None:
         config = (config or ChangefeedConfig()).with_setting("faults", options.faults, "--faults")
     return config
+
+
+def _faults_not_fired(
+    options: PlayOptions, summary: RunSummary, acknowledged: AcknowledgedEnds
+) -> None:
+    """The listed faults that fired 0 times, with why (either engine: from the summary)."""
+    config = _config(options)
+    if config is None or not config.faults:
+        return
+    fired = {fault["kind"] for fault in summary.faults}
+    stream = PlayedStream(set(acknowledged), summary.messages, summary.checkpoint_ts)
+    summary.faults_not_fired = not_fired(config.faults, fired, stream) or None
 
 
 def _verify(

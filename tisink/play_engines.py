@@ -26,7 +26,7 @@ from tisink.interrupt import StopRequest
 from tisink.measures import Measured, apply_measures
 from tisink.play_options import DEFAULT_WORKLOAD, PlayOptions
 from tisink.sink import ChangefeedConfig, SinkFactory
-from tisink.sink.uri import parse_sink_uri
+from tisink.sink.uri import mask_uri
 from tisink.summary import RunSummary, per_second
 
 if TYPE_CHECKING:
@@ -191,7 +191,8 @@ def failed(summary: RunSummary, err: PlayError, sending_s: float) -> RunSummary:
 
 
 def redacted(sink_uri: str) -> str:
-    return parse_sink_uri(sink_uri).redacted()
+    """The sink URI for a summary, masked even when it does not parse (a failed run)."""
+    return mask_uri(sink_uri)
 
 
 class _FirstRow:

@@ -1,6 +1,13 @@
 """``tisink replay``: a capture or file-sink folder, or a Kafka topic, sent again into any
 MQ-like sink (Kafka with either client, files), with ``tisink play``'s summary.
 
+A replay that fails (the broker gone, a record the target refuses) ends in ReplayStopped,
+whose summary is what was acknowledged until then, as a failed play's; the Kafka clients'
+retry lines are held down meanwhile (``client_noise.py``). A Kafka topic is not replayed into
+itself: a target that shares a bootstrap server (host and port, the port 9092 when none is
+given) and the topic with the source is refused, since the replay would read its own records
+back; every pass also stops at the end the source had when the replay started.
+
 The summary counts records as rows (``rows_per_s`` is records a second from the command's
 start to the last acknowledgement, as play's; ``writing_rows_per_s`` from the first send);
 latency is from a send's hand-over to the producer until its
@@ -12,14 +19,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tisink.core.allocator import keep_large_buffers
 from tisink.core.collector import rare_collections
-from tisink.errors import ReplayFailed
+from tisink.core.errors import TisinkError
+from tisink.errors import ReplayFailed, ReplayRefused, ReplayStopped
 from tisink.eventsink.reading import StreamReadError
+from tisink.eventsink.replay.client_noise import quiet_abandoned_sends, quiet_client_retries
 from tisink.eventsink.replay.kafka_source import KafkaTopicSource
 from tisink.eventsink.replay.pacing import Pacer, RatePacer, SpeedPacer
 from tisink.eventsink.replay.preload import PreloadedSource
@@ -29,6 +39,7 @@ from tisink.eventsink.replay.sources import FolderSource, KafkaSource, ReplaySou
 from tisink.measures import Measured, apply_measures
 from tisink.replay_stamps import commit_ts_stamper
 from tisink.sink import SinkFactory
+from tisink.sink.uri import parse_sink_uri
 from tisink.summary import RunSummary
 from tisink.tablesink import AckLatency
 
@@ -64,6 +75,40 @@ def open_source(options: ReplayOptions) -> ReplaySource:
     return FolderSource(Path(path), options.topic)
 
 
+def refuse_own_source(source: str, factory: SinkFactory, topic: str) -> None:
+    """ReplayRefused when ``source`` is a Kafka topic that the target (``factory``'s, sending
+    to ``topic``) shares a bootstrap server and the topic with: it would read its own records
+    back without end."""
+    if "://" not in source or source.startswith("file://") or factory.scheme != "kafka":
+        return
+    uri = parse_sink_uri(source)
+    if uri.scheme != "kafka" or uri.topic != topic:
+        return
+    shared = _servers(uri.hosts) & _servers(factory.uri.hosts)
+    if shared:
+        servers = ",".join(sorted(f"{host}:{port}" for host, port in shared))
+        raise ReplayRefused(
+            f"the target {factory.uri.redacted()} is the source, topic {topic} on {servers}: "
+            "a topic replayed into itself reads its own records back without end; replay "
+            "into another topic"
+        )
+
+
+def _servers(hosts: Sequence[str]) -> set[tuple[str, int]]:
+    """Bootstrap servers as (host, port): the host's case and a trailing dot dropped, the
+    port 9092 when none is given."""
+    found = set()
+    for host in hosts:
+        parts = urlsplit(f"//{host.strip()}")
+        try:
+            port = parts.port or 9092
+        except ValueError:  # not a port: compared as written
+            found.add((host.strip().lower(), 0))
+            continue
+        found.add(((parts.hostname or "").rstrip("."), port))
+    return found
+
+
 def new_pacer(options: ReplayOptions) -> Pacer | None:
     if options.rate is not None and options.speed is not None:
         raise ReplayFailed("give --rate or --speed, not both")
@@ -82,7 +127,8 @@ def run_replay(
     options: ReplayOptions, on_progress: Callable[[ReplayStats], None] | None = None
 ) -> RunSummary:
     """Replay ``options.source`` into ``options.sink_uri``; the summary of what was
-    acknowledged. ReplayFailed (or the producer's error, a TisinkError) when it fails."""
+    acknowledged. ReplayFailed when it cannot start (ReplayRefused: the target is the
+    source), ReplayStopped with that summary when it fails once started."""
     started, started_at = time.perf_counter(), time.time()
     if options.loops < 1:
         raise ReplayFailed(f"--loop must be at least 1, got {options.loops}")
@@ -96,18 +142,32 @@ def run_replay(
                 f"replay sends topics and partitions; {factory.scheme}:// has none "
                 "(use kafka:// or file://)"
             )
+        refuse_own_source(options.source, factory, target.default_topic)
         source = open_source(options)
         if options.preload:
             source = PreloadedSource(source)
     except StreamReadError as err:
         raise ReplayFailed(f"replay {options.source}: {err}") from err
     latency = AckLatency()
+    stats = ReplayStats()
+    failure: TisinkError | None = None
     try:
         source.start(options.loops)  # reading begins while the target opens
-        with rare_collections():
-            stats = asyncio.run(
-                _replay(factory, target.default_topic, source, options, pacer, latency, on_progress)
+        with rare_collections(), quiet_client_retries():
+            asyncio.run(
+                _replay(
+                    factory,
+                    target.default_topic,
+                    source,
+                    options,
+                    pacer,
+                    latency,
+                    on_progress,
+                    stats,
+                )
             )
+    except TisinkError as err:
+        failure = err
     finally:
         source.close()
     summary = RunSummary(
@@ -133,6 +193,9 @@ def run_replay(
         ),
     )
     summary.elapsed_s = round(time.perf_counter() - started, 3)
+    if failure is not None:
+        summary.error = str(failure)
+        raise ReplayStopped(summary) from failure
     return summary
 
 
@@ -144,7 +207,9 @@ async def _replay(
     pacer: Pacer | None,
     latency: AckLatency,
     on_progress: Callable[[ReplayStats], None] | None,
-) -> ReplayStats:
+    stats: ReplayStats,
+) -> None:
+    quiet_abandoned_sends(asyncio.get_running_loop())
     target = factory.mq_target()
     assert target is not None
     loading = (
@@ -166,13 +231,14 @@ async def _replay(
         pacer=pacer,
         on_handed=latency.batch_callback,
         stamp=commit_ts_stamper(options.source) if options.speed is not None else None,
+        stats=stats,
     )
     preloaded = source if isinstance(source, PreloadedSource) else None
     ticker = asyncio.create_task(_tick(sender, on_progress, preloaded)) if on_progress else None
     try:
         if loading is not None:
             await loading
-        return await sender.run(source, options.loops)
+        await sender.run(source, options.loops)
     finally:
         if ticker is not None:
             ticker.cancel()

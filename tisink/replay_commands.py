@@ -75,6 +75,15 @@ def capture(
         f"captured {stats.records} records ({stats.bytes / 1e6:.2f} MB) of "
         f"{len(stats.partitions)} partition(s) into {out} in {seconds:.1f} s{resumed}"
     )
+    if stats.short:
+        ends = ", ".join(
+            f"partition {p} ended at offset {o}" for p, o in sorted(stats.short.items())
+        )
+        console.print(
+            f"[bold yellow]capture stopped short of --end-offset {end_offset}:[/] topic "
+            f"{escape(stats.topic)} {ends} when the capture started; captured up to there",
+            soft_wrap=True,
+        )
 
 
 def replay(
@@ -114,6 +123,7 @@ def replay(
 ) -> None:
     """Send recorded records again (keys, headers, partitions and order kept) at line rate,
     at --rate, or at the source's own pace (--speed); the summary is play's."""
+    from tisink.errors import ReplayRefused, ReplayStopped
     from tisink.eventsink.replay.sender import ReplayStats
     from tisink.progress import progress_display
     from tisink.replay import ReplayOptions, replay_progress, run_replay
@@ -144,6 +154,15 @@ def replay(
                     line.phase(replay_progress(stats))
 
             summary = run_replay(options, on_progress)
+    except ReplayRefused as err:
+        console.print(f"[bold red]replay refused:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(2) from err
+    except ReplayStopped as err:
+        if summary_json:
+            err.summary.write(summary_json)
+        print_summary(console, err.summary.to_dict())
+        console.print(f"[bold red]replay failed:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(1) from err
     except TisinkError as err:
         console.print(f"[bold red]replay failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(1) from err

@@ -50,6 +50,8 @@ class RunSummary:
     faults: list[dict[str, Any]] = field(default_factory=list)
     """With ``--faults``: each fault injected (topic, partition, first_offset, last_offset,
     kind, commit_ts, messages), in topic, partition and offset order."""
+    faults_not_fired: dict[str, str] | None = None
+    """With ``--faults``: each listed kind that fired 0 times -> why (a console warning too)."""
     series: list[dict[str, Any]] = field(default_factory=list)
     """One entry per second since the command started: t, rows, messages, bytes, p99_ms; the
     rows add up to ``latency_ms["count"]``, the messages and bytes to the totals."""

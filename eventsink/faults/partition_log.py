@@ -79,7 +79,7 @@ class PartitionLog:
         out.extend(run)
         if self._fire("duplicate-watermark", ts):
             self._add("duplicate-watermark", ts, run, out, added)
-        if self._fire("stale-watermark", ts) and self._watermark is not None:
+        if self._watermark is not None and self._fire("stale-watermark", ts):
             self._add("stale-watermark", ts, self._watermark, out, added)
         self._watermark = run
         self._since.clear()

@@ -7,11 +7,13 @@ Every kind fires at *points* of one partition's stream, chosen by its trigger ke
   number is seconds), at the first eligible message of each new slot of that length;
 * ``at=TSO``: at the first eligible message at or past that commit ts (repeat the key for more);
 * ``p=PROBABILITY``: each eligible message with that probability, drawn from a generator
-  seeded by ``seed``, the kind, the topic and the partition, so a seeded play is repeatable.
+  seeded by ``seed``, the kind, the topic and the partition, so a seeded play is repeatable;
+* ``nth=N``: at the partition's Nth eligible message, then at every Nth after it.
 
 ``topic=NAME`` and ``partition=N`` limit a kind to one topic or partition. Without trigger keys
-a kind uses its default (``DEFAULTS``). ``skew`` takes ``by=DURATION`` (default 5s) and
-``partition`` (default 0) instead.
+a kind uses its default (``DEFAULTS``: counts of eligible messages, so a short stream gets its
+faults too). ``skew`` takes ``by=DURATION`` (default 5s) and ``partition`` (default 0) instead.
+A key given twice is refused (only ``at`` repeats), as is an empty ``topic``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from tisink.core.clock import TSO_LOGICAL_BITS
 from tisink.eventsink.faults.errors import FaultSpecError
 
 FAULT_KINDS: dict[str, str] = {
@@ -37,18 +40,23 @@ FAULT_KINDS: dict[str, str] = {
 """Kind -> what it does, in the order ``tisink play --help`` lists them."""
 
 DEFAULTS: dict[str, dict[str, str]] = {
-    "restart-replay": {"every": "10s"},
-    "bab": {"every": "5s"},
-    "duplicate-ddl": {"p": "1"},
-    "duplicate-watermark": {"every": "5s"},
-    "stale-watermark": {"every": "5s"},
-    "producer-retry": {"p": "0.02"},
+    "restart-replay": {"nth": "3"},
+    "bab": {"nth": "500"},
+    "duplicate-ddl": {"nth": "1"},
+    "duplicate-watermark": {"nth": "3"},
+    "stale-watermark": {"nth": "2"},
+    "producer-retry": {"nth": "50"},
     "skew": {"by": "5s", "partition": "0"},
 }
+"""The trigger of a kind given without one (documented in README.md)."""
 
-_KEYS = {"every", "at", "p", "seed", "topic", "partition"}
+_TRIGGERS = ("every", "at", "p", "nth", "by")
+_KEYS = {"every", "at", "p", "nth", "seed", "topic", "partition"}
+_REPEATABLE = {"at"}
 _SKEW_KEYS = {"by", "topic", "partition"}
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)?$", re.ASCII)
+_MAX_MS = 1 << (64 - TSO_LOGICAL_BITS)
+"""Milliseconds a TSO's physical part can hold: no duration or ``at`` reaches past it."""
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, None: 1000}
 
 
@@ -60,10 +68,13 @@ class FaultSpec:
     every_ms: int = 0
     at: tuple[int, ...] = ()
     p: float = 0.0
+    nth: int = 0
     seed: int = 1
     topic: str | None = None
     partition: int | None = None
     by_ms: int = 0
+    defaulted: bool = False
+    """The trigger is the kind's default (the spec named none)."""
 
     def applies_to(self, topic: str, partition: int) -> bool:
         return (self.topic is None or self.topic == topic) and (
@@ -89,10 +100,12 @@ def parse_duration_ms(text: str) -> int:
     match = _DURATION.match(text.strip())
     if match is None:
         raise ValueError(f"{text!r} is no duration (5s, 500ms, 2m)")
-    millis = int(float(match.group(1)) * _UNIT_MS[match.group(2)])
-    if millis <= 0:
+    millis = float(match.group(1)) * _UNIT_MS[match.group(2)]
+    if not millis < _MAX_MS:  # inf too: a TSO's physical part cannot span it
+        raise ValueError(f"{text!r} is longer than a TSO can span")
+    if int(millis) <= 0:
         raise ValueError(f"{text!r} must be longer than 0")
-    return millis
+    return int(millis)
 
 
 def parse_faults(value: object) -> FaultPlan:
@@ -124,13 +137,16 @@ def _item(item: str) -> FaultSpec:
         key = key.strip().lower()
         if not sep or key not in allowed:
             raise ValueError(f"fault {kind!r}: {pair!r} is no key=value of {sorted(allowed)}")
+        if key not in _REPEATABLE and any(key == seen for seen, _ in given):
+            raise ValueError(f"fault {kind!r}: key {key!r} is given twice")
         given.append((key, raw.strip()))
-    if not any(key in ("every", "at", "p", "by") for key, _ in given):
+    defaulted = not any(key in _TRIGGERS for key, _ in given)
+    if defaulted:
         given = [*DEFAULTS[kind].items(), *given]
     elif kind == "skew" and not any(key == "partition" for key, _ in given):
         given.append(("partition", DEFAULTS["skew"]["partition"]))
     try:
-        return _build(kind, given)
+        return replace(_build(kind, given), defaulted=defaulted)
     except ValueError as err:
         raise ValueError(f"fault {kind!r}: {err}") from None
 
@@ -144,29 +160,66 @@ def _build(kind: str, given: list[tuple[str, str]]) -> FaultSpec:
         elif key == "by":
             spec = replace(spec, by_ms=parse_duration_ms(raw))
         elif key == "at":
-            at.append(_non_negative(key, raw))
+            at.append(_tso(raw))
         elif key == "p":
-            p = float(raw)
-            if not 0.0 < p <= 1.0:
-                raise ValueError(f"p={raw} must be in (0, 1]")
-            spec = replace(spec, p=p)
+            spec = replace(spec, p=_probability(raw))
+        elif key == "nth":
+            nth = _non_negative(key, raw)
+            if nth == 0:
+                raise ValueError("nth=0: the first eligible message is nth=1")
+            spec = replace(spec, nth=nth)
         elif key == "seed":
             spec = replace(spec, seed=_non_negative(key, raw))
         elif key == "partition":
             spec = replace(spec, partition=_non_negative(key, raw))
+        elif not raw:
+            raise ValueError("topic= is empty: name the topic, or leave the key out for all")
         else:
             spec = replace(spec, topic=raw)
     return replace(spec, at=tuple(sorted(at)))
+
+
+def _shown(raw: str) -> str:
+    """A value as a one-line message shows it: quoted when it holds anything unprintable."""
+    return raw if raw.isprintable() else repr(raw)
+
+
+def _probability(raw: str) -> float:
+    try:
+        p = float(raw)
+    except ValueError:
+        raise ValueError(f"p={_shown(raw)} is no number") from None
+    if not 0.0 < p <= 1.0:  # NaN fails it too
+        raise ValueError(f"p={_shown(raw)} must be in (0, 1]")
+    return p
+
+
+def _tso(raw: str) -> int:
+    tso = _non_negative("at", raw)
+    if tso >= 1 << 64:
+        raise ValueError(f"at={_shown(raw)} is past every TSO (they are 64-bit)")
+    return tso
 
 
 def _non_negative(key: str, raw: str) -> int:
     try:
         number = int(raw)
     except ValueError:
-        raise ValueError(f"{key}={raw} is not an integer") from None
+        raise ValueError(f"{key}={_shown(raw)} is not an integer") from None
     if number < 0:
-        raise ValueError(f"{key}={raw} must not be negative")
+        raise ValueError(f"{key}={_shown(raw)} must not be negative")
     return number
+
+
+def check_partitions(plan: FaultPlan, partitions: int, where: str) -> None:
+    """FaultSpecError for a ``partition=`` no topic of ``where`` has (its ``partitions`` per
+    topic are known up front): such a fault could never fire."""
+    for spec in plan.faults:
+        if spec.partition is not None and spec.partition >= partitions:
+            raise FaultSpecError(
+                f"{where}: fault {spec.kind!r}: partition={spec.partition} does not exist: "
+                f"the topics have {partitions} partition(s), 0..{partitions - 1}"
+            )
 
 
 def faults_or_error(text: str, where: str) -> FaultPlan:

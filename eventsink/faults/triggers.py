@@ -1,5 +1,5 @@
 """When one fault kind fires on one partition: ``every`` slot of commit time, ``at`` commit
-ts, or a seeded draw with probability ``p`` (see ``spec``)."""
+ts, every ``nth`` eligible message, or a seeded draw with probability ``p`` (see ``spec``)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ class Trigger:
         self.spec = spec
         self._slot: int | None = None
         self._at = list(spec.at)
+        self._seen = 0
+        """Eligible messages so far (``nth`` counts them)."""
         self._rng = (
             random.Random(f"{spec.seed}/{spec.kind}/{topic}/{partition}") if spec.p else None
         )
@@ -25,7 +27,8 @@ class Trigger:
         """Whether the kind fires at a message with ``commit_ts`` (0: a message without one,
         which only a draw can pick)."""
         spec = self.spec
-        fired = False
+        self._seen += 1
+        fired = bool(spec.nth) and self._seen % spec.nth == 0
         if spec.every_ms and commit_ts:
             slot = (commit_ts >> TSO_LOGICAL_BITS) // spec.every_ms
             if self._slot is None:

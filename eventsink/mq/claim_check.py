@@ -3,7 +3,8 @@
 The codec does no I/O; it hands the sink ``(location, payload)`` and the sink stores the payload
 there first, so a consumer that reads the small message can always fetch the full one (spec 5.3).
 Only ``file://`` locations are supported: the external storages TiCDC allows (S3, GCS, Azure)
-are out of tisink's scope.
+are out of tisink's scope. The file name the encoder gives (a UUID) must be one plain name in
+the configured folder (``path_names``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from tisink.eventsink.errors import EventSinkError
+from tisink.eventsink.path_names import path_component
 
 
 class ClaimCheckError(EventSinkError):
@@ -30,7 +32,8 @@ def claim_check_path(location: str) -> Path:
     path = unquote(parts.netloc + parts.path)
     if not path or path.endswith("/"):
         raise ClaimCheckError(f"claim-check location {location!r} names no file")
-    return Path(path)
+    folder, _, name = path.rpartition("/")
+    return Path(folder or ".") / path_component(name, "file name", f"claim-check {location!r}")
 
 
 def store_claim_check(location: str, payload: bytes) -> None:

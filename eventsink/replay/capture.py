@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tisink.eventsink.errors import FileSinkError
-from tisink.eventsink.file import partition_file
+from tisink.eventsink.file import partition_file, topic_folder
 from tisink.eventsink.replay.kafka_source import Bound, KafkaTopicSource, PartitionRange
 from tisink.eventsink.replay.records import last_offset, record_line
 
@@ -23,6 +23,7 @@ from tisink.eventsink.replay.records import last_offset, record_line
 class CaptureStats:
     """What one capture run wrote (records already in the folder are not counted)."""
 
+    topic: str = ""
     records: int = 0
     bytes: int = 0
     """Key, value and header bytes of the records written."""
@@ -30,6 +31,9 @@ class CaptureStats:
     """Partition -> records written to it by this run."""
     resumed: dict[int, int] = field(default_factory=dict)
     """Partition -> offset this run continued from, where the folder already held records."""
+    short: dict[int, int] = field(default_factory=dict)
+    """Partition -> its end when the capture started, where that came before the end offset
+    asked for (the capture stopped there)."""
 
 
 def capture_topic(
@@ -42,7 +46,8 @@ def capture_topic(
     on_progress: Callable[[CaptureStats], None] | None = None,
 ) -> CaptureStats:
     """Capture ``source``'s topic into ``out``; returns what this run wrote."""
-    stats = CaptureStats()
+    topic_folder(out, source.topic)  # a topic that is no plain directory name: refused first
+    stats = CaptureStats(source.topic)
     ranges = source.plan(partitions, start, end)
     for span in ranges:
         _resume(out, source.topic, span, stats)
@@ -68,6 +73,7 @@ def capture_topic(
     finally:
         for fd in files.values():
             os.close(fd)
+    stats.short = {span.partition: span.high for span in ranges if span.short}
     return stats
 
 

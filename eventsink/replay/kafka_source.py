@@ -3,9 +3,13 @@ what ``tisink capture`` stores and ``tisink replay kafka://...`` sends again.
 
 Each partition is read from its start (an offset, the first record at or after a timestamp,
 or the beginning) to its end: an offset (exclusive), the first record at or after a
-timestamp, or else the end of the partition when reading reached it (the end-of-partition
-event at or past the high watermark seen at start, as ``eventsink.kafka.reader`` does, since
-the embedded broker's watermark is only a lower bound). No consumer group, no commits.
+timestamp, or the end the partition had when the range was planned, whichever comes first, so
+records written while it is read (a replay into its own source, a live topic) are left out.
+That end is probed, not taken from the high watermark, which the embedded broker reports as
+its last batch's base offset + 1: the consumer is placed at the watermark and the
+end-of-partition event says where the partition ends. When the probe gets no answer in the
+request timeout the watermark stays a lower bound and the first end-of-partition event past
+it ends the range (as ``eventsink.kafka.reader`` does). No consumer group, no commits.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ log = logging.getLogger(__name__)
 
 _BATCH = 2000
 _POLL_S = 0.2
+_CONNECTION_ERRORS = frozenset(
+    {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE}
+)
 
 
 @dataclass(frozen=True)
@@ -47,17 +54,35 @@ class PartitionRange:
     end: int | None
     """Offset to stop before; None: to the end of the partition."""
     high: int
-    """The high watermark when the range was planned."""
+    """The partition's end when the range was planned (exclusive): probed, or the high
+    watermark, a lower bound, when the probe got no answer (``exact`` False)."""
     start_ms: int | None = None
     """Records before the first one at or after this timestamp are skipped (the broker's
     ListOffsets by time only says where to start looking: the embedded one answers 0)."""
     end_ms: int | None = None
     """The first record at or after this timestamp ends the range."""
+    exact: bool = False
+    """``high`` is the partition's end itself (a record at or past it ends the range)."""
 
     @property
     def stop(self) -> int:
         """An end-of-partition event at or past this offset ends the range."""
         return self.high if self.end is None else min(self.end, self.high)
+
+    def beyond(self, offset: int) -> bool:
+        """A record at ``offset`` is past the range's end (the end of the partition only
+        when it is known)."""
+        return offset >= self.stop if self.exact else self.end is not None and offset >= self.end
+
+    @property
+    def done(self) -> bool:
+        """Nothing of the range is left to read."""
+        return self.beyond(self.start)
+
+    @property
+    def short(self) -> bool:
+        """The partition ended before the end offset asked for."""
+        return self.end is not None and self.exact and self.high < self.end
 
 
 class KafkaTopicSource:
@@ -69,6 +94,11 @@ class KafkaTopicSource:
         """How long reading may go without a record before the partitions not done are given up."""
         self._request_s = config.request_timeout_s
         self._where = f"Kafka {config.bootstrap_servers} topic {self.topic}"
+        self.records = 0
+        """Records read so far (every pass)."""
+        self._lost: str | None = None
+        """The client's last connection error (records fetched ahead may still arrive after
+        it, so they do not clear it)."""
         settings: dict[str, Any] = {
             **consumer_settings(config),
             "group.id": f"tisink-capture-{uuid.uuid4().hex}",
@@ -77,6 +107,7 @@ class KafkaTopicSource:
             "auto.offset.reset": "earliest",
             "queued.max.messages.kbytes": 8192,
             "logger": DebugLogger(log),
+            "error_cb": self._on_error,
         }
         try:
             self._consumer = Consumer(settings)
@@ -85,6 +116,13 @@ class KafkaTopicSource:
 
     def close(self) -> None:
         self._consumer.close()
+
+    def _on_error(self, error: KafkaError) -> None:
+        """librdkafka's client-level errors (it retries them): a lost connection is what a
+        reading that stalls is told by."""
+        if error.code() in _CONNECTION_ERRORS:
+            log.debug("%s: %s", self._where, error.str())
+            self._lost = error.str()
 
     def partition_count(self) -> int:
         try:
@@ -125,7 +163,35 @@ class KafkaTopicSource:
                     end.timestamp_ms,
                 )
             )
+        self._probe_ends(ranges)
         return ranges
+
+    def _probe_ends(self, ranges: Sequence[PartitionRange]) -> None:
+        """Set each range's ``high`` to where its partition ends now: the end-of-partition
+        event of a consumer placed at the high watermark (a real broker's is the end; the
+        embedded one's falls in the last batch, read up to its end). A partition whose event
+        does not come in the request timeout keeps the watermark as a lower bound."""
+        if not ranges:
+            return
+        by_partition = {r.partition: r for r in ranges}
+        self._consumer.assign(
+            [TopicPartition(self.topic, r.partition, r.high) for r in by_partition.values()]
+        )
+        try:
+            deadline = time.monotonic() + self._request_s
+            waiting = set(by_partition)
+            while waiting and time.monotonic() < deadline:
+                for message in self._consumer.consume(_BATCH, _POLL_S):
+                    error, partition = message.error(), message.partition()
+                    if error is None or error.code() != KafkaError._PARTITION_EOF:
+                        continue
+                    span = by_partition.get(cast(int, partition))
+                    if span is not None and partition in waiting:
+                        span.high = max(span.high, cast(int, message.offset()))
+                        span.exact = True
+                        waiting.discard(cast(int, partition))
+        finally:
+            self._consumer.unassign()
 
     def _watermarks(self, partition: int) -> tuple[int, int]:
         try:
@@ -161,9 +227,10 @@ class KafkaTopicSource:
         """``(partition, records)`` chunks, each partition's in offset order, until every range
         is read; StreamReadError naming the partitions still owed when nothing arrived for
         ``timeout_s``."""
-        pending = {r.partition: r for r in ranges if r.end is None or r.start < r.end}
+        pending = {r.partition: r for r in ranges if not r.done}
         if not pending:
             return
+        self._lost = None
         self._consumer.assign(
             [TopicPartition(self.topic, r.partition, r.start) for r in pending.values()]
         )
@@ -178,11 +245,7 @@ class KafkaTopicSource:
         deadline = time.monotonic() + self.timeout_s
         while pending:
             if time.monotonic() > deadline:
-                owed = ", ".join(f"{p} (from offset {r.start})" for p, r in sorted(pending.items()))
-                raise StreamReadError(
-                    f"{self._where}: nothing arrived for {self.timeout_s}s; partitions not "
-                    f"read to their end: {owed}"
-                )
+                raise StreamReadError(self._stalled(pending))
             messages = self._consumer.consume(_BATCH, _POLL_S)
             if messages:
                 deadline = time.monotonic() + self.timeout_s
@@ -196,10 +259,12 @@ class KafkaTopicSource:
                 if error is not None:
                     if error.code() == KafkaError._PARTITION_EOF:
                         if span is not None and offset >= span.stop:
+                            if not span.exact:  # the end, found where the probe found none
+                                span.high, span.exact = max(span.high, offset), True
                             del pending[partition]
                         continue
                     raise StreamReadError(f"{self._where} partition {partition}: {error.str()}")
-                if span is None or (span.end is not None and offset >= span.end):
+                if span is None or span.beyond(offset):
                     pending.pop(partition, None)
                     continue
                 kind, stamp = message.timestamp()
@@ -221,6 +286,27 @@ class KafkaTopicSource:
                         stamp if kind != 0 else None,  # TIMESTAMP_NOT_AVAILABLE
                     )
                 )
-                if span.end is not None and span.start >= span.end:
+                self.records += 1
+                if span.done:
                     del pending[partition]
             yield from chunks.items()
+
+    def _stalled(self, pending: dict[int, PartitionRange]) -> str:
+        """Why reading stopped with ``pending`` owed: the connection lost, or else nothing
+        arriving, with where each partition got to."""
+        owed = ", ".join(
+            f"{p} at offset {r.start} of {r.high}"
+            if r.exact
+            else f"{p} at offset {r.start} (its end unconfirmed)"
+            for p, r in sorted(pending.items())
+        )
+        if self._lost is not None:
+            return (
+                f"{self._where}: the connection was lost after {self.records} records "
+                f"({self._lost}) and nothing arrived for {self.timeout_s:g}s; partitions "
+                f"stopped: {owed}"
+            )
+        return (
+            f"{self._where}: nothing arrived for {self.timeout_s:g}s; partitions not read "
+            f"to their end: {owed}"
+        )

@@ -198,6 +198,22 @@ def last_offset(path: Path) -> int | None:
     return None if record is None else record.offset
 
 
+def torn_tail(path: Path) -> tuple[int, int] | None:
+    """The line number and size of ``path``'s torn last line (bytes after its last newline:
+    a write cut short), which reading leaves out; None when the file ends with a newline."""
+    with path.open("rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        whole = _after_last_newline(fh, size)
+        if whole == size:
+            return None
+        lines = 0
+        if whole:
+            with mmap.mmap(fh.fileno(), whole, access=mmap.ACCESS_READ) as mapped:
+                for at in range(0, whole, 1 << 24):
+                    lines += mapped[at : at + (1 << 24)].count(b"\n")
+    return lines + 1, size - whole
+
+
 def last_record(path: Path) -> ReplayRecord | None:
     """The last whole record of ``path`` (None when it has none), read from its end."""
     with path.open("rb") as fh:

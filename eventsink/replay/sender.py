@@ -78,6 +78,7 @@ class ReplaySender:
         pacer: Pacer | None = None,
         on_handed: OnHanded | None = None,
         stamp: Stamp | None = None,
+        stats: ReplayStats | None = None,
     ) -> None:
         self.producer = producer
         self.topic = topic
@@ -85,7 +86,8 @@ class ReplaySender:
         self.pacer = pacer
         self.on_handed = on_handed
         self.stamp = stamp if isinstance(pacer, SpeedPacer) else None
-        self.stats = ReplayStats()
+        self.stats = stats if stats is not None else ReplayStats()
+        """What was acknowledged (the caller's, so it is at hand when the replay fails)."""
         self._queues: list[asyncio.Queue[Chunk | None]] = []
         self._loop0 = [0, 0, 0]
         """min, max timestamp and records of the first pass (the span of a --speed loop)."""

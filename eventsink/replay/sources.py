@@ -5,11 +5,13 @@ A folder's partition files are read side by side by reader processes (``reader_p
 one stream each, so every partition has records to send from the start, none waits on
 another's, decoding runs beside sending, and memory holds a few chunks a partition. A Kafka
 topic is read by one consumer (``kafka_source.py``) from the beginning to the end it had when
-the pass started. ``--loop N`` reads the source N times.
+the replay started. ``--loop N`` reads the source N times.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import os
 import re
 import sys
@@ -22,7 +24,9 @@ from tisink.eventsink.reading import StreamReadError
 from tisink.eventsink.replay.chunks import Chunk, to_chunk
 from tisink.eventsink.replay.kafka_source import KafkaTopicSource
 from tisink.eventsink.replay.reader_process import ProcessStream
-from tisink.eventsink.replay.records import last_record, read_partition_file
+from tisink.eventsink.replay.records import last_record, read_partition_file, torn_tail
+
+log = logging.getLogger(__name__)
 
 _PARTITION_FILE = re.compile(r"^partition-(\d+)\.jsonl$")
 
@@ -107,6 +111,21 @@ class FolderSource:
             for f in (folder / topic).iterdir()
             if (m := _PARTITION_FILE.match(f.name))
         )
+        self._warn_torn()
+
+    def _warn_torn(self) -> None:
+        """Say which partition files end in a torn line (a capture or play killed mid-write),
+        whose record is not replayed, as ``--append`` says what it cuts."""
+        for partition in self.partitions:
+            path = partition_file(self.folder, self.topic, partition)
+            torn = torn_tail(path)
+            if torn is not None:
+                log.warning(
+                    "%s:%d: a torn last line (%d bytes without a newline, a write cut short) "
+                    "is not replayed",
+                    path,
+                    *torn,
+                )
 
     def partition_count(self) -> int:
         return self.partitions[-1] + 1 if self.partitions else 0
@@ -153,7 +172,7 @@ class FolderSource:
 
 
 class KafkaSource:
-    """The records of a Kafka topic, from the beginning to its end when each pass starts."""
+    """The records of a Kafka topic, from the beginning to its end when the replay started."""
 
     blocking = True
 
@@ -171,8 +190,13 @@ class KafkaSource:
         return [self._chunks(loops)]
 
     def _chunks(self, loops: int) -> Iterator[Chunk]:
+        """Every pass reads the ranges planned at the start (reading moves their starts, so
+        each pass gets copies): what the replay itself writes into a topic on the same
+        cluster is never read back."""
+        planned = self._source.plan()
         for loop in range(loops):
-            for partition, records in self._source.read(self._source.plan()):
+            ranges = [dataclasses.replace(span) for span in planned]
+            for partition, records in self._source.read(ranges):
                 yield to_chunk(loop, partition, records)
 
     def time_range(self) -> tuple[int, int] | None:

@@ -176,6 +176,11 @@ class Dialect(ABC):
         """Create the database / schema that holds TiDB schema ``schema``'s tables."""
         return None
 
+    def check_names(self, table: TableInfo) -> None:
+        """Refuse (SQLSinkError naming them) the names of ``table`` this database would not
+        keep whole, before anything of it is made."""
+        return None
+
     @abstractmethod
     def table_exists(self, cur: Cursor, schema: str, table: str) -> bool: ...
 
@@ -205,8 +210,6 @@ class Dialect(ABC):
         return self.quote(source)
 
     def copy_rows(self, cur: Cursor, sql: str) -> None:
-        """Run the ``INSERT ... SELECT`` that fills a rebuilt table. A MODIFY COLUMN the feed
-        carries converts every kept value as MySQL's ALTER does outside strict mode (numbers
-        out of range become the nearest bound, texts are cut), since the feed says it
-        happened."""
+        """Run the ``INSERT ... SELECT`` that fills a rebuilt table. Every kept value fits
+        its new type (``narrowing`` checked it); fractions are rounded to a new scale."""
         cur.execute(sql)

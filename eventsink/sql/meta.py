@@ -5,14 +5,18 @@ package is the contract ``tisink check`` reads). In meta schema ``tidb_cdc``:
   (what the player passes to ``write_checkpoint_ts``). It only grows.
 * ``ddl_ts``: per ``table_id``, the commit ts of the last DDL applied to it, as TiCDC's MySQL
   sink keeps ``tidb_cdc.ddl_ts_v1``.
+* ``applied_ts``: per ``table_id``, the (commitTs, startTs) of the last transaction written,
+  stored in the transaction that writes the rows, so what the database holds is known exactly
+  even when the checkpoint trails it (a killed play): a table without a key, whose rows are
+  not idempotent, gets none twice when the play resumes.
 * ``columns``: the current stored columns of every table the applier made, in order, with their
   MySQL type (``SHOW CREATE TABLE``'s spelling) and whether they form the handle key; rewritten
   with every DDL that changes a table and written when a table is first created from its rows.
 
 A replayed feed is then filtered by the sink: a transaction at or below the checkpoint is
-already written, and so is one older than its table's last DDL (the player writes a DDL only
-after every earlier row of its table was acknowledged). Everything after is applied again, which
-the idempotent row statements make harmless.
+already written, and so is one at or before its table's applied position ((commitTs, startTs):
+the table sinks give a table's transactions in that order) or older than its table's last DDL
+(the player writes a DDL only after every earlier row of its table was acknowledged).
 """
 
 from __future__ import annotations
@@ -23,8 +27,10 @@ from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import TableInfo
 
 META_SCHEMA = "tidb_cdc"
-CHECKPOINT, DDL_TS, COLUMNS = "checkpoint", "ddl_ts", "columns"
-META_TABLES = (CHECKPOINT, DDL_TS, COLUMNS)
+CHECKPOINT, DDL_TS, APPLIED_TS, COLUMNS = "checkpoint", "ddl_ts", "applied_ts", "columns"
+META_TABLES = (CHECKPOINT, DDL_TS, APPLIED_TS, COLUMNS)
+Position = tuple[int, int]
+"""A transaction's place in its table's order: (commitTs, startTs)."""
 
 
 def _table_ids(ddl: DDLEvent) -> set[int]:
@@ -38,9 +44,14 @@ class Meta:
         self._d = dialect
         self.checkpoint_ts = 0
         self.ddl_ts: dict[int, int] = {}
+        self.applied: dict[int, Position] = {}
         ref = dialect.table_ref
         self._checkpoint = ref(META_SCHEMA, CHECKPOINT)
         self._ddl_ts = ref(META_SCHEMA, DDL_TS)
+        self._applied_ts = ref(META_SCHEMA, APPLIED_TS)
+        self._store_applied = dialect.upsert_sql(
+            self._applied_ts, ("table_id", "commit_ts", "start_ts"), ("table_id",)
+        )
         self._columns = ref(META_SCHEMA, COLUMNS)
         q, m = dialect.quote, dialect.mark
         names = ("schema_name", "table_name", "position", "column_name", "mysql_type", "is_key")
@@ -64,6 +75,10 @@ class Meta:
             f"(table_id BIGINT NOT NULL PRIMARY KEY, ddl_ts BIGINT NOT NULL){options}"
         )
         cur.execute(
+            f"CREATE TABLE IF NOT EXISTS {self._applied_ts} (table_id BIGINT NOT NULL PRIMARY "
+            f"KEY, commit_ts BIGINT NOT NULL, start_ts BIGINT NOT NULL){options}"
+        )
+        cur.execute(
             f"CREATE TABLE IF NOT EXISTS {self._columns} (schema_name VARCHAR(64) NOT NULL, "
             f"table_name VARCHAR(64) NOT NULL, {q('position')} INT NOT NULL, "
             "column_name VARCHAR(64) NOT NULL, mysql_type TEXT NOT NULL, is_key INT NOT NULL, "
@@ -76,9 +91,20 @@ class Meta:
         self.checkpoint_ts = max((row[0] for row in found), default=0)
         cur.execute(f"SELECT table_id, ddl_ts FROM {self._ddl_ts}")
         self.ddl_ts = {int(row[0]): int(row[1]) for row in cur.fetchall()}
+        cur.execute(f"SELECT table_id, commit_ts, start_ts FROM {self._applied_ts}")
+        self.applied = {int(row[0]): (int(row[1]), int(row[2])) for row in cur.fetchall()}
 
-    def txn_applied(self, table_id: int, commit_ts: int) -> bool:
-        return commit_ts <= self.checkpoint_ts or commit_ts < self.ddl_ts.get(table_id, 0)
+    def txn_applied(self, table_id: int, commit_ts: int, start_ts: int) -> bool:
+        return (
+            commit_ts <= self.checkpoint_ts
+            or commit_ts < self.ddl_ts.get(table_id, 0)
+            or (commit_ts, start_ts) <= self.applied.get(table_id, (0, 0))
+        )
+
+    def store_applied(self, cur: Cursor, table_id: int, position: Position) -> None:
+        """Store the position of a table's last written transaction, in the transaction that
+        wrote it (``applied`` is updated by the caller once that committed)."""
+        cur.execute(self._store_applied, (table_id, *position))
 
     def ddl_applied(self, ddl: DDLEvent) -> bool:
         ts = ddl.commit_ts

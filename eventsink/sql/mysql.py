@@ -22,7 +22,7 @@ import pymysql
 from tisink.codec.dts.mysql_codes import original_type
 from tisink.eventsink.sql.dialect import Cursor, Params, Writer
 from tisink.eventsink.sql.information_schema import InformationSchemaDialect
-from tisink.model.mysqltypes import TypeFamily
+from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
 
 RETRIABLE_CODES = frozenset({1205, 1213})
@@ -154,12 +154,13 @@ class MySQLDialect(InformationSchemaDialect):
 
         return write
 
-    def copy_rows(self, cur: Cursor, sql: str) -> None:
-        cur.execute("SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'")
-        try:
-            cur.execute(sql)
-        finally:
-            cur.execute(SESSION[1])
+    def copy_expr(self, source: str, col: ColumnInfo) -> str:
+        """A number going to an integer is rounded half away from zero through DECIMAL (the
+        server rounds a DOUBLE half to even)."""
+        value = self.quote(source)
+        if col.mysql_type in INTEGER_RANGES:
+            return f"ROUND(CAST({value} AS DECIMAL(65,30)))"
+        return value
 
     def ensure_schema(self, cur: Cursor, schema: str) -> None:
         cur.execute(

@@ -21,6 +21,7 @@ from psycopg import errors as pg_errors
 from psycopg.conninfo import make_conninfo
 
 from tisink.eventsink.sql.dialect import Cursor, Params, Writer
+from tisink.eventsink.sql.errors import SQLNameError
 from tisink.eventsink.sql.information_schema import InformationSchemaDialect
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
@@ -192,10 +193,33 @@ class PostgreSQLDialect(InformationSchemaDialect):
         )
         return [row[0] for row in cur.fetchall() if "/" in row[0]]
 
+    def check_names(self, table: TableInfo) -> None:
+        """PostgreSQL cuts an identifier past 63 bytes, so two long names sharing their first
+        63 bytes would be one table (or column): refused, naming each, rather than mapped to
+        names a consumer's own sink would not choose."""
+        named = [("schema", table.schema), ("table", table.table)]
+        named += [("column", col.name) for col in table.stored_columns]
+        long = [
+            f"{kind} {name!r} ({size} bytes)"
+            for kind, name in named
+            if (size := len(name.encode())) > MAX_IDENTIFIER_BYTES
+        ]
+        if long:
+            raise SQLNameError(
+                f"table {table.qualified_name}: PostgreSQL keeps {MAX_IDENTIFIER_BYTES} bytes "
+                f"of a name and would merge longer ones sharing them: {', '.join(long)}"
+            )
+
     def index_name(self, table: TableInfo, index: IndexInfo) -> str:
-        """``table/index``: unique within the schema, cut to PostgreSQL's 63 bytes."""
-        name = f"{table.table}/{index.name}".encode()[:MAX_IDENTIFIER_BYTES]
-        return name.decode(errors="ignore")
+        """``table/index``, unique within the schema; past 63 bytes, the table's name cut
+        with a digest of the whole in place of the index (PostgreSQL would cut it, and two
+        indexes of a long-named table would then share a name)."""
+        name = f"{table.table}/{index.name}"
+        if len(name.encode()) <= MAX_IDENTIFIER_BYTES:
+            return name
+        digest = hashlib.sha1(name.encode()).hexdigest()[:16]
+        head = table.table.encode()[: MAX_IDENTIFIER_BYTES - len(digest) - 1]
+        return f"{head.decode(errors='ignore')}/{digest}"
 
     def drop_index_sql(self, schema: str, table: str, index_name: str) -> str:
         return f"DROP INDEX {self.table_ref(schema, index_name)}"
@@ -212,25 +236,17 @@ class PostgreSQLDialect(InformationSchemaDialect):
         return sqls
 
     def copy_expr(self, source: str, col: ColumnInfo) -> str:
-        """Cast to the new type; numbers clamped to the MySQL type's range first, as MySQL's
-        ALTER outside strict mode does (CAST to ``varchar(n)`` cuts texts itself)."""
+        """Cast to the new type (every kept value fits it: ``narrowing``); a number going to
+        an integer is rounded half away from zero first, as MySQL does (PostgreSQL's own
+        cast from a float rounds half to even)."""
         value, target = self.quote(source), self.column_type(col)
-        bounds = _bounds(col)
-        if bounds is not None:
-            low, high = bounds
-            clamped = f"LEAST(GREATEST(CAST({value} AS numeric), {low}), {high})"
-            value = f"CASE WHEN {value} IS NULL THEN NULL ELSE {clamped} END"  # GREATEST skips NULL
+        if col.mysql_type in INTEGER_RANGES:
+            value = f"ROUND(CAST({value} AS numeric))"
         return f"CAST({value} AS {target})"
 
 
 def _bounds(col: ColumnInfo) -> tuple[str, str] | None:
-    """The lowest and highest value of a DECIMAL or integer column, as SQL numbers."""
-    if col.family is TypeFamily.DECIMAL:
-        precision, scale = col.length or 10, col.decimal
-        high = "9" * (precision - scale) or "0"
-        if scale:
-            high += "." + "9" * scale
-        return ("0" if col.unsigned else "-" + high), high
+    """The lowest and highest value of an integer column, as SQL numbers."""
     ranges = INTEGER_RANGES.get(col.mysql_type)
     if ranges is None:
         return None

@@ -9,8 +9,10 @@ beside a newer one).
 
 ALTER rebuilds the table, the same way in every dialect: create the new shape, copy the kept
 columns (matched by name, or by column id for a renamed one), drop the old table, rename the new
-one. A column added with a default gives the kept rows that default. Every function runs in the
-caller's transaction (MySQL commits around each DDL statement itself).
+one. A column added with a default gives the kept rows that default. A modified column's kept
+values must fit its new type, else the ALTER is refused as TiDB's strict mode refuses it
+(``narrowing``). Every function runs in the caller's transaction (MySQL commits around each DDL
+statement itself).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import logging
 
 from tisink.eventsink.sql.dialect import Cursor, Dialect
 from tisink.eventsink.sql.errors import SQLSinkError
+from tisink.eventsink.sql.narrowing import check_kept_values
 from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
@@ -54,6 +57,7 @@ def ensure_table(d: Dialect, cur: Cursor, table: TableInfo) -> bool:
     """Create ``table`` with its indexes unless a table of that name exists; True if created."""
     if d.table_exists(cur, table.schema, table.table):
         return False
+    d.check_names(table)
     d.ensure_schema(cur, table.schema)
     cur.execute(create_table_sql(d, table))
     sync_indexes(d, cur, table)
@@ -112,9 +116,13 @@ def rebuild_table(d: Dialect, cur: Cursor, pre: TableInfo | None, table: TableIn
     if not d.table_exists(cur, old.schema, old.table):
         ensure_table(d, cur, table)
         return
+    d.check_names(table)
     have = d.column_names(cur, old.schema, old.table)
     sources = _sources(pre, table, have)
-    temporary = table.table[:48] + REBUILD_SUFFIX  # within MySQL's 64 characters
+    if pre is not None:
+        check_kept_values(d, cur, pre, table, sources)
+    # within MySQL's 64 characters and PostgreSQL's 63 bytes
+    temporary = table.table.encode()[:54].decode(errors="ignore") + REBUILD_SUFFIX
     cur.execute(f"DROP TABLE IF EXISTS {d.table_ref(table.schema, temporary)}")
     d.ensure_schema(cur, table.schema)
     cur.execute(create_table_sql(d, table, temporary))
@@ -141,6 +149,7 @@ def rename_table(d: Dialect, cur: Cursor, pre: TableInfo, table: TableInfo) -> N
     if d.table_exists(cur, *new):
         raise SQLSinkError(f"RENAME {pre.qualified_name} TO {table.qualified_name}: "
                            f"table {table.qualified_name!r} already exists")  # fmt: skip
+    d.check_names(table)
     d.ensure_schema(cur, table.schema)
     for sql in d.rename_sqls(old, new):
         cur.execute(sql)

@@ -6,9 +6,9 @@ DDL sink in one). Every call runs on the thread of a connection (``lanes``; one 
 batches are written one at a time, in order, and a DDL only after its table's rows.
 
 * ``write_batch``: the batch's transactions (whole TiCDC transactions of one table) in one
-  database transaction, with ``rows.RowStatements`` built once per table version; transactions
-  the database already holds (``meta.Meta``) are skipped, so a restarted play resumes after its
-  checkpoint.
+  database transaction with the table's applied position, with ``rows.RowStatements`` built once
+  per table version; transactions the database already holds (``meta.Meta``) are skipped, so a
+  restarted play resumes where the database is, even past its checkpoint.
 * ``write_ddl``: ``schema.apply_ddl``, the table's DDL ts and its columns, in one transaction
   (MySQL: the DDL commits itself, the metadata right after).
 * ``write_checkpoint``: the checkpoint, stored in the database.
@@ -127,14 +127,19 @@ class SQLSink(BatchingSink):
 
     def _apply_batch(self, lane: Lane, batch: Batch) -> int:
         """Write the transactions the database lacks; how many it had."""
-        applied = self._meta.txn_applied
-        txns = [txn for txn in batch.txns if not applied(txn.table.table_id, txn.commit_ts)]
+        meta = self._meta
+        applied = meta.txn_applied
+        table_id = batch.table.table_id
+        txns = [txn for txn in batch.txns if not applied(table_id, txn.commit_ts, txn.start_ts)]
         if txns:
             statements: RowStatements | None = None
+            last = (txns[-1].commit_ts, txns[-1].start_ts)
             try:
                 with lane.dialect.transaction() as cur:
                     statements = self._statements_for(lane, cur, batch.table)
                     statements.apply(cur, (row for txn in txns for row in txn.rows))
+                    meta.store_applied(cur, table_id, last)
+                meta.applied[table_id] = last
             except Exception as err:
                 lane.statements.clear()  # a table the rolled-back transaction created is gone
                 if self.is_retriable(err) or isinstance(err, SQLSinkError):

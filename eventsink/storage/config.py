@@ -28,6 +28,9 @@ MIN_FILE_INDEX_WIDTH, MAX_FILE_INDEX_WIDTH = 6, 20
 _CLOUD = ("sink", "cloud-storage-config")
 _DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
 _UNIT_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4, "h": 3.6e6}
+_warned: set[str] = set()
+"""Warnings given: the settings are read again by each sink a play builds and by verify, and a
+held value is said once per process."""
 
 
 @dataclass(frozen=True)
@@ -43,13 +46,17 @@ class StorageConfig:
     terminator: str = "\r\n"
 
 
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
+
+
 def _clamped(name: str, value: int, low: int, high: int) -> int:
     """TiCDC holds an out-of-range value to the range, with a warning."""
     if value < low or value > high:
         held = min(max(value, low), high)
-        log.warning(
-            "%s %d is out of [%d, %d]; using %d, as TiCDC does", name, value, low, high, held
-        )
+        _warn_once(f"{name} {value} is out of [{low}, {high}]; using {held}, as TiCDC does")
         return held
     return value
 
@@ -76,7 +83,7 @@ def to_index_width(value: Any) -> int:
     """TiCDC uses the default for a width out of 6..20."""
     width = to_int(value)
     if not MIN_FILE_INDEX_WIDTH <= width <= MAX_FILE_INDEX_WIDTH:
-        log.warning("file-index-width %d is out of [6, 20]; using 20, as TiCDC does", width)
+        _warn_once(f"file-index-width {width} is out of [6, 20]; using 20, as TiCDC does")
         return MAX_FILE_INDEX_WIDTH
     return width
 

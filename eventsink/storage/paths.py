@@ -9,7 +9,8 @@
 * ``metadata`` at the top: ``{"checkpoint-ts":N}``.
 
 Dates are the clock's UTC date (TiCDC uses the capture's local zone; UTC keeps a play's files
-the same on every machine).
+the same on every machine). The schema and table names pass ``path_component``: a name that is
+not one plain directory name (``..``, ``/abs``, NUL) is refused naming the table.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+
+from tisink.eventsink.path_names import path_component, table_subject
 
 INDEX_FILE = "CDC.index"
 META_DIR = "meta"
@@ -52,7 +55,7 @@ class DataDir:
     date: str = ""
 
     def path(self) -> str:
-        parts = [self.schema, self.table, str(self.version)]
+        parts = [table_path(self.schema, self.table), str(self.version)]
         if self.partition:
             parts.append(str(self.partition))
         if self.date:
@@ -70,12 +73,21 @@ def data_file_name(number: int, extension: str, width: int) -> str:
     return f"CDC{number:0{width}d}{extension}"
 
 
+def table_path(schema: str, table: str) -> str:
+    """``{schema}/{table}``, each name one directory under the root; PathNameError naming the
+    table otherwise."""
+    subject = table_subject(schema, table)
+    path_component(schema, "schema name", subject)
+    return f"{schema}/{path_component(table, 'table name', subject)}"
+
+
 def schema_file_path(schema: str, table: str, version: int, checksum: int) -> str:
     """A table's schema file, or a database's when ``table`` is ""."""
     name = f"schema_{version}_{checksum:010d}.json"
     if not table:
-        return f"{schema}/{META_DIR}/{name}"
-    return f"{schema}/{table}/{META_DIR}/{name}"
+        database = path_component(schema, "schema name", table_subject(schema, ""))
+        return f"{database}/{META_DIR}/{name}"
+    return f"{table_path(schema, table)}/{META_DIR}/{name}"
 
 
 def parse_data_dir(parts: list[str], separator: str) -> DataDir | None:

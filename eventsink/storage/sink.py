@@ -7,7 +7,8 @@ clock ticks on its own; a feed clock runs the timers where the player moves it),
 barrier (``flush_open``: the player drains before a DDL and a watermark point, as TiCDC's block
 events flush every file). A closed file gets its date directory and number, and one writer task
 writes it (``files.FileWriter``: schema file, data file, index, each atomic and ``fsync``'ed);
-the callbacks of its transactions fire after that, never before.
+the callbacks of its transactions fire after that, never before. A play continuing a folder
+(``resume``) skips what its files hold already, and acknowledges it at once.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from tisink.eventsink.errors import EventSinkError, SinkDeadError
 from tisink.eventsink.stats import AcknowledgedEnds, SinkStats
 from tisink.eventsink.storage.config import StorageConfig
 from tisink.eventsink.storage.files import ClosedFile, FileWriter
-from tisink.eventsink.storage.paths import DataDir, data_file_name, date_text
+from tisink.eventsink.storage.paths import DataDir, data_file_name, date_text, table_path
+from tisink.eventsink.storage.resume import ResumePoint, StoredKey
 from tisink.eventsink.storage.schema_file import SchemaFile
 from tisink.model.events import SingleTableTxn
 from tisink.model.table import TableInfo
@@ -74,6 +76,7 @@ class StorageSink:
         header: Callable[[TableInfo], bytes] | None = None,
         record_end: bytes = b"",
         writer: FileWriter | None = None,
+        resume: ResumePoint | None = None,
     ) -> None:
         self.config = config
         self._encoder = encoder
@@ -82,6 +85,9 @@ class StorageSink:
         self._header = header
         self._record_end = record_end
         self._writer = writer or FileWriter(root)
+        self._resume = resume
+        self.resumed_txns = 0
+        """Transactions skipped because the folder held them already (``resume``)."""
         self._open: dict[FileKey, _OpenFile] = {}
         self._queue: asyncio.Queue[ClosedFile | None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -100,8 +106,15 @@ class StorageSink:
         if not events:
             return
         self._start()
+        skipped = self.resumed_txns
         for event in events:
             txn = event.event
+            if self._resume is not None and self._resume.holds(
+                self._stream(txn), txn.commit_ts, len(txn.rows)
+            ):
+                self.resumed_txns += 1
+                event.callback()
+                continue
             try:
                 encoded = self._encoder.encode_rows(txn.rows)
             except TisinkError as err:
@@ -112,6 +125,7 @@ class StorageSink:
             key = self._key(txn)
             open_file = self._open.get(key)
             if open_file is None:
+                self._check_names(txn.table)
                 open_file = self._open[key] = _OpenFile(txn.table, self._clock.now_ms())
                 if self._header is not None:
                     head = self._header(txn.table)
@@ -127,6 +141,8 @@ class StorageSink:
             self._inflight += len(data)
             if open_file.size >= self.config.file_size:
                 self._close_file(key)
+        if self.resumed_txns != skipped:
+            self._notify()
 
     @property
     def error(self) -> BaseException | None:
@@ -190,12 +206,25 @@ class StorageSink:
     # --- internals -------------------------------------------------------------------------
 
     def _key(self, txn: SingleTableTxn) -> FileKey:
+        schema, table, partition = self._stream(txn)
+        return (schema, table, txn.table.version, partition)
+
+    def _stream(self, txn: SingleTableTxn) -> StoredKey:
+        """(schema, table, partition): the rows in one commit order, over table versions."""
         table = txn.table
         physical = txn.physical_table_id or table.table_id
         partition = 0
         if self.config.enable_partition_separator and physical != table.table_id:
             partition = physical
-        return (table.schema, table.table, table.version, partition)
+        return (table.schema, table.table, partition)
+
+    def _check_names(self, table: TableInfo) -> None:
+        """Refuse a table whose name would leave the root before any of its rows is held."""
+        try:
+            table_path(table.schema, table.table)
+        except TisinkError as err:
+            self._error = err
+            raise
 
     def _close_file(self, key: FileKey) -> None:
         open_file = self._open.pop(key)

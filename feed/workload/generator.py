@@ -26,7 +26,7 @@ from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import Scenario, load_scenario
 from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
 from tisink.feed.workload.selection import RowSelection, SkippedRow, selectable
-from tisink.feed.workload.table_state import TableState
+from tisink.feed.workload.table_state import TableState, scenario_modifies
 from tisink.feed.writer import ddl_record, row_record
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,12 @@ def _generate(
     select: RowSelection | None = None,
 ) -> Iterator[FeedRecord | SkippedRow]:
     states = {
-        i: TableState(scenario.tables[i], seed, select if selectable(scenario, i) else None)
+        i: TableState(
+            scenario.tables[i],
+            seed,
+            select if selectable(scenario, i) else None,
+            scenario_modifies(scenario, i),
+        )
         for i in tables
     }
     tableless = 0 in states

@@ -34,6 +34,7 @@ __all__ = [
     "builtin_scenarios",
     "load_scenario",
     "parse_scenario",
+    "read_scenario_text",
     "scenario_from_doc",
 ]
 
@@ -76,7 +77,26 @@ def load_scenario(name_or_path: str | os.PathLike[str]) -> Scenario:
         from tisink.feed.workload.sql_schema import load_sql_scenario
 
         return load_sql_scenario(path)
-    return parse_scenario(path.read_text(encoding="utf-8"), str(path))
+    return parse_scenario(read_scenario_text(path, str(path)), str(path))
+
+
+def read_scenario_text(path: Path, source: str) -> str:
+    """The text of a scenario or dump file; one that is not UTF-8 is refused naming the
+    first bad byte (its offset and line), never decoded by a guess."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ScenarioError(f"cannot read the file: {err.strerror}", file=source) from None
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ScenarioError(
+            f"not UTF-8: byte 0x{data[err.start]:02x} at byte offset {err.start} "
+            "(convert the file to UTF-8, e.g. with iconv)",
+            file=source,
+            line=line,
+        ) from None
 
 
 def parse_scenario(text: str, source: str) -> Scenario:
@@ -97,15 +117,22 @@ class _Parser(TableParser):
 
     def scenario(self, doc: dict[str, Any]) -> Scenario:
         doc = self.keys(doc, _TOP_KEYS, "the scenario")
-        rate = float(doc.get("rate", 1000))
-        if rate <= 0:
-            self.fail(f"rate must be positive, got {rate}")
-        rows = doc.get("rows")
-        if rows is None:
-            rows = int(float(doc.get("duration_s", 10)) * rate)
+        rate = self.number(doc.get("rate", 1000), "rate", "a number > 0", _positive)
+        if "rows" in doc:
+            rows = self.whole(doc["rows"], "rows", minimum=1)
+        else:
+            duration = self.number(
+                doc.get("duration_s", 10), "duration_s", "a number > 0", _positive
+            )
+            rows = int(duration * rate)
+            if rows < 1:
+                self.fail(f"duration_s = {duration:g} at rate {rate:g}/s gives no rows")
+        if "null_ratio" in doc:
+            self.ratio(doc["null_ratio"], "null_ratio")
         shared = ("txn_size", "mix", "null_ratio", "keys", "zipf_s")
         defaults: dict[str, Any] = {key: doc[key] for key in shared if key in doc}
-        tables = [made for t in doc.get("tables", []) for made in self.tables(t, defaults)]
+        listed = self.entries(doc.get("tables", []), "tables")
+        tables = [made for t in listed for made in self.tables(t, defaults)]
         if not tables:
             self.fail("a scenario needs at least one [[tables]] entry")
         names = [t.qualified_name for t in tables]
@@ -123,11 +150,12 @@ class _Parser(TableParser):
             resolved_every_ms=self.count(doc.get("resolved_every_ms", 0), "resolved_every_ms"),
             profile=self.profile(doc.get("rate_profile")),
         )
-        ddls = [self.ddl(d, scenario) for d in doc.get("ddl", [])]
+        ddls = [self.ddl(d, scenario) for d in self.entries(doc.get("ddl", []), "ddl")]
         deferred = {d.table for d in ddls if d.action == "create_table"}
         tables = [replace(t, deferred=i in deferred) for i, t in enumerate(tables)]
         scenario = replace(scenario, tables=tuple(tables), ddls=tuple(ddls))
-        txns = tuple(parse_transaction(t, scenario, self.fail) for t in doc.get("transactions", []))
+        listed = self.entries(doc.get("transactions", []), "transactions")
+        txns = tuple(parse_transaction(t, scenario, self.fail) for t in listed)
         storm = doc.get("ddl_storm")
         scenario = replace(
             scenario,
@@ -135,6 +163,8 @@ class _Parser(TableParser):
             storm=None if storm is None else parse_storm(storm, scenario, self.fail),
         )
         self.check_weights(scenario)
+        if (problem := scenario.size_problem(scenario.rows)) is not None:
+            self.fail(problem)
         return scenario
 
     def check_weights(self, scenario: Scenario) -> None:
@@ -176,9 +206,9 @@ class _Parser(TableParser):
             self.fail(f"unknown DDL action {action!r} (expected one of {', '.join(ACTIONS)})")
         table = scenario.table_index(str(obj.get("table", "")))
         qualified = scenario.tables[table].qualified_name
-        at = float(obj.get("at", 0.5))
-        if not 0.0 <= at <= 1.0:
-            self.fail(f"at must be a fraction of the rows in 0..1, got {at}", table=qualified)
+        at = self.number(
+            obj.get("at", 0.5), "at", "a fraction of the rows in 0..1", _fraction, qualified
+        )
         column = None
         if action in ("add_column", "modify_column"):
             column = self.column(obj.get("column"), qualified, 0.1)
@@ -193,7 +223,8 @@ class _Parser(TableParser):
         index = None
         if action == "add_index":
             spec = self.keys(obj.get("index"), {"name", "columns"}, f"the index of {qualified}")
-            index = IndexInfo(str(spec.get("name")), tuple(spec.get("columns", ())))
+            columns = self.names(spec.get("columns", []), "index columns", qualified)
+            index = IndexInfo(str(spec.get("name")), columns)
         name = str(obj.get("name", ""))
         if action in ("drop_column", "drop_index") and not name:
             self.fail(f"{action} needs name", table=qualified)
@@ -201,3 +232,11 @@ class _Parser(TableParser):
         if action == "rename" and (not to or not all(p.strip() for p in to.split("."))):
             self.fail(f"rename needs to = table or schema.table, got {to!r}", table=qualified)
         return DDLSpec(at, table, action, column, name, index, to)
+
+
+def _fraction(value: float) -> bool:
+    return 0.0 <= value <= 1.0
+
+
+def _positive(value: float) -> bool:
+    return value > 0.0

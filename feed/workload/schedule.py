@@ -52,7 +52,9 @@ __all__ = [
 def plan(scenario: Scenario, seed: int, rows: int | None = None) -> Iterator[Step]:
     """The schedule of ``scenario``: CREATEs of the initial tables, their preloads, then
     transactions with the DDLs placed at their fraction of the ``rows`` row changes (preloads
-    not counted), storm DDLs and resolved records at their commit-time cadences."""
+    not counted), storm DDLs and resolved records at their commit-time cadences. A ``rows``
+    the schedule cannot hold (``Scenario.size_problem``) is refused before the first step."""
+    scenario.check_size(scenario.rows if rows is None else rows)
     steps = _plan(scenario, seed, rows)
     if not scenario.resolved_every_ms:
         return steps

@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING
 
 from tisink.feed.workload.errors import ScenarioError
 from tisink.model.table import ColumnInfo, IndexInfo
+from tisink.model.tso import LATEST_PHYSICAL_MS, LATEST_TS, LOGICAL_BITS, utc_text
+
+MAX_STORM_DDLS = 100_000
+"""The most DDLs a ``[ddl_storm]`` may add to a feed: each costs milliseconds to make and
+kilobytes to write (the table's schema), so 100 000 is minutes and a gigabyte already."""
+_YEAR_10000_MS = 253_402_300_800_000
+"""The first millisecond past what ``utc_text`` (a datetime) can show."""
 
 if TYPE_CHECKING:
     from tisink.feed.rate_profile import RateProfile
@@ -88,6 +95,46 @@ class Scenario:
     profile: RateProfile | None = None
     """Shapes the commit-time spacing instead of the steady ``rate``."""
 
+    def size_problem(self, rows: int) -> str | None:
+        """Why a feed of ``rows`` rows cannot be generated, known before its first step: its
+        commit times pass the last TSO, or its storm makes more than MAX_STORM_DDLS DDLs."""
+        span_ms = (self.profile.due_s(rows) if self.profile else rows / self.rate) * 1000.0
+        pace = f"rate_profile {self.profile.text!r}" if self.profile else f"rate {self.rate:g}/s"
+        end_ms = self.start_ms + span_ms
+        if end_ms >= LATEST_PHYSICAL_MS:
+            end = utc_text(int(end_ms)) if end_ms < _YEAR_10000_MS else f"the year {_year(end_ms)}"
+            return (
+                f"rows = {rows} at {pace} take {span_ms / 1000:.4g} s of commit time, to "
+                f"{end}; commit times must be before {utc_text(LATEST_PHYSICAL_MS)}"
+            )
+        txns = -(-rows // self._largest_txn())
+        room = LATEST_TS - (self.start_ms << LOGICAL_BITS)
+        if txns > room:
+            return (
+                f"rows = {rows} need at least {txns} transactions, each with its own commitTs, "
+                f"and only {room} TSOs are left before {utc_text(LATEST_PHYSICAL_MS)}"
+            )
+        if self.storm is not None:
+            ddls = span_ms / self.storm.interval_ms
+            if ddls > MAX_STORM_DDLS:
+                return (
+                    f"[ddl_storm] per_minute = {self.storm.per_minute:g} over the "
+                    f"{span_ms / 1000:.4g} s of commit time of rows = {rows} makes "
+                    f"{ddls:,.0f} DDLs; at most {MAX_STORM_DDLS:,} (lower per_minute or rows)"
+                )
+        return None
+
+    def check_size(self, rows: int) -> None:
+        """ScenarioError with ``size_problem``'s figure, if it has one."""
+        problem = self.size_problem(rows)
+        if problem is not None:
+            raise ScenarioError(problem, file=self.source)
+
+    def _largest_txn(self) -> int:
+        sizes = [t.txn_size[1] for t in self.tables]
+        sizes += [sum(part.rows[1] for part in txn.parts) for txn in self.transactions]
+        return max(sizes)
+
     def table_index(self, name: str) -> int:
         """The index of the table called ``name`` (``table`` or ``schema.table``)."""
         for position, spec in enumerate(self.tables):
@@ -106,3 +153,8 @@ def _template_names(table: TableSpec) -> tuple[str, ...]:
     if table.template is None:
         return ()
     return (table.template, f"{table.schema}.{table.template}")
+
+
+def _year(ms: float) -> int:
+    """The (Gregorian, on average) year of Unix time ``ms``, for one past datetime's range."""
+    return int(1970 + ms / (365.2425 * 86_400_000))

@@ -1,32 +1,62 @@
 """Scenarios from SQL: the tables of a MySQL ``CREATE TABLE`` dump, with a default workload.
 
 ``tisink generate --schema-sql dump.sql`` (or any ``--workload`` path ending in ``.sql``)
-parses the dump with sqlglot's MySQL dialect and turns each CREATE TABLE into a ``[[tables]]``
-entry: columns with their types, NOT NULL, literal defaults and generated columns, the
-primary key, unique and plain indexes. ``USE db`` names the schema of the tables after it
-(``test`` before any). DROP, INSERT, SET, LOCK and other statements a dump holds are skipped;
-what the generator cannot make (a spatial type, CREATE VIEW, a key on a decimal) is an error
-naming ``file:line``, the table and the column. The workload is the scenario defaults: the
+cuts the dump into statements (``sql_split``), parses each CREATE TABLE with sqlglot's MySQL
+dialect and turns it into a ``[[tables]]`` entry: columns with their types, NOT NULL and
+literal defaults, the primary key, unique and plain indexes. ``USE db`` names the schema of the
+tables after it (``test`` before any). A partitioned table is played as one table (its clause
+checked by ``sql_partitions``); a temporary table is skipped, as TiCDC skips it; DROP, INSERT,
+SET, LOCK, procedures, triggers and other statements are skipped. What the generator cannot
+make (a spatial type, a generated column, CREATE VIEW, a key on a decimal) is an error naming
+``file:line``, the table and the column. The workload is the scenario defaults: the
 insert/update/delete mix, 1-5 rows per transaction, uniform keys.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tisink.feed.workload.errors import ScenarioError
-from tisink.feed.workload.scenario import Scenario, scenario_from_doc
+from tisink.feed.workload.scenario import Scenario, read_scenario_text, scenario_from_doc
+from tisink.feed.workload.sql_partitions import (
+    parse_partitioning,
+    partition_clause_at,
+    unquoted,
+)
+from tisink.feed.workload.sql_split import Statement, split_statements
 
+log = logging.getLogger(__name__)
 DEFAULT_ROWS = 10_000
 _BOOLEAN = "tinyint(1)"
+_NAME = r"(?:`(?:[^`]|``)*`|[\w$]+)"
+_USE = re.compile(rf"USE\s+({_NAME})\s*$", re.I)
+_HEAD = re.compile(r"`(?:[^`]|``)*`|'[^']*'|\"[^\"]*\"|[\w$]+|\S")
+_TABLE_NAME = re.compile(rf"TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?({_NAME}(?:\s*\.\s*{_NAME})?)", re.I)
+_MODIFIERS = {"OR", "REPLACE", "UNIQUE", "FULLTEXT", "SPATIAL", "ONLINE", "OFFLINE", "AGGREGATE"}
+_TEMPORARY = {"TEMPORARY", "GLOBAL", "LOCAL"}
+_ASSIGNED = {"DEFINER", "ALGORITHM"}
+_REFUSED_KINDS = ("VIEW", "INDEX")
+"""CREATEs that change what TiCDC replicates; other kinds (PROCEDURE, TRIGGER, USER...) are
+skipped like any statement that is not a table's."""
+_SPATIAL = {"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring"}
+_SPATIAL |= {"multipolygon", "geometrycollection", "geomcollection"}
+_PART = re.compile(rf"\s*({_NAME})\s+([a-z]\w*)", re.I)
+_NOT_COLUMNS = {"PRIMARY", "UNIQUE", "KEY", "INDEX", "CONSTRAINT", "FOREIGN", "FULLTEXT"}
+_NOT_COLUMNS |= {"SPATIAL", "CHECK", "PERIOD"}
+_BODY = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|[(),]")
 
 
 def load_sql_scenario(path: str | Path) -> Scenario:
     """The scenario of the dump at ``path``; ScenarioError with ``file:line`` otherwise."""
     source = str(path)
-    text = Path(path).read_text(encoding="utf-8")
+    return parse_sql_scenario(read_scenario_text(Path(path), source), source)
+
+
+def parse_sql_scenario(text: str, source: str) -> Scenario:
+    """The scenario of the dump ``text``; errors name ``source`` and the line."""
     return _Dump(source).scenario(text)
 
 
@@ -40,56 +70,101 @@ class _Dump:
         return ScenarioError(reason, file=self.source, line=line, table=table, column=column)
 
     def scenario(self, text: str) -> Scenario:
-        import sqlglot
-        from sqlglot import exp
-        from sqlglot.errors import ParseError
-
-        quiet = logging.getLogger("sqlglot")
-        level = quiet.level
-        quiet.setLevel(logging.ERROR)  # LOCK TABLES and the like parse as commands, with a warning
-        try:
-            statements = sqlglot.parse(text, read="mysql")
-        except ParseError as err:
-            first = err.errors[0] if err.errors else {}
-            reason = str(first.get("description") or err).splitlines()[0]
-            raise self.fail(f"cannot parse the SQL: {reason}", first.get("line")) from None
-        finally:
-            quiet.setLevel(level)
         schema = "test"
         tables: list[dict[str, Any]] = []
-        for statement in statements:
-            if isinstance(statement, exp.Use):
-                schema = statement.this.name
-            elif isinstance(statement, exp.Create):
-                kind = str(statement.args.get("kind") or "").upper()
-                if kind == "TABLE":
-                    tables.append(self.table(statement, schema))
-                elif kind not in ("DATABASE", "SCHEMA"):
-                    raise self.fail(f"CREATE {kind} is not supported", _line(statement.this))
+        for statement in split_statements(text):
+            head = statement.text.strip()
+            if not head:
+                continue
+            use = _USE.match(head)
+            if use is not None:
+                schema = unquoted(use.group(1))
+                continue
+            kind, temporary = _create_kind(head)
+            if kind == "TABLE" and temporary:
+                log.warning(
+                    "%s:%d: CREATE TEMPORARY TABLE skipped: TiCDC does not replicate "
+                    "temporary tables",
+                    self.source,
+                    statement.line,
+                )
+            elif kind == "TABLE":
+                tables.append(self.table(statement, schema))
+            elif kind in _REFUSED_KINDS:
+                raise self.fail(f"CREATE {kind} is not supported", statement.line)
         if not tables:
             raise self.fail("no CREATE TABLE in the file", None)
         doc = {"name": Path(self.source).stem, "rows": DEFAULT_ROWS, "tables": tables}
         return scenario_from_doc(doc, self.source)
 
-    def table(self, create: Any, schema: str) -> dict[str, Any]:
+    def parse(self, statement: Statement, text: str, schema: str) -> Any:
+        """The sqlglot tree of one CREATE TABLE without its partition clause."""
+        import sqlglot
+        from sqlglot import exp
+        from sqlglot.errors import SqlglotError
+
+        quiet = logging.getLogger("sqlglot")
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)  # what it cannot parse becomes a Command, with a warning
+        try:
+            create = sqlglot.parse_one(text, read="mysql")
+        except SqlglotError as err:  # ParseError, or TokenError (a quote never closed)
+            self.spatial_column(statement, text, schema)
+            errors = getattr(err, "errors", None)
+            first = errors[0] if errors else {}
+            reason = str(first.get("description") or err).splitlines()[0]
+            line = statement.file_line(first.get("line"))
+            raise self.fail(f"cannot parse the SQL: {reason}", line) from None
+        except Exception as err:  # sqlglot trips on some table options (TypeError seen)
+            self.spatial_column(statement, text, schema)
+            reason = f"{type(err).__name__}: {err}".splitlines()[0]
+            raise self.fail(f"cannot parse this CREATE TABLE ({reason})", statement.line) from None
+        finally:
+            quiet.setLevel(level)
+        if not isinstance(create, exp.Create) or str(create.args.get("kind")).upper() != "TABLE":
+            self.spatial_column(statement, text, schema)
+            raise self.fail("cannot parse this CREATE TABLE", statement.line)
+        return create
+
+    def spatial_column(self, statement: Statement, text: str, schema: str) -> None:
+        """A column of a spatial type, which sqlglot does not parse: named as the unknown
+        type it is to the generator (and to TiDB), not as a parse error."""
+        name = _TABLE_NAME.search(text)
+        parts = [unquoted(p) for p in name.group(1).split(".")] if name else []
+        table = ".".join([schema, *parts][-2:]) if parts else None
+        for offset, part in _column_parts(text):
+            found = _PART.match(part)
+            if found is None or found.group(1).upper() in _NOT_COLUMNS:
+                continue
+            kind = found.group(2).lower()
+            if kind in _SPATIAL:
+                line = statement.line + text.count("\n", 0, offset + found.start(2))
+                raise self.fail(
+                    f"unknown mysqlType {kind!r}", line, table, unquoted(found.group(1))
+                )
+
+    def table(self, statement: Statement, schema: str) -> dict[str, Any]:
         from sqlglot import exp
 
+        cut = partition_clause_at(statement.text)
+        text = statement.text if cut is None else statement.text[:cut]
+        create = self.parse(statement, text, schema)
         target = create.this
         if not isinstance(target, exp.Schema):
-            raise self.fail("CREATE TABLE ... LIKE / AS SELECT is not supported", _line(create))
+            raise self.fail("CREATE TABLE ... LIKE / AS SELECT is not supported", statement.line)
         name = target.this.name
         schema = target.this.db or schema
         qualified = f"{schema}.{name}"
-        line = _line(target.this)
+        line = statement.file_line(_line(target.this))
         columns: list[dict[str, Any]] = []
         primary: list[str] = []
         indexes: list[dict[str, Any]] = []
         lines: dict[str, int | None] = {}
         for part in target.expressions:
             if isinstance(part, exp.ColumnDef):
-                column = self.column(part, qualified)
+                lines[part.name] = statement.file_line(_line(part.this))
+                column = self.column(part, qualified, lines[part.name])
                 columns.append(column)
-                lines[column["name"]] = _line(part.this)
                 for constraint in part.constraints:
                     kind = constraint.args.get("kind")
                     if isinstance(kind, exp.PrimaryKeyColumnConstraint):
@@ -120,15 +195,62 @@ class _Dump:
         except ScenarioError as err:
             where = lines.get(err.column or "") or line
             raise self.fail(err.reason, where, qualified, err.column) from None
+        if cut is not None:
+            self.partitioned(statement, cut, entry, qualified)
         return entry
 
-    def column(self, part: Any, table: str) -> dict[str, Any]:
+    def partitioned(
+        self, statement: Statement, cut: int, entry: dict[str, Any], table: str
+    ) -> None:
+        """Check the table's PARTITION BY clause against its columns and unique keys (TiDB's
+        rule: every unique key holds every column of the partitioning function)."""
+        text = statement.text
+
+        def fail(reason: str, offset: int, column: str | None = None) -> NoReturn:
+            line = statement.line + text.count("\n", 0, cut + offset)
+            raise self.fail(f"PARTITION BY: {reason}", line, table, column)
+
+        partitioning = parse_partitioning(text[cut:], _expression_columns, fail)
+        names = {c["name"].lower(): c["name"] for c in entry["columns"]}
+        columns = [names.get(c.lower(), c) for c in partitioning.columns]
+        for column in columns:
+            if column.lower() not in names:
+                fail("names a missing column", 0, column)
+        unique = [entry.get("primary", [])] + [
+            i["columns"] for i in entry.get("indexes", []) if i.get("unique")
+        ]
+        unique = [key for key in unique if key]
+        if not columns:  # KEY(): the primary key's columns
+            if not entry.get("primary"):
+                fail("KEY() needs a primary key", 0)
+            columns = list(entry["primary"])
+        for key in unique:
+            lowered = {c.lower() for c in key}
+            missing = [c for c in columns if c.lower() not in lowered]
+            if missing:
+                fail(
+                    f"unique key ({', '.join(key)}) must include every column of the "
+                    f"partitioning function ({', '.join(columns)})",
+                    0,
+                    missing[0],
+                )
+        log.warning(
+            "%s:%d: table %s is partitioned (%s, %d partitions): played as one table, its "
+            "rows with the table's id, not their partition's",
+            self.source,
+            statement.line,
+            table,
+            partitioning.kind,
+            partitioning.count,
+        )
+
+    def column(self, part: Any, table: str, line: int | None) -> dict[str, Any]:
         from sqlglot import exp
 
         name = part.name
         kind = part.args.get("kind")
         if kind is None:
-            raise self.fail("a column needs a type", _line(part.this), table, name)
+            raise self.fail("a column needs a type", line, table, name)
         text = kind.sql("mysql")
         if text.upper() == "BOOLEAN":
             text = _BOOLEAN
@@ -142,12 +264,81 @@ class _Dump:
             elif isinstance(rule, exp.ZeroFillColumnConstraint):
                 column["type"] += " zerofill"
             elif isinstance(rule, exp.ComputedColumnConstraint):
-                column["generated"] = "stored" if rule.args.get("persisted") else "virtual"
+                formula = rule.this.unnest().sql("mysql")
+                raise self.fail(
+                    f"a generated column (AS ({formula})) is not supported: "
+                    "the generator draws each column on its own, so its values would not "
+                    "follow the expression",
+                    line,
+                    table,
+                    name,
+                )
             elif isinstance(rule, exp.DefaultColumnConstraint):
                 default = rule.this
                 if isinstance(default, exp.Literal):
                     column["default"] = default.this
         return column
+
+
+def _create_kind(head: str) -> tuple[str | None, bool]:
+    """What a statement creates (TABLE, VIEW, PROCEDURE...; None if it is no CREATE) and
+    whether it is TEMPORARY: the words after CREATE past OR REPLACE, DEFINER = ..., etc."""
+    words = [m.group() for m in _HEAD.finditer(head, 0, 400)]
+    if not words or words[0].upper() != "CREATE":
+        return None, False
+    temporary = False
+    at = 1
+    while at < len(words):
+        word = words[at].upper()
+        if word in _ASSIGNED:  # DEFINER = `u`@`h`, ALGORITHM = MERGE
+            at += 3
+            while at < len(words) and words[at] in ("@", "("):  # `u`@`h`, CURRENT_USER()
+                at += 2
+        elif word == "SQL":  # SQL SECURITY DEFINER
+            at += 3
+        elif word in _TEMPORARY:
+            temporary = True
+            at += 1
+        elif word in _MODIFIERS:
+            at += 1
+        else:
+            return word, temporary
+    return None, temporary
+
+
+def _column_parts(text: str) -> list[tuple[int, str]]:
+    """The comma-separated parts inside the first parentheses of ``text`` (a CREATE TABLE's
+    columns and keys), each with its offset."""
+    parts: list[tuple[int, str]] = []
+    depth, begin = 0, 0
+    for found in _BODY.finditer(text):
+        piece = found.group()
+        if piece == "(":
+            depth += 1
+            if depth == 1:
+                begin = found.end()
+        elif piece == ")":
+            depth -= 1
+            if depth == 0:
+                parts.append((begin, text[begin : found.start()]))
+                return parts
+        elif piece == "," and depth == 1:
+            parts.append((begin, text[begin : found.start()]))
+            begin = found.end()
+    return parts
+
+
+def _expression_columns(expression: str) -> list[str]:
+    """The columns a partitioning expression reads; ValueError if sqlglot cannot parse it."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    try:
+        tree = sqlglot.parse_one(expression, read="mysql")
+    except SqlglotError as err:
+        raise ValueError(str(err)) from None
+    return list(dict.fromkeys(column.name for column in tree.find_all(exp.Column)))
 
 
 def _line(node: Any) -> int | None:

@@ -9,6 +9,7 @@ database kinds have no table (``QUERY`` records: CREATE / DROP DATABASE ``storm_
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -53,24 +54,33 @@ def parse_storm(obj: Any, scenario: Scenario, fail: Fail) -> StormSpec:
     unknown = sorted(set(obj) - _STORM_KEYS)
     if unknown:
         fail(f"unknown key {unknown[0]!r} in [ddl_storm]")
-    per_minute = float(obj.get("per_minute", 60))
-    if not per_minute > 0:
-        fail(f"ddl_storm per_minute must be positive, got {per_minute}")
+    per_minute = obj.get("per_minute", 60)
+    if not _number(per_minute) or not 0 < per_minute < math.inf:
+        fail(f"ddl_storm per_minute must be a number > 0, got {per_minute!r}")
     weights = obj.get("kinds", dict.fromkeys(STORM_KINDS, 1))
     if not isinstance(weights, dict) or not weights:
         fail("ddl_storm kinds must be a table of kind = weight")
     running, kinds, cumulative = 0.0, [], []
     for kind, weight in weights.items():
-        if kind not in STORM_KINDS or float(weight) < 0:
-            fail(f"ddl_storm kind {kind!r} = {weight!r}: kinds are {', '.join(STORM_KINDS)}")
+        if kind not in STORM_KINDS or not _number(weight) or not 0 <= weight < math.inf:
+            fail(
+                f"ddl_storm kind {kind!r} = {weight!r}: kinds are {', '.join(STORM_KINDS)}, "
+                "weights numbers >= 0"
+            )
         running += float(weight)
         kinds.append(kind)
         cumulative.append(running)
     if running <= 0:
         fail("ddl_storm kinds need some weight")
     names = obj.get("tables")
+    if names is not None and not isinstance(names, list):
+        fail(f"ddl_storm tables must be a list of table names, got {names!r}")
     if names is None:
         tables = tuple(range(len(scenario.tables)))
     else:
         tables = tuple(i for name in names for i in scenario.table_group(str(name)))
-    return StormSpec(per_minute, tuple(kinds), tuple(cumulative), tables)
+    return StormSpec(float(per_minute), tuple(kinds), tuple(cumulative), tables)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -4,6 +4,8 @@ conserved column. Every unknown key is an error, so a typo never falls back to a
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NoReturn
 
@@ -44,10 +46,59 @@ class TableParser:
             self.fail(f"{key} must be a whole number >= 0, got {value!r}", table=table)
         return value
 
+    def whole(self, value: Any, key: str, table: str | None = None, *, minimum: int) -> int:
+        """An integer (or a float with no fraction, as TOML writes ``1e6``) >= ``minimum``."""
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            self.fail(f"{key} must be a whole number >= {minimum}, got {value!r}", table=table)
+        return value
+
+    def number(
+        self,
+        value: Any,
+        key: str,
+        allowed: str,
+        fits: Callable[[float], bool],
+        table: str | None = None,
+        column: str | None = None,
+    ) -> float:
+        """A finite number for which ``fits`` holds; ``allowed`` says which in the error."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.fail(f"{key} must be {allowed}, got {value!r}", table, column)
+        number = float(value)
+        if not math.isfinite(number) or not fits(number):
+            self.fail(f"{key} must be {allowed}, got {value!r}", table, column)
+        return number
+
+    def ratio(
+        self, value: Any, key: str, table: str | None = None, column: str | None = None
+    ) -> float:
+        return self.number(value, key, "a number in 0..1", _fraction, table, column)
+
+    def share(self, value: Any, key: str, table: str | None = None) -> float:
+        """A weight or exponent: a finite number >= 0."""
+        return self.number(value, key, "a number >= 0", lambda v: v >= 0.0, table)
+
+    def entries(self, value: Any, key: str, table: str | None = None) -> list[Any]:
+        """A list of ``key`` (tables, columns, indexes...): anything else is refused by name."""
+        if not isinstance(value, list):
+            self.fail(f"{key} must be a list, got {value!r}", table=table)
+        return value
+
+    def names(self, value: Any, key: str, table: str) -> tuple[str, ...]:
+        """Column names: a list of texts."""
+        listed = self.entries(value, key, table)
+        if not all(isinstance(name, str) for name in listed):
+            self.fail(f"{key} must be a list of column names, got {value!r}", table=table)
+        return tuple(listed)
+
     def pair(self, value: Any, key: str, table: str, *, minimum: int) -> tuple[int, int]:
         if isinstance(value, int):
             value = [value, value]
-        if not isinstance(value, list) or len(value) != 2 or not minimum <= value[0] <= value[1]:
+        whole = isinstance(value, list) and len(value) == 2
+        whole = whole and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        if not whole or not minimum <= value[0] <= value[1]:
             self.fail(f"{key} must be [low, high] with {minimum} <= low <= high", table=table)
         return int(value[0]), int(value[1])
 
@@ -63,7 +114,7 @@ class TableParser:
         spread = str(obj.get("spread", "uniform"))
         if spread not in ("uniform", "zipf") or count < 1:
             self.fail(f"count >= 1 and spread uniform or zipf, got {count}, {spread!r}")
-        s = float(obj.get("spread_s", 1.1)) if spread == "zipf" else 0.0
+        s = self.share(obj.get("spread_s", 1.1), "spread_s") if spread == "zipf" else 0.0
         shares = [1 / (i**s) for i in range(1, count + 1)]
         total = sum(shares)
         return [
@@ -82,23 +133,25 @@ class TableParser:
         qualified = f"{schema}.{name}"
         if not schema.strip() or not name.strip():
             self.fail(f"a [[tables]] entry needs a schema and a name, got {qualified!r}")
-        null_ratio = float(merged.get("null_ratio", 0.1))
+        null_ratio = self.ratio(merged.get("null_ratio", 0.1), "null_ratio", qualified)
         preload = self.count(obj.get("preload", 0), "preload", qualified)
-        columns = tuple(self.column(c, qualified, null_ratio) for c in obj.get("columns", []))
+        listed = self.entries(obj.get("columns", []), "columns", qualified)
+        columns = tuple(self.column(c, qualified, null_ratio) for c in listed)
         if not columns:
             self.fail("a table needs columns", table=qualified)
         by_name = {c.column.name: c.column for c in columns}
         if len(by_name) != len(columns):
             self.fail("column names repeat", table=qualified)
         indexes = []
-        primary = obj.get("primary", [])
+        primary = self.names(obj.get("primary", []), "primary", qualified)
         if primary:
             indexes.append(IndexInfo("primary", tuple(primary), unique=True, primary=True))
-        for index in obj.get("indexes", []):
+        for index in self.entries(obj.get("indexes", []), "indexes", qualified):
             index = self.keys(index, {"name", "columns", "unique"}, f"an index of {qualified}")
-            indexes.append(
-                IndexInfo(str(index["name"]), tuple(index["columns"]), bool(index.get("unique")))
-            )
+            if "name" not in index or "columns" not in index:
+                self.fail("an index needs a name and columns", table=qualified)
+            names = self.names(index["columns"], "index columns", qualified)
+            indexes.append(IndexInfo(str(index["name"]), names, bool(index.get("unique"))))
         columns = self.key_columns(columns, indexes, qualified)
         conserved = self.conserved(obj, columns, indexes, qualified)
         keys = str(merged.get("keys", "uniform"))
@@ -109,9 +162,9 @@ class TableParser:
             name=name,
             columns=columns,
             indexes=tuple(indexes),
-            weight=float(obj.get("weight", 1.0)),
+            weight=self.share(obj.get("weight", 1.0), "weight", qualified),
             keys=keys,
-            zipf_s=float(merged.get("zipf_s", 1.1)),
+            zipf_s=self.share(merged.get("zipf_s", 1.1), "zipf_s", qualified),
             mix=self.mix(merged.get("mix"), qualified, preload),
             txn_size=self.pair(merged.get("txn_size", [1, 5]), "txn_size", qualified, minimum=1),
             oversized=self.oversized(obj.get("oversized"), by_name, qualified),
@@ -121,9 +174,7 @@ class TableParser:
         )
 
     def key_updates(self, value: Any, indexes: list[IndexInfo], table: str) -> float:
-        share = float(value)
-        if not 0.0 <= share <= 1.0:
-            self.fail(f"key_updates must be a share in 0..1, got {share}", table=table)
+        share = self.number(value, "key_updates", "a share in 0..1", _fraction, table)
         if share and not any(index.unique for index in indexes):
             self.fail("key_updates needs a primary or unique key", table=table)
         return share
@@ -201,14 +252,16 @@ class TableParser:
         return ColumnSpec(
             column=col,
             size=None if size is None else self.pair(size, "size", table, minimum=0),
-            null_ratio=float(obj.get("null_ratio", null_ratio)),
+            null_ratio=self.ratio(obj.get("null_ratio", null_ratio), "null_ratio", table, col.name),
         )
 
     def mix(self, value: Any, table: str, preload: int = 0) -> tuple[float, float, float]:
         if value is None:
             return (0.6, 0.3, 0.1)
         value = self.keys(value, {"insert", "update", "delete"}, f"the mix of {table}")
-        weights = [float(value.get(k, 0.0)) for k in ("insert", "update", "delete")]
+        weights = [
+            self.share(value.get(k, 0.0), f"mix {k}", table) for k in ("insert", "update", "delete")
+        ]
         total = sum(weights)
         if total <= 0 or min(weights) < 0 or (weights[0] <= 0 and not preload):
             self.fail("mix needs non-negative weights and some inserts (or preload)", table=table)
@@ -222,7 +275,12 @@ class TableParser:
         col = columns.get(name)
         if col is None or col.family not in (TypeFamily.STRING, TypeFamily.BINARY):
             self.fail("oversized needs a text or blob column", table=table, column=name)
-        nbytes, every = int(value.get("bytes", 1 << 20)), int(value.get("every", 1000))
+        nbytes = self.whole(value.get("bytes", 1 << 20), "oversized bytes", table, minimum=1)
+        every = self.whole(value.get("every", 1000), "oversized every", table, minimum=1)
         if (col.length and nbytes > col.length) or every <= 0:
             self.fail(f"oversized {nbytes} bytes every {every} does not fit", table, name)
         return Oversized(every, nbytes, name)
+
+
+def _fraction(value: float) -> bool:
+    return 0.0 <= value <= 1.0

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 import orjson
@@ -21,10 +23,11 @@ from tisink.feed.workload.draws import ValueGen, below, sample
 from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_draws
 from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
 from tisink.feed.workload.shaped import shaped_commit
-from tisink.feed.workload.specs import TableSpec
+from tisink.feed.workload.specs import Scenario, TableSpec
 from tisink.feed.workload.steps import PlannedDDL, PlannedTxn, derive_seed
 from tisink.feed.workload.values import column_code, key_generator, oversized_value
 from tisink.model.events import DDLType, RowChangedEvent
+from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
 
 Image = dict[str, Any]
@@ -42,8 +45,17 @@ class TableState:
     kept for them (None) and each comes out as a ``SkippedRow``.
     """
 
-    def __init__(self, spec: TableSpec, seed: int, select: RowSelection | None = None) -> None:
+    def __init__(
+        self,
+        spec: TableSpec,
+        seed: int,
+        select: RowSelection | None = None,
+        modifies: Sequence[ColumnInfo] = (),
+    ) -> None:
         self.spec = spec
+        self._modifies = list(modifies)
+        """The types the scenario's MODIFY COLUMNs still to come give columns: values are
+        drawn to fit them (``values.column_code``)."""
         self._select = select
         self._keep: tuple[TableInfo, KeepRow | None] | None = None
         """The selection's test of the current table version, asked once per version."""
@@ -73,6 +85,8 @@ class TableState:
             self._seqs, self._images = [], []
         if planned.spec is not None and planned.spec.column is not None:
             spec = planned.spec.column
+            if planned.spec.action == "modify_column" and spec.column in self._modifies:
+                self._modifies.remove(spec.column)
             self._sizes[spec.column.name] = spec.size
             self._null_ratio[spec.column.name] = spec.null_ratio
         self.info = None if kind is DDLType.ERASE else event.table
@@ -99,7 +113,8 @@ class TableState:
                 continue
             if col.name == self.spec.conserved:
                 continue  # only transfers change it; it is drawn at inserts all the same
-            code = column_code(col, self._sizes.get(col.name), f"v{len(plan)}")
+            later = [c for c in self._modifies if c.name == col.name]
+            code = column_code(col, self._sizes.get(col.name), f"v{len(plan)}", later)
             ratio = self._null_ratio.get(col.name, 0.1) if col.nullable else 0.0
             plan.append((col.name, col.nullable, ratio, code))
             self._mutable.append(col.name)
@@ -122,7 +137,10 @@ class TableState:
 
     def _reshape(self, image: Image, pre: TableInfo, fits: dict[str, Check]) -> Image:
         """An image of the new schema: added columns take their default, dropped ones go,
-        modified ones keep values that still fit and get new ones otherwise."""
+        modified ones keep their values in the new type's form (a number going to a DECIMAL
+        or an integer rounded as the database rounds it: the draws kept it in range). Only a
+        value no conversion fits (a change the scenario made lossy, such as text to a
+        number) gets a new one, which no database holds."""
         assert self.info is not None
         old = pre.column_by_name
         out: Image = {}
@@ -130,7 +148,9 @@ class TableState:
             if col.name not in old:
                 out[col.name] = col.default
             elif col.name in fits and not _fits(col, fits[col.name], image[col.name]):
-                out[col.name] = self._values[col.name](self.rng)
+                kept = _converted(col, image[col.name])
+                fit = kept is not None and _fits(col, fits[col.name], kept)
+                out[col.name] = kept if fit else self._values[col.name](self.rng)
             else:
                 out[col.name] = image[col.name]
         return out
@@ -289,6 +309,12 @@ class TableState:
         self._images.pop()
 
 
+def scenario_modifies(scenario: Scenario, table: int) -> list[ColumnInfo]:
+    """The columns the scenario's MODIFY COLUMNs of table ``table`` make, in commit order."""
+    ddls = sorted((d for d in scenario.ddls if d.table == table), key=lambda d: d.at)
+    return [d.column.column for d in ddls if d.action == "modify_column" and d.column]
+
+
 def _stored(image: Image) -> bytes:
     """The JSON of ``image`` in a bytes object of its own size: orjson's result keeps the
     4 KiB buffer it was written into, which would make the table ten times its size."""
@@ -300,6 +326,23 @@ def _built(image: bytes | None) -> bytes:
     never need for another row: no ALTER, transfer or multi-table transaction."""
     assert image is not None, "a row the selection stepped over was read"
     return image
+
+
+def _converted(col: ColumnInfo, value: Any) -> Any:
+    """A number in the feed form of the DECIMAL or integer ``col``, rounded half away from
+    zero as MySQL converts it; None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    integer = col.mysql_type in INTEGER_RANGES
+    if col.family is not TypeFamily.DECIMAL and not integer:
+        return None
+    try:
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
+        exponent = Decimal(1).scaleb(0 if integer else -col.decimal)
+        rounded = number.quantize(exponent, rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return None
+    return int(rounded) if integer else str(rounded if rounded else rounded.copy_abs())
 
 
 def _fits(col: ColumnInfo, check: Check, value: Any) -> bool:

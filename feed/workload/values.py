@@ -17,7 +17,7 @@ from __future__ import annotations
 import binascii
 import random
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tisink.feed.workload.clock_values import date_code, datetime_code, time_code
@@ -52,10 +52,58 @@ SHARED: dict[str, Any] = {
 Builder = Callable[[ColumnInfo, tuple[int, int] | None, str], ColumnCode]
 
 
-def column_code(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
+def column_code(
+    col: ColumnInfo, size: tuple[int, int] | None, v: str, later: Sequence[ColumnInfo] = ()
+) -> ColumnCode:
     """The draw of a (non-NULL) ``col`` value into ``v``; ``size`` bounds text/binary
-    lengths."""
+    lengths. ``later``: the types a MODIFY COLUMN gives the column further on; the value
+    fits them too, since TiDB (in strict mode) refuses a change its kept values cannot
+    follow, so a feed never carries one."""
+    if later:
+        fitted = _fitted(col, size, v, later)
+        if fitted is not None:
+            return fitted
     return _BUILDERS[col.family](col, size, v)
+
+
+_NUMBERS = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.DECIMAL)
+_LENGTHS = {"char": TypeFamily.STRING, "varchar": TypeFamily.STRING,
+            "binary": TypeFamily.BINARY, "varbinary": TypeFamily.BINARY}  # fmt: skip
+
+
+def _digits(col: ColumnInfo) -> tuple[int, int, bool]:
+    """(digits before the point, digits after it, unsigned) of a DECIMAL or integer type."""
+    if col.family is TypeFamily.DECIMAL:
+        return (col.length or 10) - col.decimal, col.decimal, col.unsigned
+    _, high, unsigned_high = INTEGER_RANGES[col.mysql_type]
+    return len(str(unsigned_high if col.unsigned else high)) - 1, 0, col.unsigned
+
+
+def _fitted(
+    col: ColumnInfo, size: tuple[int, int] | None, v: str, later: Sequence[ColumnInfo]
+) -> ColumnCode | None:
+    """The draw of ``col`` kept within every type of ``later`` of its kind (numbers, or
+    texts and bytes of a bounded length); None when none of them narrows it."""
+    numeric = [c for c in later if c.family in _NUMBERS]
+    if numeric and col.family in (*_NUMBERS, TypeFamily.FLOAT, TypeFamily.DOUBLE):
+        whole, scale, unsigned = _digits(col) if col.family in _NUMBERS else (15, 4, col.unsigned)
+        for other in numeric:
+            other_whole, other_scale, other_unsigned = _digits(other)
+            whole, scale = min(whole, other_whole), min(scale, other_scale)
+            unsigned = unsigned or other_unsigned
+        narrow = ColumnInfo(v, "decimal", length=whole + scale, decimal=scale, unsigned=unsigned)
+        code = _decimal(narrow, None, v)
+        if col.family in (TypeFamily.FLOAT, TypeFamily.DOUBLE):
+            return ColumnCode([*code.lines, f"{v} = float({v})"], code.tables)
+        if col.family is not TypeFamily.DECIMAL:
+            return ColumnCode([*code.lines, f"{v} = int({v})"], code.tables)
+        return code
+    lengths = [c.length for c in later if _LENGTHS.get(c.mysql_type) is col.family and c.length]
+    if lengths and col.family in (TypeFamily.STRING, TypeFamily.BINARY):
+        low, high = size if size is not None else (0, DEFAULT_MAX_SIZE)
+        high = min(high, *lengths)
+        return _BUILDERS[col.family](col, (min(low, high), high), v)
+    return None
 
 
 def _integer(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tisink.eventsink.errors import PathNameError
 from tisink.eventsink.file import (
     FileProducer,
     FileSinkError,
@@ -125,3 +129,26 @@ async def test_writers_sharing_a_partition_keep_one_offset_sequence(tmp_path):
     records = list(read_file_topic(tmp_path, "t"))
     assert [offset for _, offset, _, _ in records] == list(range(9))
     assert [value for *_, value in records][:3] == [b"a0", b"a0", b"b0"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(topic=st.one_of(st.sampled_from(["..", ".", "", "../x", "/abs", "a\x00b"]), st.text()))
+def test_every_topic_path_is_inside_the_folder_or_refused(topic):
+    """Issue 44 item 3: the writer, the reader and capture (``partition_file``) never reach
+    outside the folder, whatever the topic; a refusal names the topic."""
+    root = "/files/root"
+    try:
+        path = str(partition_file(Path(root), topic, 1))
+    except PathNameError as err:
+        assert f"topic {topic!r}" in str(err)
+        return
+    assert os.path.normpath(path).startswith(root + os.sep)
+    assert os.path.dirname(os.path.dirname(path)) == root
+
+
+def test_the_reader_refuses_a_topic_outside_the_folder(tmp_path):
+    outside = partition_file(tmp_path, "t", 0)
+    outside.parent.mkdir(parents=True)
+    outside.write_text('{"offset":0,"key":null,"value":"YQ=="}\n')
+    with pytest.raises(PathNameError, match=re.escape("topic '../t'")):
+        list(read_file_topic(tmp_path / "inner", "../t"))

@@ -11,8 +11,10 @@ import pytest
 
 from tisink.core.errors import TisinkError
 from tisink.play import PlayOptions, run_play
+from tisink.play_engines import redacted
 from tisink.sink import SinkFactory
-from tisink.sink.uri import is_secret_param, mask_uri, parse_sink_uri
+from tisink.sink.uri import MASK, is_secret_param, mask_uri, parse_sink_uri, scrub
+from tisink.verify.run import verify
 
 SECRET = "S3cret"
 
@@ -66,3 +68,36 @@ def test_the_play_summary_and_its_log_never_hold_a_secret(
     text = orjson.dumps(summary.to_dict()).decode()
     assert SECRET not in text and "access-token=xxxxx" in text
     assert SECRET not in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("uri", "shown"),
+    [
+        (f"mysql://u:pa/{SECRET}@h/db", "mysql://u:xxxxx@h/db"),
+        (f"mysql://u:p@{SECRET}@h:1/?x=1", "mysql://u:xxxxx@h:1/?x=1"),
+        (f"postgresql://u@h/db?password={SECRET}&a=b", "postgresql://u@h/db?password=xxxxx&a=b"),
+        (f"consumer.db?password={SECRET}", "consumer.db?password=xxxxx"),
+        (f"x://h/p?url=y://u:v@w&token={SECRET}", "x://h/p?url=y://u:v@w&token=xxxxx"),
+    ],
+)
+def test_mask_uri_masks_whatever_the_uri_looks_like(uri: str, shown: str) -> None:
+    """Issue 44 item 1: the one masking function, for URIs that parse and those that do not."""
+    assert mask_uri(uri) == shown
+
+
+def test_scrub_masks_each_secret_a_message_repeats() -> None:
+    uri = f"postgresql://u:p%40{SECRET}@h/db?sslpassword={SECRET}2"
+    message = f"auth failed for p@{SECRET} (sslpassword {SECRET}2)"
+    assert scrub(message, uri) == f"auth failed for {MASK} (sslpassword {MASK})"
+
+
+def test_a_failed_runs_summary_masks_a_uri_that_does_not_parse() -> None:
+    assert redacted(f"kafka://h:99999/t?sasl-password={SECRET}") == (
+        "kafka://h:99999/t?sasl-password=xxxxx"
+    )
+
+
+def test_verify_of_a_uri_it_refuses_masks_it() -> None:
+    with pytest.raises(TisinkError) as caught:
+        verify(f"kafka://u:{SECRET}@h:1/t?protocol=nope&sasl-password={SECRET}")
+    assert SECRET not in str(caught.value)

@@ -200,3 +200,56 @@ def test_faults_need_topics_and_partitions(tmp_path: Path, uri: str) -> None:
                 faults="bab",
             )
         )
+
+
+def test_the_storage_layout_is_refused_as_having_no_partitions(tmp_path: Path) -> None:
+    """Issue 44 item 18: ``file://...?protocol=csv`` was told "the scheme has none (use kafka://
+    or file://)" although its scheme is file://."""
+    out = tmp_path / "out"
+    args = ["play", "--engine", "inline", "--rows", "10", "--faults", "bab"]
+    result = CliRunner().invoke(app, [*args, "--sink-uri", f"file://{out}?protocol=csv"])
+    assert result.exit_code == 2
+    line = " ".join(result.output.split())
+    assert "the storage layout (protocol csv;" in line
+    assert "without partitions, so delivery faults (--faults) do not apply" in line
+    assert "the scheme has none" not in line
+    assert not out.exists()
+
+
+def test_a_partition_the_file_sink_does_not_have_is_refused(tmp_path: Path) -> None:
+    """Issue 44 item 17: ``partition=99`` of 2 could never fire; the file sink's count is known."""
+    out = tmp_path / "out"
+    uri = f"file://{out}?protocol=simple&partition-num=2"
+    with pytest.raises(PlayRefused, match=r"fault 'bab': partition=99 does not exist: .* 2 part"):
+        _play(uri, faults="bab:partition=99")
+    with pytest.raises(PlayRefused, match="partition=1 does not exist"):
+        _play(f"file://{out}?protocol=simple", faults="skew:by=1s,partition=1")
+    assert not out.exists()
+
+
+def test_a_fault_that_never_fired_is_warned_with_why(tmp_path: Path) -> None:
+    """Issue 44 item 17: a listed fault that fired 0 times is named, with its reason, on the
+    console and in the summary; a kind without a trigger fires by its default on a short play."""
+    out = tmp_path / "out"
+    summary_path = tmp_path / "summary.json"
+    far = 1 << 63
+    faults = f"restart-replay;duplicate-ddl:topic=nope;stale-watermark:at={far}"
+    result = CliRunner().invoke(
+        app,
+        [
+            "play",
+            *("--engine", "inline", "--rows", "2000", "--clock", "feed"),
+            *("--watermark-interval", "0.5", "--faults", faults),
+            *("--sink-uri", f"file://{out}?protocol=simple&partition-num=2"),
+            *("--summary-json", str(summary_path)),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    summary = orjson.loads(summary_path.read_bytes())
+    assert summary["verified"] is True
+    assert {f["kind"] for f in summary["faults"]} == {"restart-replay"}
+    reasons = summary["faults_not_fired"]
+    assert set(reasons) == {"duplicate-ddl", "stale-watermark"}
+    assert reasons["duplicate-ddl"].startswith("topic 'nope' received no message")
+    assert reasons["stale-watermark"].startswith(f"at={far} is past the stream's last commit ts")
+    assert "fault duplicate-ddl fired 0 times: topic 'nope'" in result.output

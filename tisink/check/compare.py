@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tisink.check.database import Database, Location
+from tisink.check.errors import NotUTF8Error
 from tisink.check.normalise import Normalise, binary_equal, normaliser
 from tisink.check.ordering import Item, OutOfOrder, in_server_order, sortable, sorted_items
 from tisink.check.plan import TablePlan
@@ -112,13 +113,40 @@ def compare_table(
     plan: TablePlan, databases: tuple[Database, Database], report: CheckReport, chunk_rows: int
 ) -> TableResult:
     """Compare the rows of ``plan``'s table; the report keeps its first differences."""
+    if not plan.columns:
+        return _counted(plan, databases)
     try:
-        merge = _compare(plan, databases, report, chunk_rows, sort_here=False)
-    except OutOfOrder:
-        log.info("%s: the server's order is not the keys' order: sorting here", plan.name)
-        merge = _compare(plan, databases, report, chunk_rows, sort_here=True)
+        merge = _compare_in_order(plan, databases, report, chunk_rows, bad_text=False)
+    except NotUTF8Error:
+        log.info("%s: SQLite text that is not UTF-8: reading it as such", plan.name)
+        merge = _compare_in_order(plan, databases, report, chunk_rows, bad_text=True)
     report.add(merge.found, merge.total)
     return merge.result
+
+
+def _compare_in_order(
+    plan: TablePlan,
+    databases: tuple[Database, Database],
+    report: CheckReport,
+    chunk_rows: int,
+    *,
+    bad_text: bool,
+) -> _Merge:
+    """The rows in the server's order, or, should that not be the keys' order, sorted here."""
+    try:
+        return _compare(plan, databases, report, chunk_rows, sort_here=False, bad_text=bad_text)
+    except OutOfOrder:
+        log.info("%s: the server's order is not the keys' order: sorting here", plan.name)
+        return _compare(plan, databases, report, chunk_rows, sort_here=True, bad_text=bad_text)
+
+
+def _counted(plan: TablePlan, databases: tuple[Database, Database]) -> TableResult:
+    """A table with no column in common: its rows cannot be matched, only counted."""
+    result = TableResult(plan.name, plan.actual_name, "none", columns=list(plan.problems))
+    result.notes = list(plan.notes)
+    result.expected_rows = databases[0].count_rows(plan.expected_at)
+    result.actual_rows = databases[1].count_rows(plan.actual_at)
+    return result
 
 
 def _compare(
@@ -128,6 +156,7 @@ def _compare(
     chunk_rows: int,
     *,
     sort_here: bool,
+    bad_text: bool,
 ) -> _Merge:
     """One pass over both sides; their cursors are closed when it ends, however it ends."""
     merge = _Merge(plan, report)
@@ -139,7 +168,7 @@ def _compare(
     with contextlib.ExitStack() as stack:
         streams = []
         for side in sides:
-            chunks = _chunks(*side, plan, chunk_rows)
+            chunks = _chunks(*side, plan, chunk_rows, bad_text)
             items = (
                 sorted_items(chunks, prepare, chunk_rows)
                 if sort_here
@@ -151,10 +180,15 @@ def _compare(
 
 
 def _chunks(
-    db: Database, where: Location, columns: list[str], plan: TablePlan, chunk_rows: int
+    db: Database,
+    where: Location,
+    columns: list[str],
+    plan: TablePlan,
+    chunk_rows: int,
+    bad_text: bool,
 ) -> Iterator[Sequence[Sequence[Any]]]:
     order = [columns[plan.columns.index(c)] for c in plan.key] or columns
     json = frozenset(
         name for name, t in zip(columns, plan.types, strict=True) if t.family is TypeFamily.JSON
     )
-    return db.stream(where, columns, order, chunk_rows, json)
+    return db.stream(where, columns, order, chunk_rows, json, bad_text=bad_text)

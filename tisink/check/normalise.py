@@ -29,6 +29,18 @@ class Unreadable:
     text: str
 
 
+@dataclass(frozen=True)
+class NotUTF8:
+    """A SQLite TEXT value whose bytes are no UTF-8 (a consumer stored binary data as TEXT),
+    read as this marker instead of failing the read: it normalises to itself, so it equals
+    only the same marker and is otherwise a difference of its table, key and column."""
+
+    raw: bytes
+
+    def __str__(self) -> str:
+        return f"text that is not UTF-8: 0x{self.raw.hex()}"
+
+
 def _text(value: Any) -> str:
     if type(value) is str:
         return value
@@ -163,6 +175,8 @@ def normaliser(col: ColumnType) -> Normalise:
 
 def _guarded(convert: Normalise) -> Normalise:
     def normalise(value: Any) -> Any:
+        if type(value) is NotUTF8:
+            return value
         try:
             return convert(value)
         except (ValueError, TypeError, InvalidOperation, OverflowError, struct.error):

@@ -20,6 +20,8 @@ class CheckOptions:
     max_differences: int = 20
     chunk_rows: int = DEFAULT_CHUNK_ROWS
     """Rows per server round trip and per in-memory sort run."""
+    strict_column_order: bool = False
+    """Another column order is a difference, not a note (columns match by name)."""
 
     def __post_init__(self) -> None:
         if self.max_differences < 0:
@@ -57,6 +59,7 @@ def command_options(
     schema_map: Sequence[str],
     table_map: Sequence[str],
     max_differences: int,
+    strict_column_order: bool = False,
 ) -> CheckOptions:
     """The options of the command line; ValueError or CheckError say what is wrong."""
     naming = Naming(
@@ -66,4 +69,6 @@ def command_options(
         parse_pairs(table_map, "--table-map"),
     )
     source = expected_source(expected, workload, seed, rows)
-    return CheckOptions(source, actual, naming, max_differences)
+    return CheckOptions(
+        source, actual, naming, max_differences, strict_column_order=strict_column_order
+    )

@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import IO, Any
 
-from tisink.check.normalise import Unreadable
+from tisink.check.normalise import NotUTF8, Unreadable
 
 Item = tuple[tuple[Any, ...], Sequence[Any]]
 """(sort key, the row as read)."""
@@ -32,12 +32,14 @@ class OutOfOrder(Exception):
 
 
 def sortable(value: Any) -> tuple[Any, ...]:
-    """A sort key component that orders NULL, values and unreadable values without comparing
-    across kinds (None and Unreadable do not compare with ints)."""
+    """A sort key component that orders NULL, values, unreadable values and text that is not
+    UTF-8 without comparing across kinds (None and Unreadable do not compare with ints)."""
     if value is None:
         return (0,)
     if isinstance(value, Unreadable):
         return (2, value.text)
+    if isinstance(value, NotUTF8):
+        return (3, value.raw)
     return (1, value)
 
 

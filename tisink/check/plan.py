@@ -49,9 +49,13 @@ def plan_table(
     where: tuple[Location, Location],
     databases: tuple[Database, Database],
     types: TableTypes | None,
+    *,
+    strict_column_order: bool = False,
 ) -> TablePlan:
     """Match ``name``'s columns on both sides (``where``: its location on each) and choose its
-    key: the known one (``types``), else the expected side's primary key."""
+    key: the known one (``types``), else the expected side's primary key. Columns match by
+    name, as sync-diff-inspector's do, so another column order is a note, or a difference
+    with ``strict_column_order``."""
     expected_db, actual_db = databases
     stored = expected_db.columns(where[0])
     expected_cols = [col.name for col in stored]
@@ -69,16 +73,26 @@ def plan_table(
             known.get(c.name) or from_reflected(c.sql_type) for c in stored if c.name in matched
         ],
     )
+    if not matched:  # nothing to read rows by: the column lists say why
+        plan.problems.append(
+            f"no column in common: expected ({', '.join(expected_cols)}), "
+            f"actual ({', '.join(actual_cols)})"
+        )
+        return plan
     if missing := [c for c in expected_cols if c not in matched]:
         plan.problems.append(f"missing on the actual side: {', '.join(missing)}")
     if extra := sorted(set(actual_cols) - set(matched.values())):
         plan.problems.append(f"only on the actual side: {', '.join(extra)}")
     in_actual_order = [c for c in actual_cols if c in plan.actual_columns]
     if in_actual_order != plan.actual_columns:
-        plan.problems.append(
+        order = (
             f"order differs: expected ({', '.join(plan.actual_columns)}), "
             f"actual ({', '.join(in_actual_order)})"
         )
+        if strict_column_order:
+            plan.problems.append(order)
+        else:
+            plan.notes.append(f"column {order}; compared by name")
     key = (types.key if types is not None else ()) or expected_db.primary_key(where[0])
     if lost := [c for c in key if c not in matched]:
         plan.notes.append(

@@ -11,13 +11,27 @@ from typing import Any
 import orjson
 
 MAX_VALUE_CHARS = 80
+_ESCAPES = {
+    ord("\\"): "\\\\",
+    ord("'"): "\\'",
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+}
+_ESCAPES.update({code: f"\\x{code:02x}" for code in (*range(32), 127) if code not in _ESCAPES})
 
 
 def show(value: Any) -> str:
-    """A value as read from a database, for a report line: NULL, bytes in hex, long text
-    cut."""
+    """A value as read from a database, for a report line: NULL, text quoted (so an empty
+    text is ``''``, and a line break cannot split the line), bytes in hex, numbers and dates
+    bare; long values cut."""
     if value is None:
         return "NULL"
+    if isinstance(value, str):
+        inner = value.translate(_ESCAPES)
+        if len(inner) + 2 <= MAX_VALUE_CHARS:
+            return f"'{inner}'"
+        return f"'{inner[: MAX_VALUE_CHARS - 5]}'..."
     if isinstance(value, bytes | bytearray | memoryview):
         text = "0x" + bytes(value).hex()
     elif isinstance(value, dt.datetime):
@@ -58,7 +72,8 @@ class TableResult:
     actual_name: str | None
     """The actual side's table (None: it has none)."""
     compared_by: str = "key"
-    """``key`` (the columns in ``key``), ``multiset`` (no key) or ``none`` (table missing)."""
+    """``key`` (the columns in ``key``), ``multiset`` (no key) or ``none`` (rows not compared:
+    the table is missing, or has no column in common)."""
     key: tuple[str, ...] = ()
     expected_rows: int = 0
     actual_rows: int | None = 0
@@ -82,6 +97,11 @@ class TableResult:
             return f"{self.name}: missing on the actual side ({self.expected_rows} rows expected)"
         if self.equal:
             return f"{self.name}: equal ({self.expected_rows} rows)"
+        if self.compared_by == "none":
+            return (
+                f"{self.name}: different: rows not compared ({self.expected_rows} expected, "
+                f"{self.actual_rows} actual)"
+            )
         by = f"by key ({', '.join(self.key)})" if self.key else "as a multiset"
         return (
             f"{self.name}: different: {self.expected_rows} rows expected, {self.actual_rows} "

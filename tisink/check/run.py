@@ -14,7 +14,8 @@ from tisink.check.options import CheckOptions
 from tisink.check.plan import plan_table
 from tisink.check.report import CheckReport, TableResult
 from tisink.check.schemas import meta_types
-from tisink.check.urls import DatabaseURL, mask_password
+from tisink.check.urls import DatabaseURL
+from tisink.sink.uri import mask_uri
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ def check(options: CheckOptions) -> CheckReport:
     if options.expected.url is not None:
         DatabaseURL.parse(options.expected.url)  # a bad URL fails before a feed is played
     report = CheckReport(
-        mask_password(options.expected.label), actual_url.masked, options.max_differences
+        mask_uri(options.expected.label), actual_url.masked, options.max_differences
     )
     with contextlib.ExitStack() as stack:
         expected = stack.enter_context(applied_feed(options.expected))
@@ -49,7 +50,14 @@ def check(options: CheckOptions) -> CheckReport:
                 report.tables.append(_missing(expected_db, name, expected_tables))
                 continue
             where = (expected_tables[name], actual_tables[actual_name])
-            plan = plan_table(name, actual_name, where, databases, types.get(name))
+            plan = plan_table(
+                name,
+                actual_name,
+                where,
+                databases,
+                types.get(name),
+                strict_column_order=options.strict_column_order,
+            )
             report.tables.append(compare_table(plan, databases, report, options.chunk_rows))
             log.info("compared %s", name)
     return report

@@ -19,6 +19,7 @@ import orjson
 from tisink.check.database import META_SCHEMA, Database
 from tisink.check.errors import CheckError
 from tisink.check.mysqltype import ColumnType, from_column_info, parse_mysql_type
+from tisink.check.naming import tidb_name
 from tisink.feed.reader import feed_files
 from tisink.model.errors import SchemaError
 from tisink.model.events import DDLType
@@ -45,7 +46,7 @@ def meta_types(db: Database) -> dict[str, TableTypes]:
         return {}
     by_table: dict[str, list[tuple[int, str, str, bool]]] = defaultdict(list)
     for schema, table, position, column, mysql_type, is_key in rows:
-        by_table[f"{schema}.{table}"].append((int(position), column, mysql_type, bool(is_key)))
+        by_table[tidb_name(schema, table)].append((int(position), column, mysql_type, bool(is_key)))
     types: dict[str, TableTypes] = {}
     for name, columns in by_table.items():
         columns.sort()
@@ -83,12 +84,12 @@ def _apply_ddl(live: dict[str, TableInfo], record: dict[str, object]) -> None:
     except SchemaError as err:
         raise CheckError(f"feed DDL at commitTs {record.get('commitTs')}: {err}") from None
     if pre is not None:
-        live.pop(pre.qualified_name, None)
+        live.pop(tidb_name(pre.schema, pre.table), None)
     if record.get("ddlType") == DDLType.ERASE.value:
         if table is not None:
-            live.pop(table.qualified_name, None)
+            live.pop(tidb_name(table.schema, table.table), None)
     elif table is not None:
-        live[table.qualified_name] = table
+        live[tidb_name(table.schema, table.table)] = table
 
 
 def _schema(obj: object) -> TableInfo | None:

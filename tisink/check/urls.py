@@ -1,15 +1,14 @@
 """Database URLs as users write them (``sqlite:///rel.db``, ``mysql://u:pw@h:3306/db``,
 ``postgresql://u:pw@h:5432/db``) and as SQLAlchemy needs them (``mysql+pymysql://``,
-``postgresql+psycopg://``), with the password masked wherever a URL is shown."""
+``postgresql+psycopg://``), with their secrets (``user:password@``, ``?password=``) masked by
+``mask_uri`` wherever a URL is shown."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 from tisink.check.errors import CheckError
-
-MASK = "***"
+from tisink.sink.uri import mask_uri
 
 # the user's scheme -> (dialect name, SQLAlchemy driver scheme)
 _SCHEMES = {
@@ -19,32 +18,6 @@ _SCHEMES = {
     "postgresql": ("postgresql", "postgresql+psycopg"),
     "postgres": ("postgresql", "postgresql+psycopg"),
 }
-
-
-def mask_password(url: str) -> str:
-    """``url`` with the password of its userinfo replaced by ``***`` (unchanged without one)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.password is None:
-        return url
-    userinfo, _, host = parts.netloc.rpartition("@")
-    user = userinfo.partition(":")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:{MASK}@{host}"))
-
-
-def scrub(text: str, url: str) -> str:
-    """``text`` (a driver's message) with the password of ``url`` masked, should a driver
-    ever repeat it."""
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        return text
-    for secret in {password, unquote(password or "")}:
-        if secret:
-            text = text.replace(secret, MASK)
-    return text
 
 
 @dataclass(frozen=True)
@@ -58,7 +31,7 @@ class DatabaseURL:
 
     @property
     def masked(self) -> str:
-        return mask_password(self.raw)
+        return mask_uri(self.raw)
 
     @classmethod
     def parse(cls, url: str) -> DatabaseURL:
@@ -67,12 +40,12 @@ class DatabaseURL:
         base = scheme.partition("+")[0].lower()
         if not sep or base not in _SCHEMES:
             known = ", ".join(f"{name}://" for name in ("sqlite", "mysql", "postgresql"))
-            raise CheckError(f"{mask_password(url)}: not a database URL (expected {known})")
+            raise CheckError(f"{mask_uri(url)}: not a database URL (expected {known})")
         dialect, driver = _SCHEMES[base]
         if "+" in scheme:  # the user chose a driver: keep it
             driver = scheme
         if dialect == "sqlite" and not rest.startswith("/"):
             raise CheckError(
-                f"{url}: a SQLite URL is sqlite:///relative.db or sqlite:////absolute.db"
+                f"{mask_uri(url)}: a SQLite URL is sqlite:///relative.db or sqlite:////absolute.db"
             )
         return cls(url, dialect, f"{driver}://{rest}")

@@ -15,6 +15,7 @@ from pathlib import Path
 from tisink.core.errors import TisinkError
 from tisink.eventsink.reading import StreamReadError
 from tisink.sink import ChangefeedConfig, SinkFactory
+from tisink.sink.uri import mask_uri
 from tisink.verify.checker import StreamChecker
 from tisink.verify.errors import VerifyError
 from tisink.verify.report import VerifyReport
@@ -50,7 +51,7 @@ def verify(
         config = ChangefeedConfig.from_toml(config_path) if config_path else ChangefeedConfig()
         factory = SinkFactory(sink_uri, config)
     except TisinkError as err:
-        raise VerifyError(f"verify {sink_uri}: {err}") from err
+        raise VerifyError(f"verify {mask_uri(sink_uri)}: {err}") from err
     uri, config = factory.uri, factory.config
     try:
         layout = factory.storage_layout()

@@ -4,6 +4,8 @@ WATERMARK that was already sent (what at-least-once CDC may do, and no more)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,3 +131,29 @@ def test_a_seeded_plan_fires_at_the_same_points_every_time() -> None:
     plan = "producer-retry:p=0.1,seed=3;bab:p=0.05,seed=3"
     assert _apply(plan, stream, 4) == _apply(plan, stream, 9)
     assert _apply(plan, stream, 4) != _apply(plan.replace("seed=3", "seed=4"), stream, 4)
+
+
+def _fired(plan_text: str, stream: list[tuple[Mark, Record]]) -> Counter[str]:
+    log = PartitionLog(parse_faults(plan_text), "t", 0)
+    kinds: Counter[str] = Counter()
+    for mark, record in stream:
+        _, added = log.apply([record], [mark])
+        kinds.update(kind for kind, *_ in added)
+    return kinds
+
+
+def test_each_default_trigger_fires_on_a_six_second_stream() -> None:
+    """Issue 44 item 17: ``--faults restart-replay`` fired 0 times on a short play, its default
+    being every=10s of commit time; the defaults count eligible messages (README.md)."""
+    stream = _stream([("ddl" if n % 20 == 0 else "dml", n % 4) for n in range(45)])
+    assert sum(1 for mark, _ in stream if mark.type is T.WATERMARK) == 6
+    fired = _fired("restart-replay;duplicate-watermark;stale-watermark;duplicate-ddl", stream)
+    # the 3rd and 6th WATERMARK (stale: the 2nd and 4th after the first), each of the 3 DDLs
+    expected = {"restart-replay": 2, "duplicate-watermark": 2, "stale-watermark": 2}
+    assert fired == {**expected, "duplicate-ddl": 3}
+
+
+def test_nth_counts_the_eligible_messages() -> None:
+    stream = _stream([("dml", 0)] * 10)
+    assert _fired("producer-retry:nth=3", stream) == {"producer-retry": 3}
+    assert _fired("producer-retry:nth=11", stream) == {}

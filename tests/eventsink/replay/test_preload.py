@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tisink.errors import ReplayStopped
 from tisink.eventsink.replay.chunks import Chunk, to_chunk
 from tisink.eventsink.replay.errors import ReplayError
 from tisink.eventsink.replay.preload import PreloadedSource, available_bytes
@@ -144,8 +145,9 @@ def test_a_bad_last_line_sends_nothing_when_preloaded(tmp_path: Path) -> None:
     options = ReplayOptions(
         source=str(folder), sink_uri=f"file://{out}?partition-num=1", preload=True
     )
-    with pytest.raises(ReplayError, match=r"partition-0\.jsonl:3001: bad record"):
+    with pytest.raises(ReplayStopped, match=r"partition-0\.jsonl:3001: bad record") as failed:
         run_replay(options)
+    assert isinstance(failed.value.__cause__, ReplayError) and failed.value.summary.rows == 0
     files = list(out.rglob("partition-*.jsonl"))
     assert all(f.stat().st_size == 0 for f in files)
 

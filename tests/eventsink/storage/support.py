@@ -1,8 +1,13 @@
 """Helpers of the storage sink tests: a demo feed, its row operations as the sink must store
-them (key-changing UPDATEs split), and a play into a storage folder."""
+them (key-changing UPDATEs split), a play into a storage folder, and one killed part way."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -47,3 +52,34 @@ def play(feed: Path, uri: str, **options: Any) -> dict[str, Any]:
         PlayOptions(feed=feed, sink_uri=uri, engine="inline", feed_clock=True, **options)
     )
     return summary.to_dict()
+
+
+def kill_mid_play(feed: Path, out: Path, params: str, files: int = 40) -> None:
+    """Play ``feed`` into ``out`` in a child ``tisink`` and SIGKILL it once ``metadata`` and
+    ``files`` data files are there."""
+    command = [
+        sys.executable,
+        "-c",
+        "from tisink.cli import main; main()",
+        "play",
+        "--engine",
+        "inline",
+        "--clock",
+        "feed",
+        "--no-verify",
+        "--feed",
+        str(feed),
+        "--sink-uri",
+        f"file://{out}?{params}",
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (out / "metadata").exists() and len(list(out.rglob("CDC0*"))) >= files:
+                break
+            time.sleep(0.02)
+        assert process.poll() is None, "the play ended before it could be killed"
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait()

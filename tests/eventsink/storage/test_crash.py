@@ -4,15 +4,10 @@ every row at or below the ``metadata`` checkpoint is in a file its directory's i
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections import Counter
 from pathlib import Path
 
-from tests.eventsink.storage.support import demo_feed, stored_rows
+from tests.eventsink.storage.support import demo_feed, kill_mid_play, stored_rows
 from tisink.codec.csv.decoder import parse_row, split_fields
 from tisink.codec.csv.protocol import CSVOptions
 from tisink.eventsink.storage.paths import DATA_FILE
@@ -21,39 +16,10 @@ from tisink.verify import verify
 PARAMS = "protocol=csv&date-separator=none&include-commit-ts=true&file-size=8192"
 
 
-def _kill_mid_play(feed: Path, out: Path) -> None:
-    command = [
-        sys.executable,
-        "-c",
-        "from tisink.cli import main; main()",
-        "play",
-        "--engine",
-        "inline",
-        "--clock",
-        "feed",
-        "--no-verify",
-        "--feed",
-        str(feed),
-        "--sink-uri",
-        f"file://{out}?{PARAMS}",
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            if (out / "metadata").exists() and len(list(out.rglob("CDC*.csv"))) >= 40:
-                break
-            time.sleep(0.02)
-        assert process.poll() is None, "the play ended before it could be killed"
-        os.kill(process.pid, signal.SIGKILL)
-    finally:
-        process.wait()
-
-
 def test_a_killed_play_leaves_whole_files_and_an_honest_checkpoint(tmp_path: Path) -> None:
     feed = demo_feed(tmp_path, 20000)
     out = tmp_path / "out"
-    _kill_mid_play(feed, out)
+    kill_mid_play(feed, out, PARAMS)
     report = verify(f"file://{out}?{PARAMS}")
     for rule in ("file-complete", "schema-file", "layout-path", "checkpoint-honest"):
         assert report.violation_counts[rule] == 0, report.violations

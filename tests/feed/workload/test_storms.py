@@ -125,7 +125,7 @@ def test_the_same_seed_gives_the_same_storm() -> None:
 @pytest.mark.parametrize(
     ("storm", "message"),
     [
-        ("per_minute = 0", "per_minute must be positive"),
+        ("per_minute = 0", "per_minute must be a number > 0, got 0"),
         ("kinds = { rename = 1 }", "kind 'rename'"),
         ("kinds = { truncate = 0 }", "need some weight"),
         ("tables = ['nope']", "no table 'nope'"),

@@ -14,8 +14,8 @@ import pytest
 from tisink.feed.workload import generate_records, record_line
 
 BEFORE = {
-    ("demo", 0, None): (100013, "5238e40f372c0445e7748b018152d8b343a9bd091d033e28cbea0e126562f783"),
-    ("demo", 42, 5000): (5013, "0beda62ab675aaff7623e01d903420d3a08e05b9e0c8299fee3c1bad7b3fbe65"),
+    ("demo", 0, None): (100013, "ddaf056088996c0bec7853903acfaddfce4f061e3c6611f60900d2590f908abb"),
+    ("demo", 42, 5000): (5013, "fb510f7ba0a53991568fafbaff4d8d697c3097889b164ba86856224ecf359c1d"),
     ("all-types", 0, None): (
         502,
         "5090c0829139b2f363a066d04487d328a3eaf58827c880ca19c233481922bcbb",

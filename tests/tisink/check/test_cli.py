@@ -40,7 +40,7 @@ def test_different_exits_1_and_writes_the_report(tmp_path, databases):
     out = tmp_path / "out" / "report.json"
     result = check("--expected", expected, "--actual", actual, "--report-json", str(out))
     assert result.exit_code == 1, result.output
-    line = "shop.orders key (id=42): column amount: expected 1.50, actual 1.25"
+    line = "shop.orders key (id=42): column amount: expected '1.50', actual '1.25'"
     assert line in result.output
     report = json.loads(out.read_text())
     assert report["ok"] is False
@@ -49,8 +49,8 @@ def test_different_exits_1_and_writes_the_report(tmp_path, databases):
         "table": "shop.orders",
         "row": "key (id=42)",
         "column": "amount",
-        "expected": "1.50",
-        "actual": "1.25",
+        "expected": "'1.50'",
+        "actual": "'1.25'",
     }
 
 
@@ -101,7 +101,7 @@ def test_unreachable_database_exits_2_naming_the_masked_url(databases, url):
     result = check("--expected", expected, "--actual", url)
     assert result.exit_code == 2, result.output
     assert "s3cret-pw" not in result.output
-    assert url.replace("s3cret-pw", "***") in result.output.replace("\n", "")
+    assert url.replace("s3cret-pw", "xxxxx") in result.output.replace("\n", "")
 
 
 @pytest.mark.parametrize(
@@ -122,3 +122,30 @@ def test_bad_input_exits_2(tmp_path, monkeypatch, args, message):
     result = check(*args)
     assert result.exit_code == 2, result.output
     assert message in result.output.replace("\n", " ")
+
+
+def test_no_column_in_common_exits_1_listing_both_sides(tmp_path, databases):
+    """Issue 44 item 11: a difference, not exit 2 with "near FROM: syntax error"."""
+    expected, _ = databases
+    other = (("ref", "INTEGER", "bigint(20)"), ("total", "TEXT", "decimal(10,2)"))
+    actual = build(tmp_path / "other.db", [Table("shop.orders", other, ("ref",), ROWS)])
+    result = check("--expected", expected, "--actual", actual)
+    assert result.exit_code == 1, result.output
+    assert "columns: no column in common: expected (id, amount), actual (ref, total)" in (
+        result.output
+    )
+
+
+def test_column_order_is_a_note_unless_strict_column_order(tmp_path, databases):
+    """Issue 44 item 14: exit 0 with a note by default, 1 with ``--strict-column-order``."""
+    expected, _ = databases
+    swapped = tuple(reversed(COLUMNS))
+    rows = [tuple(reversed(row)) for row in ROWS]
+    actual = build(tmp_path / "swapped.db", [Table("shop.orders", swapped, rows=rows)])
+    result = check("--expected", expected, "--actual", actual)
+    assert result.exit_code == 0, result.output
+    order = "order differs: expected (id, amount), actual (amount, id)"
+    assert f"note: column {order}; compared by name" in result.output
+    result = check("--expected", expected, "--actual", actual, "--strict-column-order")
+    assert result.exit_code == 1, result.output
+    assert f"columns: {order}" in result.output

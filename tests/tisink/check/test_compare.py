@@ -39,7 +39,7 @@ def test_one_value_differs_names_table_key_column_and_values(tmp_path, expected_
     execute(actual, 'UPDATE "shop.orders" SET amount = ? WHERE id = 1', "1.25")
     report, text = run(expected_url, actual)
     assert not report.ok
-    assert "shop.orders key (id=1): column amount: expected 1.50, actual 1.25" in text
+    assert "shop.orders key (id=1): column amount: expected '1.50', actual '1.25'" in text
     (table,) = report.tables
     assert (table.differing, table.only_expected, table.only_actual) == (1, 0, 0)
     assert report.to_dict()["differences"] == [
@@ -47,8 +47,8 @@ def test_one_value_differs_names_table_key_column_and_values(tmp_path, expected_
             "table": "shop.orders",
             "row": "key (id=1)",
             "column": "amount",
-            "expected": "1.50",
-            "actual": "1.25",
+            "expected": "'1.50'",
+            "actual": "'1.25'",
         }
     ]
 
@@ -85,22 +85,44 @@ def test_missing_and_extra_rows(tmp_path, expected_url):
     assert "2 rows expected, 2 actual" in text
 
 
-def test_column_order_and_extra_and_missing_columns(tmp_path, expected_url):
-    moved = [ORDER_COLUMNS[0], ORDER_COLUMNS[2], ORDER_COLUMNS[1], *ORDER_COLUMNS[3:-1]]
-    moved.append(("extra", "TEXT", "text"))
-    rows = [(r[0], r[2], r[1], *r[3:-1], "more") for r in EXPECTED_ROWS]
-    actual = build(tmp_path / "actual.db", [orders(moved, rows)])
+def test_extra_and_missing_columns(tmp_path, expected_url):
+    kept = [*ORDER_COLUMNS[:-1], ("extra", "TEXT", "text")]
+    rows = [(*r[:-1], "more") for r in EXPECTED_ROWS]
+    actual = build(tmp_path / "actual.db", [orders(kept, rows)])
     report, text = run(expected_url, actual)
     (table,) = report.tables
     assert table.differing == 0
     assert table.columns == [
         "missing on the actual side: note",
         "only on the actual side: extra",
-        "order differs: expected (id, amount, created, paid, doc, state, tags, flags, "
-        "payload, ratio, day, span, qty), actual (id, created, amount, paid, doc, state, "
-        "tags, flags, payload, ratio, day, span, qty)",
     ]
     assert "  columns: missing on the actual side: note" in text
+
+
+MOVED_ORDER = (
+    "order differs: expected (id, amount, created, paid, doc, state, tags, flags, payload, "
+    "ratio, day, span, qty, note), actual (id, created, amount, paid, doc, state, tags, flags, "
+    "payload, ratio, day, span, qty, note)"
+)
+
+
+def test_column_order_is_a_note_unless_strict(tmp_path, expected_url):
+    """Issue 44 item 14: columns match by name (as sync-diff-inspector's), so the same rows
+    in another column order are equal with a note; ``strict_column_order`` makes it a
+    difference."""
+    moved = [ORDER_COLUMNS[0], ORDER_COLUMNS[2], ORDER_COLUMNS[1], *ORDER_COLUMNS[3:]]
+    rows = [(r[0], r[2], r[1], *r[3:]) for r in EXPECTED_ROWS]
+    actual = build(tmp_path / "actual.db", [orders(moved, rows)])
+    report, text = run(expected_url, actual)
+    assert report.ok, text
+    (table,) = report.tables
+    assert table.notes == [f"column {MOVED_ORDER}; compared by name"]
+    assert text.endswith("EQUAL: 1 tables, 2 rows")
+    report, text = run(expected_url, actual, strict_column_order=True)
+    assert not report.ok
+    (table,) = report.tables
+    assert (table.columns, table.differing) == ([MOVED_ORDER], 0)
+    assert text.endswith("DIFFERENT: 1 of 1 tables differ")
 
 
 def test_keyless_table_is_a_multiset(tmp_path):
@@ -116,8 +138,8 @@ def test_keyless_table_is_a_multiset(tmp_path):
     )
     report, text = run(expected, once)
     assert (report.tables[0].only_expected, report.tables[0].only_actual) == (1, 1)
-    assert "s.log row (a=1, b=1.0): only in expected" in text
-    assert "s.log row (a=3, b=3): only in actual" in text
+    assert "s.log row (a=1, b='1.0'): only in expected" in text
+    assert "s.log row (a=3, b='3'): only in actual" in text
 
 
 def test_tables_missing_extra_filtered_and_mapped(tmp_path, expected_url):
@@ -165,3 +187,79 @@ def test_without_meta_table_types_come_from_the_sql_types(tmp_path):
     )
     report, text = run(expected, actual)
     assert report.ok, text
+
+
+def test_no_column_in_common_is_a_difference_listing_both_sides(tmp_path, expected_url):
+    """Issue 44 item 11: not a SQL error, but a table that differs, with both column lists."""
+    other = (("ref", "INTEGER", "int(11)"), ("total", "TEXT", "decimal(10,2)"))
+    actual = build(tmp_path / "actual.db", [Table("shop.orders", other, ("ref",), [(1, "1.50")])])
+    report, text = run(expected_url, actual)
+    assert not report.ok
+    (table,) = report.tables
+    names = ", ".join(name for name, _, _ in ORDER_COLUMNS)
+    assert table.columns == [f"no column in common: expected ({names}), actual (ref, total)"]
+    assert (table.expected_rows, table.actual_rows, table.compared_by) == (2, 1, "none")
+    assert "shop.orders: different: rows not compared (2 expected, 1 actual)" in text
+
+
+@pytest.mark.parametrize("side", ["actual", "expected"])
+def test_text_that_is_not_utf8_is_a_difference_naming_key_and_column(tmp_path, side):
+    """Issue 44 item 12: VARBINARY stored in a TEXT column (on either side) holding bytes
+    that are no UTF-8: a difference of that key and column, the other rows still compared."""
+    raw = b"\xff\xfeA"
+    urls = {}
+    for name in ("actual", "expected"):
+        stored = "TEXT" if name == side else "BLOB"
+        columns = (("id", "INTEGER", "int(11)"), ("b", stored, "varbinary(8)"))
+        urls[name] = build(tmp_path / f"{name}.db", [Table("s.t", columns, rows=[(2, b"ok")])])
+        execute(urls[name], f'INSERT INTO "s.t" VALUES (1, CAST(? AS {stored}))', raw)
+    report, text = run(urls["expected"], urls["actual"])
+    assert not report.ok, text
+    (difference,) = report.differences
+    assert (difference.table, difference.row, difference.column) == ("s.t", "key (id=1)", "b")
+    shown = {"actual": difference.actual, "expected": difference.expected}
+    assert shown[side] == "text that is not UTF-8: 0xfffe41"
+    assert report.tables[0].differing == 1
+
+
+def test_a_key_of_text_that_is_not_utf8_sorts_and_differs(tmp_path):
+    columns = (("k", "TEXT", "varchar(8)"), ("v", "INTEGER", "int(11)"))
+    expected = build(tmp_path / "e.db", [Table("s.t", columns, ("k",), [("a", 1)])])
+    actual = build(tmp_path / "a.db", [Table("s.t", columns, ("k",), [("a", 1)])])
+    execute(actual, 'INSERT INTO "s.t" VALUES (CAST(? AS TEXT), 2)', b"\xff")
+    report, text = run(expected, actual, chunk_rows=1)
+    assert "s.t key (k=text that is not UTF-8: 0xff): only in actual" in text
+    assert (report.tables[0].only_actual, report.tables[0].differing) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("mysql_type", "expected", "actual", "equal"),
+    [
+        ("datetime", "2024-01-02 03:04:57", "2024-01-02 03:04:56.9", True),
+        ("datetime", "2024-01-02 03:04:56", "2024-01-02 03:04:56.9", False),
+        ("timestamp(3)", "2024-01-02 03:04:05.456", "2024-01-02 03:04:05.455999", True),
+        ("timestamp(3)", "2024-01-02 03:04:05.455", "2024-01-02 03:04:05.455999", False),
+        ("datetime", "2025-01-01 00:00:00", "2024-12-31 23:59:59.5", True),
+        ("time", "-00:00:02", "-00:00:01.5", True),
+    ],
+)
+def test_fractions_past_the_precision_round_as_mysql_stores_them(
+    tmp_path, mysql_type, expected, actual, equal
+):
+    """Issue 44 item 13: ``:56.9`` in a DATETIME is ``:57``, not ``:56``."""
+    columns = (("id", "INTEGER", "int(11)"), ("at", "TEXT", mysql_type))
+    expected_url = build(tmp_path / "e.db", [Table("s.t", columns, rows=[(1, expected)])])
+    actual_url = build(tmp_path / "a.db", [Table("s.t", columns, rows=[(1, actual)])])
+    report, text = run(expected_url, actual_url)
+    assert report.ok is equal, text
+
+
+def test_texts_are_quoted_so_an_empty_one_shows(tmp_path):
+    """Issue 44 item 23: ``expected '', actual NULL``, not ``expected , actual NULL``."""
+    columns = (("id", "INTEGER", "int(11)"), ("name", "TEXT", "varchar(8)"))
+    expected = build(tmp_path / "e.db", [Table("s.t", columns, rows=[(1, ""), (2, "a'b\nc")])])
+    actual = build(tmp_path / "a.db", [Table("s.t", columns, rows=[(1, None), (2, "")])])
+    report, text = run(expected, actual)
+    assert "s.t key (id=1): column name: expected '', actual NULL" in text
+    assert "s.t key (id=2): column name: expected 'a\\'b\\nc', actual ''" in text
+    assert report.to_dict()["differences"][0]["expected"] == "''"

@@ -53,7 +53,7 @@ def test_feed_against_its_play_is_equal_then_different(tmp_path, feed):
     result = check("--expected", str(feed), "--actual", actual)
     assert result.exit_code == 1, result.output
     assert f"types.all_types key (id={row_id}): column t_decimal: expected " in result.output
-    assert "actual -1.5" in result.output
+    assert "actual '-1.5'" in result.output
 
 
 def test_workload_against_its_play_is_equal_then_different(tmp_path):

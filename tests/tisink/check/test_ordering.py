@@ -55,5 +55,5 @@ def test_text_keys_are_compared_in_key_order(tmp_path):
     report = check(options)
     assert [d.text() for d in report.differences] == [
         "s.t key (id=10): only in expected",
-        "s.t key (id=999): column amount: expected 999.50, actual 0.0",
+        "s.t key (id=999): column amount: expected '999.50', actual 0.0",
     ]

@@ -88,7 +88,7 @@ def test_mariadb_in_other_types_is_equal_then_different(expected, fresh_mariadb)
         cur.execute("UPDATE shop.orders SET amount = '1.25' WHERE id = 1")
     conn.close()
     report, text = compare(expected, fresh_mariadb)
-    assert "shop.orders key (id=1): column amount: expected 1.50, actual 1.25" in text
+    assert "shop.orders key (id=1): column amount: expected '1.50', actual '1.25'" in text
     assert "cdc-pass" not in text
 
 
@@ -101,7 +101,7 @@ def test_postgresql_in_other_types_is_equal_then_different(expected, fresh_postg
     report, text = compare(expected, fresh_postgresql)
     assert "cdc-pass" not in text
     assert (
-        "shop.orders key (id=1): column created: expected 2024-01-02 03:04:05.000, "
+        "shop.orders key (id=1): column created: expected '2024-01-02 03:04:05.000', "
         "actual 2024-01-02 03:04:05.001000"
     ) in text
 

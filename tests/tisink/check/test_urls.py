@@ -1,11 +1,12 @@
-"""Database URLs: translated for SQLAlchemy, passwords never shown."""
+"""Database URLs: translated for SQLAlchemy, secrets never shown."""
 
 from __future__ import annotations
 
 import pytest
 
 from tisink.check.errors import CheckError
-from tisink.check.urls import DatabaseURL, mask_password, scrub
+from tisink.check.urls import DatabaseURL
+from tisink.sink.uri import MASK, scrub
 
 
 @pytest.mark.parametrize(
@@ -30,9 +31,21 @@ def test_parse_refuses(url):
         DatabaseURL.parse(url)
 
 
-def test_masking():
-    assert mask_password("mysql://u:p%40ss@h:1/db") == "mysql://u:***@h:1/db"
-    assert mask_password("mysql://u@h:1/db") == "mysql://u@h:1/db"
-    assert mask_password("sqlite:///x.db") == "sqlite:///x.db"
-    assert DatabaseURL.parse("postgresql://u:pw@h/db").masked == "postgresql://u:***@h/db"
-    assert scrub("login u/p@ss refused", "mysql://u:p%40ss@h/") == "login u/*** refused"
+def test_masking_is_the_sink_uris():
+    """One mask for every command: ``user:password@`` and secret parameters alike."""
+    assert MASK == "xxxxx"
+    assert DatabaseURL.parse("postgresql://u:pw@h/db").masked == "postgresql://u:xxxxx@h/db"
+    masked = DatabaseURL.parse("postgresql://u@h/db?sslmode=disable&password=pw").masked
+    assert masked == "postgresql://u@h/db?sslmode=disable&password=xxxxx"
+    assert DatabaseURL.parse("sqlite:///x.db").masked == "sqlite:///x.db"
+    assert scrub("login u/p@ss refused", "mysql://u:p%40ss@h/") == "login u/xxxxx refused"
+    assert scrub("bad pw S3cret", "postgresql://u@h/db?password=S3cret") == "bad pw xxxxx"
+
+
+def test_refusals_mask_the_url():
+    with pytest.raises(CheckError) as caught:
+        DatabaseURL.parse("sqlite://rel.db?password=S3cret")
+    assert "S3cret" not in str(caught.value) and "password=xxxxx" in str(caught.value)
+    with pytest.raises(CheckError) as caught:
+        DatabaseURL.parse("redis://u:S3cret@h/?token=S3cret")
+    assert "S3cret" not in str(caught.value)

@@ -19,6 +19,10 @@ from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 from tisink.model.tso import compose_ts
 
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+# schema and table names: any text MySQL takes in an identifier (no U+0000)
+IDENTIFIER = st.text(
+    st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=12
+)
 NAMES = st.text("abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=8)
 TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext")
 BYTES_TYPES = ("binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob")
@@ -63,8 +67,8 @@ def tables(draw: st.DrawFn, schema: str | None = None) -> TableInfo:
         primary = draw(st.booleans())
         indexes.append(IndexInfo("PRIMARY" if primary else "uk_a", key, True, primary))
     return TableInfo(
-        schema=schema if schema is not None else draw(TEXT),
-        table=draw(TEXT),
+        schema=schema if schema is not None else draw(IDENTIFIER),
+        table=draw(IDENTIFIER),
         table_id=draw(st.integers(1, 1 << 40)),
         version=draw(st.integers(0, (1 << 64) - 1)),
         columns=cols,

@@ -26,6 +26,10 @@ from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+# schema and table names: any text MySQL takes in an identifier (no U+0000)
+IDENTIFIER = st.text(
+    st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=12
+)
 NAMES = st.text("abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=8)
 UINT64 = st.integers(0, (1 << 64) - 1)
 INT64 = st.integers(-(1 << 63), (1 << 63) - 1)
@@ -80,8 +84,8 @@ def tables(draw: st.DrawFn) -> TableInfo:
         primary = draw(st.booleans())
         indexes.append(IndexInfo("PRIMARY" if primary else "uk", key, True, primary))
     return TableInfo(
-        schema=draw(TEXT),
-        table=draw(TEXT),
+        schema=draw(IDENTIFIER),
+        table=draw(IDENTIFIER),
         table_id=draw(st.integers(1, 1 << 40)),
         version=draw(UINT64),
         columns=cols,
