@@ -38,7 +38,7 @@ _text = st.text(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(_text, _text)
 def test_go_dumps_escapes_strings_like_go(key: str, value: str) -> None:
     expected = b"{" + _go_quote(key) + b":" + _go_quote(value) + b"}"

@@ -131,7 +131,7 @@ async def test_writers_sharing_a_partition_keep_one_offset_sequence(tmp_path):
     assert [value for *_, value in records][:3] == [b"a0", b"a0", b"b0"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(topic=st.one_of(st.sampled_from(["..", ".", "", "../x", "/abs", "a\x00b"]), st.text()))
 def test_every_topic_path_is_inside_the_folder_or_refused(topic):
     """Issue 44 item 3: the writer, the reader and capture (``partition_file``) never reach

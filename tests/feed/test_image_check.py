@@ -108,7 +108,7 @@ def _agree(validator: ImageValidator, image: Any) -> None:
         assert validator.problem(image) is None, image
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.data())
 def test_valid_images_and_their_corruptions(data: st.DataObject) -> None:
     table = data.draw(tables())

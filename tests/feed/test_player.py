@@ -80,7 +80,7 @@ async def _play(
     return ddl_sink
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     records=feeds(),
     wants_txn=st.booleans(),

@@ -94,7 +94,7 @@ def _row_records(draw: st.DrawFn, table: TableInfo) -> dict[str, Any]:
     return record
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.data())
 def test_fast_and_precise_paths_agree(data: st.DataObject) -> None:
     table = data.draw(tables())

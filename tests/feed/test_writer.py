@@ -63,7 +63,7 @@ def _same(written: FeedRecord, read: FeedRecord) -> bool:
     return written.ts == read.ts
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(feeds())
 def test_written_feed_reads_back_equal(records: list[FeedRecord]) -> None:
     out = io.BytesIO()

@@ -125,7 +125,7 @@ def row_streams(draw: st.DrawFn) -> list[tuple[int, int, bool]]:
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(row_streams(), st.data())
 def test_txn_appender_groups_exactly_by_start_ts_and_split(
     user_table: TableInfo, stream: list[tuple[int, int, bool]], data: st.DataObject

@@ -119,7 +119,7 @@ def flush_plans(draw: st.DrawFn) -> tuple[list[int], list[int]]:
     return counts, list(order)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(flush_plans(), st.data())
 def test_checkpoint_matches_the_reference_for_any_ack_order(
     plan: tuple[list[int], list[int]], data: st.DataObject

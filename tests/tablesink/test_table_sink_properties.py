@@ -19,7 +19,7 @@ def _rows_of(event: Any) -> list[RowChangedEvent]:
     return event.rows if hasattr(event, "rows") else [event]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(deadline=None)
 @given(st.booleans(), st.data())
 def test_checkpoint_is_monotonic_safe_and_complete(
     held_sink: Callable[..., Any], user_table: TableInfo, wants_txn: bool, data: st.DataObject

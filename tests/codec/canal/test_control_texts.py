@@ -151,7 +151,7 @@ jsons = (
 images = st.builds(image, st.integers(0, 99), texts, binaries, jsons, binaries)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.none() | images, st.none() | images)
 def test_any_change_equals_gos_rendering(after: Any, before: Any) -> None:
     """Whatever the texts hold (controls, placeholders, escapes next to them), every map equals

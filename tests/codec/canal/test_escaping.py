@@ -7,7 +7,7 @@ import base64
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.codec.canal.support import encoder, row, table_of
@@ -76,7 +76,6 @@ def test_binary_bytes_with_controls(mysql_type: str, raw: bytes) -> None:
 _MARKED = "\x08\x0c\\bf\"u0<&\n\ue008\ue00c\xe9\xff~^|`{}_@!#$%'()*+,-./:;=?[]GZgz"
 
 
-@settings(max_examples=400)
 @given(
     st.text(alphabet=st.sampled_from(_MARKED), max_size=60)
     | st.binary(max_size=300).map(lambda raw: raw.decode("latin-1"))

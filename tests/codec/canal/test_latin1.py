@@ -33,7 +33,7 @@ def test_empty_and_large() -> None:
     assert orjson.loads(json_text(big)) == big.decode("latin-1")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(deadline=None)
 @given(st.binary(max_size=300))
 def test_any_bytes(data: bytes) -> None:
     out = json_text(data)

@@ -106,7 +106,7 @@ def expected_sql_types(image: dict[str, Any]) -> dict[str, int]:
     }
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(images(1), images(1), st.sampled_from(["INSERT", "UPDATE", "DELETE"]), st.booleans())
 def test_rows_round_trip(
     first: dict[str, Any], second: dict[str, Any], op: str, extension: bool

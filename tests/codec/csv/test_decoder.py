@@ -27,7 +27,7 @@ SHAPES = [
 texts = st.text(alphabet=st.sampled_from(list("ab,|'\"\\\r\n\t[*]N é")), max_size=12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     shape=st.sampled_from(SHAPES),
     values=st.lists(st.tuples(st.none() | texts, st.none() | st.integers()), max_size=5),

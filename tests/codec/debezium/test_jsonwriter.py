@@ -8,7 +8,7 @@ import struct
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tisink.codec.debezium.jsonwriter import double, dumps, float32_json, float64_json, single
@@ -56,7 +56,6 @@ def _significant(text: str) -> str:
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=500)
 @given(finite)
 def test_float64_json_follows_write_float64(v: float) -> None:
     text = float64_json(v)
@@ -73,13 +72,11 @@ def test_float64_json_follows_write_float64(v: float) -> None:
         assert not text.split("e")[1].startswith("-0")
 
 
-@settings(max_examples=500)
 @given(finite)
 def test_double_fast_path_writes_the_same_text_through_orjson(v: float) -> None:
     assert orjson.dumps(double(v)) == float64_json(v).encode()
 
 
-@settings(max_examples=300)
 @given(st.floats(width=32, allow_nan=False, allow_infinity=False))
 def test_float32_json_round_trips_to_the_float32(v: float) -> None:
     text = float32_json(v)

@@ -99,7 +99,7 @@ def _expected(table: TableInfo, row: RowChangedEvent, zone: str, build_ts: int) 
     return out + b"}"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     before=st.none() | _images,
     after=st.none() | _images,

@@ -180,7 +180,7 @@ def _check_json_value(column: ColumnInfo, value: Any, text: Any) -> None:
         assert text == value
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(tables_and_images())
 def test_json_follows_the_rendering_rules(case: tuple[TableInfo, dict[str, Any]]) -> None:
     table, image = case

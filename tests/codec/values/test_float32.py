@@ -48,21 +48,21 @@ def _both_signs(bit_patterns: set[int]) -> list[float]:
     return out
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_every_bit_pattern_as_before(bits: int) -> None:
     f = _float(bits)
     assert float32_text(f) == _float32_text(f) == former_float32_text(f)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(deadline=None)
 @given(st.floats(allow_nan=False))
 def test_any_double_as_before(v: float) -> None:
     """Doubles round to float32 first (and overflow to infinity) exactly as before."""
     assert float32_text(v) == _float32_text(v) == former_float32_text(v)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(deadline=None)
 @given(
     st.integers(1, 99_999_999),
     st.integers(-50, 40),

@@ -69,7 +69,7 @@ def _digits(text: str) -> int:
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(value=st.floats(min_value=-3.4e38, max_value=3.4e38, allow_nan=False))
 def test_float32_is_shortest_round_trip(value: float):
     single = to_float32(value)
@@ -82,7 +82,7 @@ def test_float32_is_shortest_round_trip(value: float):
             assert to_float32(float(f"{single:.{shorter - 1}e}")) != single
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(value=finite_floats)
 def test_float64_is_exact_round_trip(value: float):
     text = format_float64(value)

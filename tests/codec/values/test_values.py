@@ -101,7 +101,7 @@ def test_float32_text_vectors(value: float, text: str) -> None:
     assert float32_text(value) == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.floats(width=32, allow_nan=False, allow_infinity=False).filter(lambda f: f != 0))
 def test_float32_text_is_go_shortest(f: float) -> None:
     text = float32_text(f)
@@ -115,7 +115,7 @@ def test_float32_text_at_powers_of_two() -> None:
         assert float32_text(f) == _reference_float32_text(f)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_float64_text_round_trips_without_exponent(f: float) -> None:
     text = float64_text(f)
@@ -164,7 +164,7 @@ _json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(_json_values)
 def test_json_text_matches_mysql_style_dump(value: object) -> None:
     expected = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))

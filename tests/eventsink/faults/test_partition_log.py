@@ -67,7 +67,7 @@ steps = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(steps, st.integers(1, 7), st.integers(0, 5))
 def test_dropping_repeats_gives_the_stream_back(
     stepped: list[tuple[str, int]], batch: int, seed: int
@@ -83,7 +83,7 @@ def test_dropping_repeats_gives_the_stream_back(
     assert first_seen == [record for _, record in stream]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(steps, st.integers(1, 7))
 def test_no_row_lands_behind_a_watermark_already_sent(
     stepped: list[tuple[str, int]], batch: int

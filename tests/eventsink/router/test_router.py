@@ -229,7 +229,7 @@ def test_non_positive_partition_count_is_an_error_naming_table_and_topic():
 values = st.one_of(st.none(), st.integers(-(2**63), 2**64 - 1))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     image=st.fixed_dictionaries({"id": st.integers(0, 2**32), "a": values, "b": values}),
     order=st.permutations(["id", "a", "b"]),

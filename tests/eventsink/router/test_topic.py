@@ -81,7 +81,7 @@ def test_invalid_expressions_are_rejected_naming_the_expression(expression: str)
     assert repr(expression) in str(caught.value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(schema=st.text(max_size=300), table=st.text(max_size=300))
 def test_substituted_topics_are_valid_kafka_names(schema: str, table: str):
     topic = TopicExpression("cdc.{schema}-{table}").substitute(schema, table)

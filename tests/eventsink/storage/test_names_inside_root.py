@@ -39,7 +39,7 @@ def _inside(path: str, root: str) -> bool:
     return joined.startswith(root + os.sep)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(schema=names, table=names, version=st.integers(1, 10**18), partition=st.integers(0, 99))
 def test_every_layout_path_is_inside_the_root_or_refused(
     schema: str, table: str, version: int, partition: int
@@ -83,7 +83,7 @@ async def _write(root: Path, schema: str, table: str) -> None:
     await sink.close()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(schema=names.filter(lambda n: not n.startswith("/")), table=names)
 def test_the_sinks_write_only_inside_the_root(schema: str, table: str) -> None:
     """(A schema starting with ``/`` is left to the test above: a sink that let it through

@@ -32,7 +32,7 @@ messages = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     messages,
     st.sampled_from([(5, 3), (5, 50), (1, 10_000), (120, 2)]),

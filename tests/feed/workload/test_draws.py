@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tisink.feed.workload.draws import below, below_code, sample
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(0, 2**64), st.integers(1, 2**70), st.integers(-1000, 1000))
 def test_below_is_randrange_randint_and_choice(seed: int, n: int, low: int) -> None:
     ours, theirs = random.Random(seed), random.Random(seed)
@@ -22,7 +22,7 @@ def test_below_is_randrange_randint_and_choice(seed: int, n: int, low: int) -> N
     assert ours.random() == theirs.random()  # and the streams are still in step
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(0, 2**64), st.integers(1, 2**40))
 def test_below_code_is_randrange(seed: int, n: int) -> None:
     ours, theirs = random.Random(seed), random.Random(seed)
@@ -34,7 +34,7 @@ def test_below_code_is_randrange(seed: int, n: int) -> None:
     assert ours.random() == theirs.random()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.integers(0, 2**64), st.integers(0, 120), st.data())
 def test_sample_is_random_sample(seed: int, n: int, data: st.DataObject) -> None:
     """Both of CPython's ways: a shrinking pool (small populations) and a set of picks."""

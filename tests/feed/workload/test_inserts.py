@@ -146,7 +146,7 @@ def _plan(columns: list[tuple[str, Any, bool, float]]) -> tuple[list[ValuePlan],
     return plan, specs
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(columns=COLUMNS, seed=st.integers(0, 2**64), seq=st.integers(1, 10**6))
 def test_insert_draws_what_the_reference_draws(columns, seed: int, seq: int) -> None:
     plan, specs = _plan(columns)
@@ -164,7 +164,7 @@ def test_insert_draws_what_the_reference_draws(columns, seed: int, seq: int) -> 
     assert ours.getstate() == theirs.getstate()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(columns=COLUMNS, seed=st.integers(0, 2**64))
 def test_value_and_change_draw_what_the_reference_draws(columns, seed: int) -> None:
     plan, specs = _plan(columns)

@@ -117,7 +117,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     st.booleans(),
     st.lists(st.sampled_from(_PIECES), min_size=1, max_size=30),

@@ -16,7 +16,7 @@ from tisink.codec.dts.avro.layout import table_layout
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEAD = b"\x04"
 
 

@@ -20,7 +20,7 @@ from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.model.tso import compose_ts
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 IMAGES = {"alibaba": ("beforeImages", "afterImages"), "tencent": ("oldColumns", "newColumns")}
 
 

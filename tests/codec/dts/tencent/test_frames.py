@@ -58,7 +58,7 @@ def generic_items(ts: int, start_ts: int, seq: int, runs: list[tuple[bytes, byte
     return out
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(TS, START_TS, SEQS, st.lists(st.tuples(NAMES, st.binary(max_size=300)), max_size=3))
 def test_items_equal_the_generic_entries(
     ts: int, start_ts: int, seq: int, runs: list[tuple[bytes, bytes]]
@@ -68,7 +68,7 @@ def test_items_equal_the_generic_entries(
     assert TransactionFrames().items(ts, start_ts, seq, runs) == expected
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(TS, START_TS, SEQS, NAMES, BODIES, st.integers(16, 2000) | st.just(1 << 20))
 def test_single_envelope_equals_the_generic_one(
     ts: int, start_ts: int, seq: int, names: bytes, body: list[bytes], limit: int

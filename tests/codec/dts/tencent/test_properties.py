@@ -118,7 +118,7 @@ def test_random_transactions_reassemble_at_any_size(
         assert float(values_of[4].sv) == image["f"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     steps=st.lists(
         st.tuples(

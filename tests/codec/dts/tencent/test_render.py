@@ -19,7 +19,7 @@ from tisink.codec.values import zone_for
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo, make_table
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ODD_VALUES = st.sampled_from([True, 1.5, "7", b"x", ["a"], {"k": 1}, 10**30, -1, ""])
 
 

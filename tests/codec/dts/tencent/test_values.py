@@ -169,7 +169,7 @@ def test_unencodable_text_names_table_and_column(pb: ModuleType) -> None:
         encode_one(pb, column, "日本")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(
     moment=st.datetimes(
         min_value=datetime.datetime(1971, 1, 1), max_value=datetime.datetime(2037, 12, 31)

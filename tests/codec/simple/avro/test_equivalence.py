@@ -24,7 +24,7 @@ from tisink.model.events import DDLEvent, DDLType, RowChangedEvent, RowChecksum
 from tisink.model.mysqltypes import INTEGER_RANGES, MYSQL_TYPES
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
 # schema and table names: any text MySQL takes in an identifier (no U+0000)
 IDENTIFIER = st.text(

@@ -27,7 +27,7 @@ def _fastavro(schema: object, datum: object) -> bytes:
     return out.getvalue()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(n=INT64 | st.integers(-20000, 20000))
 def test_long_matches_fastavro(n: int) -> None:
     assert long_bytes(n) == _fastavro("long", n)
