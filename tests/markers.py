@@ -84,6 +84,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "core/test_allocator.py": ("cli",),
     "eventsink/kafka/test_broker_restart.py": ("cli",),
     "eventsink/replay/test_records.py": ("cli",),
+    "eventsink/sql/test_crash.py": ("cli",),
     "eventsink/sql/test_play.py": ("cli",),
     "eventsink/storage/test_append_resume.py": ("cli",),
     "eventsink/storage/test_crash.py": ("cli",),
