@@ -23,3 +23,5 @@ class FileSinkError(EventSinkError):
 class PathNameError(EventSinkError):
     """A name from the data (schema, table, topic) cannot be one file or directory name under
     the sink's root; the message names the table or topic."""
+
+    refusal = True

@@ -9,3 +9,5 @@ class ModelError(TisinkError):
 
 class SchemaError(ModelError):
     """A table schema is invalid: unknown type, duplicate column, index over a missing column."""
+
+    refusal = True

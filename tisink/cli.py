@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from tisink import replay_commands
-from tisink.core.errors import TisinkError
+from tisink.core.errors import TisinkError, refusal_in
 from tisink.logs import configure_logging
 
 app = typer.Typer(
@@ -259,11 +259,15 @@ def play(
         if summary_json:
             err.summary.write(summary_json)
         _print_summary(err.summary.to_dict())
-        console.print(f"[bold red]play failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(1 if stop.signum is None else stop.exit_code) from err
+        refused = refusal_in(err) is not None and stop.signum is None
+        said = "play refused" if refused else "play failed"
+        console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(2 if refused else 1 if stop.signum is None else stop.exit_code) from err
     except (TisinkError, ValueError) as err:
-        console.print(f"[bold red]play failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(1) from err
+        refused = refusal_in(err) is not None
+        said = "play refused" if refused else "play failed"
+        console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(2 if refused else 1) from err
     if summary_json:
         summary.write(summary_json)
     if report is not None:

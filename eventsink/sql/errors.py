@@ -11,3 +11,5 @@ class SQLSinkError(EventSinkError):
 class SQLNameError(SQLSinkError):
     """A schema, table or column name the database would not keep whole (PostgreSQL cuts
     identifiers past 63 bytes): input the sink refuses, naming the table and each name."""
+
+    refusal = True

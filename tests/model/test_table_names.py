@@ -32,7 +32,7 @@ def test_a_nul_in_a_name_is_refused_naming_the_table(
     assert "\x00" not in message
 
 
-def test_a_feed_with_a_nul_table_name_fails_in_one_line(tmp_path: Path) -> None:
+def test_a_feed_with_a_nul_table_name_is_refused_in_one_line(tmp_path: Path) -> None:
     table = {
         "schema": "s",
         "table": "a\x00b",
@@ -48,10 +48,10 @@ def test_a_feed_with_a_nul_table_name_fails_in_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         app, ["play", "--engine", "inline", "--feed", str(feed), "--sink-uri", uri]
     )
-    failed = [line for line in result.output.splitlines() if "play failed" in line]
-    assert result.exit_code == 1, result.output
-    assert failed == [
-        "play failed: nul.jsonl:1: bad table object: table 's'.'a\\x00b': the table name "
+    refused = [line for line in result.output.splitlines() if "play refused" in line]
+    assert result.exit_code == 2, result.output
+    assert refused == [
+        "play refused: nul.jsonl:1: bad table object: table 's'.'a\\x00b': the table name "
         "'a\\x00b' holds NUL (U+0000), which no MySQL identifier may hold"
     ]
     assert "embedded null" not in result.output
