@@ -4,15 +4,14 @@ Runs ``tisink`` in a subprocess."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
+from tests.feed.workload.cli_support import TISINK, run_command
+
 STORM = """
 [[tables]]
 name = "t"
@@ -46,13 +45,7 @@ def test_generate_refuses_a_huge_workload_at_once_with_exit_2(tmp_path: Path) ->
 def test_rows_too_many_for_the_schedule_are_refused_with_exit_2(
     tmp_path: Path, command: str
 ) -> None:
-    args = ["--workload", "demo", "--rows", str(10**20)]
-    if command == "generate":
-        args += ["--out", str(tmp_path / "f.jsonl")]
-    else:
-        args += ["--engine", "inline", "--sink-uri", "blackhole://"]
-    run = subprocess.run([TISINK, command, *args], capture_output=True, text=True, timeout=120)
-    said = " ".join((run.stdout + run.stderr).split())
-    assert run.returncode == 2, said
+    code, said = run_command(tmp_path, command, ["--workload", "demo", "--rows", str(10**20)])
+    assert code == 2, said
     assert f"{command} refused: demo.toml: rows = 100000000000000000000 at rate" in said
     assert "Traceback" not in said

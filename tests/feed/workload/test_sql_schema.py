@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.feed.workload.cli_support import TISINK, run_command
 from tisink.feed.reader import read_feed
 from tisink.feed.records import FeedRow
 from tisink.feed.workload import ScenarioError, generate_records, load_scenario, record_line
 from tisink.model.mysqltypes import TypeFamily
 
-TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
 DUMP = """-- MySQL dump 10.13
 /*!40101 SET NAMES utf8mb4 */;
 DROP TABLE IF EXISTS `orders`;
@@ -140,13 +138,7 @@ def test_the_commands_refuse_a_dump_that_is_not_utf8_in_one_line(
 ) -> None:
     path = tmp_path / "dump.sql"
     path.write_bytes(LATIN1)
-    args = ["--schema-sql", str(path), "--rows", "10"]
-    if command == "generate":
-        args += ["--out", str(tmp_path / "f.jsonl")]
-    else:
-        args += ["--engine", "inline", "--sink-uri", "blackhole://"]
-    run = subprocess.run([TISINK, command, *args], capture_output=True, text=True, timeout=120)
-    said = " ".join((run.stdout + run.stderr).split())
-    assert run.returncode == 2, said
+    code, said = run_command(tmp_path, command, ["--schema-sql", str(path), "--rows", "10"])
+    assert code == 2, said
     assert f"{command} refused: {path}:3: not UTF-8: byte 0xe9" in said
     assert "Traceback" not in said
