@@ -7,6 +7,10 @@ asks the pacer every ``chunk`` rows (about 5 ms of rows); when it is ahead it fi
 it has to the sinks (so rows leave at the rate, not in bursts at resolved ts) and then sleeps on
 the event loop, where the sinks' acknowledgements keep flowing. A player that cannot keep up
 never sleeps; ``behind_s`` says how much longer than planned its rows took.
+
+``target`` is the rate the play was asked for over the time it ran (``played_s``: the schedule's
+time for its rows, or longer when it fell behind): a steady rate itself, a profile's mean over
+those seconds, not over a whole round of stages a short play never reached.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ class Pacer:
         self._start: float | None = None
         self.behind_s = 0.0
         """How much longer than ``rows / rate`` the rows took (0 when the player kept up)."""
+        self._played_s: float | None = None
+        """Set by ``finish``: the seconds of the schedule the play ran."""
 
     def start(self) -> None:
         """The first row is being taken: the schedule starts now."""
@@ -67,13 +73,34 @@ class Pacer:
             await self._sleep(wait)
 
     def finish(self, rows: int) -> None:
-        """All ``rows`` were taken: note how far behind the schedule that was."""
+        """All ``rows`` were taken: note how far behind the schedule that was, and how long
+        the play ran on it."""
         if self._start is not None and rows:
             self.behind_s = max(0.0, -self._ahead(rows))
+            self._played_s = self._due_s(rows) + self.behind_s
+
+    @property
+    def played_s(self) -> float:
+        """Seconds of the schedule the play ran: the time its rows were due by, or the time
+        they took when that was longer; until ``finish``, the time since the first row (a
+        play that failed part way)."""
+        if self._played_s is not None:
+            return self._played_s
+        return 0.0 if self._start is None else self._clock() - self._start
+
+    @property
+    def target(self) -> float:
+        """The rate the play was asked for over ``played_s`` (rows/s)."""
+        if self._profile is None:
+            return self.rate
+        return self._profile.mean_over(self.played_s)
 
     def _ahead(self, rows: int) -> float:
         if self._start is None:
             self.start()
         assert self._start is not None
-        due = rows / self.rate if self._profile is None else self._profile.due_s(rows)
-        return self._start + due - self._clock()
+        return self._start + self._due_s(rows) - self._clock()
+
+    def _due_s(self, rows: int) -> float:
+        """Seconds after the schedule's start at which ``rows`` are due."""
+        return rows / self.rate if self._profile is None else self._profile.due_s(rows)

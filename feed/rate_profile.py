@@ -40,6 +40,12 @@ class Stage:
     def rows(self) -> float:
         return (self.start + self.end) / 2 * self.duration_s
 
+    def rows_within(self, seconds: float) -> float:
+        """Rows the stage asks for in its first ``seconds`` (0 <= seconds <= its duration):
+        the area under its line."""
+        slope = (self.end - self.start) / self.duration_s
+        return (self.start + slope * seconds / 2) * seconds
+
     def seconds_for(self, rows: float) -> float:
         """Seconds into the stage at which ``rows`` of its rows are done (0 <= rows <=
         ``self.rows``)."""
@@ -67,6 +73,28 @@ class RateProfile:
     def mean(self) -> float:
         """Rows per second over one round of the stages."""
         return self._cycle_rows / self._cycle_s
+
+    def rows_by(self, seconds: float) -> float:
+        """Rows the profile asks for in its first ``seconds``, rounds included: the integral
+        of its rate from the start."""
+        if self.steady:
+            return self.stages[0].start * seconds
+        rounds, rest = divmod(seconds, self._cycle_s)
+        rows = rounds * self._cycle_rows
+        for stage in self.stages:
+            if rest <= stage.duration_s:
+                return rows + stage.rows_within(rest)
+            rows += stage.rows
+            rest -= stage.duration_s
+        return rows  # float rounding left a sliver of time past the last stage
+
+    def mean_over(self, seconds: float) -> float:
+        """Rows per second over the first ``seconds`` of the profile: what a play that ran
+        that long was asked for (a short play never reaches the later stages, so the
+        round's ``mean`` would be no target for it); the starting rate for no time at all."""
+        if seconds <= 0:
+            return self.stages[0].start
+        return self.rows_by(seconds) / seconds
 
     @property
     def steady(self) -> bool:

@@ -211,7 +211,9 @@ def _json_error(raw: bytes, err: orjson.JSONDecodeError) -> FeedError:
     except UnicodeDecodeError as bad:
         byte = raw[bad.start]
         return FeedError(f"invalid UTF-8 at byte {bad.start + 1} (0x{byte:02x}): {bad.reason}")
-    return FeedError(f"invalid JSON at column {err.pos + 1}: {err.msg}")
+    return FeedError(
+        f"invalid JSON at column {err.pos + 1}: {err.msg} (a feed is JSON lines, one record a line)"
+    )
 
 
 def _check_names(obj: dict[str, Any], table: TableInfo, table_id: int) -> None:

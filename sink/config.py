@@ -32,7 +32,7 @@ from tisink.sink.config_keys import CHANGEFEED_OPTIONS, key_index
 from tisink.sink.dispatchers import dispatch_rules
 from tisink.sink.errors import ChangefeedConfigError, SinkURIError
 from tisink.sink.ticdc_keys import is_unimplemented_toml, is_unimplemented_uri
-from tisink.sink.uri import SinkURI, is_secret_param
+from tisink.sink.uri import MASK, SinkURI, is_secret_param
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class ChangefeedConfig:
         for name, value in uri.params.items():
             if name in index.uri:
                 settings[name] = value
-                labels[name] = f"{name}=xxxxx" if is_secret_param(name) else f"{name}={value!r}"
+                labels[name] = f"{name}={MASK}" if is_secret_param(name) else f"{name}={value!r}"
             elif own_params is not None and name not in own_params:
                 ignored.append(name)
                 _warn_unknown(source, name, index.suggestion(name), uri=True)

@@ -1,7 +1,9 @@
 """What ``tisink protocols`` and ``tisink schema`` show: the protocol registry, for people.
 
 The registry holds each protocol's formats, options and schema files; this module only lays
-them out and writes the files, so a new protocol appears here without a change.
+them out and writes the files, so a new protocol appears here without a change. The bare
+listing is one line a protocol (every parameter of every protocol is hundreds of lines); one
+protocol's name shows its parameters.
 """
 
 from __future__ import annotations
@@ -47,6 +49,39 @@ def all_protocols() -> list[ProtocolSpec]:
     return list(protocols().values())
 
 
+def protocol_rows() -> list[tuple[str, str, str]]:
+    """One row a protocol for the bare listing: name, encoding formats (default first), what
+    it carries."""
+    return [(s.name, ", ".join(s.encoding_formats), s.summary) for s in all_protocols()]
+
+
+def protocol_title(spec: ProtocolSpec) -> str:
+    """The heading of one protocol's view."""
+    formats = ", ".join(spec.encoding_formats)
+    return f"{spec.name} (encoding-format: {formats}, default {spec.default_encoding_format})"
+
+
+VALUES_ONLY = frozenset({"csv"})
+"""Protocols whose files hold values only: the storage sink writes each table's columns and
+types beside them, so that is what their consumers read."""
+
+
+def no_schema_file(protocol: str, encoding_format: str | None) -> str:
+    """Why ``tisink schema`` wrote nothing for ``protocol``, and what a consumer reads instead."""
+    spec = get_protocol(protocol)
+    encoding_format = encoding_format or spec.default_encoding_format
+    if spec.name in VALUES_ONLY:
+        return (
+            f"{spec.name} has no schema file to write: its change files hold values only, and a "
+            "consumer reads each table's columns and types from the schema file the storage "
+            "sink writes beside them ({schema}/{table}/meta/schema_{version}_{checksum}.json)"
+        )
+    return (
+        f"{spec.name} ({encoding_format}) has no schema file to write: the stream itself carries "
+        "each table's columns and types, so a consumer needs no file"
+    )
+
+
 def write_schema(protocol: str, encoding_format: str | None, out: Path) -> list[Path]:
     """Write the files a consumer needs to decode ``protocol``; [] when its messages carry
     their schema. ConfigError for an unknown protocol or format."""
@@ -58,7 +93,8 @@ def write_schema(protocol: str, encoding_format: str | None, out: Path) -> list[
             f"expected one of {', '.join(spec.encoding_formats)}"
         )
     files = spec.schema_files(fmt)
-    out.mkdir(parents=True, exist_ok=True)
+    if files:
+        out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, data in files.items():
         path = out / name

@@ -16,8 +16,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from tisink import replay_commands
+from tisink.cli_group import TisinkGroup
 from tisink.core.errors import TisinkError, refusal_in
-from tisink.logs import configure_logging
+from tisink.logs import configure_logging, fit_console, stdout_console
 
 app = typer.Typer(
     name="tisink",
@@ -25,6 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=TisinkGroup,
 )
 console = Console(stderr=True)
 log = logging.getLogger("tisink")
@@ -70,6 +72,8 @@ def _main(
     ] = None,
 ) -> None:
     configure_logging(log_level, verbose=verbose, json_output=log_json)
+    fit_console(console)
+    fit_console(replay_commands.console)
 
 
 @app.command()
@@ -87,27 +91,43 @@ def sinks() -> None:
         except TisinkError as err:  # a plugin that fails to load is listed, with why
             declared = f"failed to load: {err}"
         table.add_row(scheme, origin, declared)
-    Console().print(table)
+    stdout_console().print(table)
 
 
 @app.command()
-def protocols() -> None:
-    """List the protocols: encoding formats (default first), parameters and defaults."""
-    from tisink.catalog import all_protocols, parameters
+def protocols(
+    name: Annotated[
+        str | None,
+        typer.Argument(help="A protocol: show its parameters, defaults and encoding formats."),
+    ] = None,
+) -> None:
+    """List the protocols, one line each; with a NAME, that protocol's parameters and defaults."""
+    from tisink.catalog import parameters, protocol_rows, protocol_title
+    from tisink.codec.registry import get_protocol
 
-    out = Console()  # the terminal's width: keys never cut, the other columns wrap
-    for spec in all_protocols():
-        formats = ", ".join(spec.encoding_formats)
-        params = parameters(spec)
-        table = Table(title_justify="left", expand=False)
-        table.add_column("parameter", no_wrap=True, min_width=max(len(p.key) for p in params))
-        for name in ("where", "default", "meaning"):
-            table.add_column(name, overflow="fold")
-        table.title = escape(f"{spec.name} (encoding-format: {formats}): {spec.summary}")
-        for p in params:
-            default = "" if p.default is None else str(p.default)
-            table.add_row(p.key, escape(p.where), escape(default), escape(p.help))
-        out.print(table)
+    out = stdout_console()  # keys never cut, the other columns wrap
+    if name is None:
+        listing = Table("protocol", "encoding-format", "carries", title_justify="left")
+        for row in protocol_rows():
+            listing.add_row(*(escape(cell) for cell in row))
+        out.print(listing)
+        out.print("tisink protocols NAME shows a protocol's parameters and defaults.")
+        return
+    try:
+        spec = get_protocol(name)
+    except TisinkError as err:
+        console.print(f"[bold red]protocols refused:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(2) from err
+    params = parameters(spec)
+    out.print(escape(f"{protocol_title(spec)}: {spec.summary}"))
+    table = Table(expand=False)
+    table.add_column("parameter", no_wrap=True, min_width=max(len(p.key) for p in params))
+    for column in ("where", "default", "meaning"):
+        table.add_column(column, overflow="fold")
+    for p in params:
+        default = "" if p.default is None else str(p.default)
+        table.add_row(p.key, escape(p.where), escape(default), escape(p.help))
+    out.print(table)
 
 
 @app.command()
@@ -127,10 +147,9 @@ def schema(
         console.print(f"[bold red]schema failed:[/] {escape(str(err))}", soft_wrap=True)
         raise typer.Exit(2) from err
     if not written:
-        typer.echo(
-            f"{protocol} needs no schema file for this encoding: its messages describe "
-            "themselves (wrote nothing)"
-        )
+        from tisink.catalog import no_schema_file
+
+        typer.echo(f"{no_schema_file(protocol, encoding_format)} (wrote nothing)")
     for path in written:
         typer.echo(f"wrote {path}")
 
@@ -219,6 +238,7 @@ def play(
         _check_writable(summary_json)
     if report is not None:
         _check_writable(report / "summary.json", what="the report")
+    _feed_not_sql(feed)
     if schema_sql is not None:
         if workload is not None or feed is not None:
             console.print("[bold red]play refused:[/] give one of --feed, --workload, --schema-sql")
@@ -285,11 +305,31 @@ def play(
 def _sql_workload(schema_sql: Path | None, command: str) -> str:
     """``--schema-sql FILE``: the workload path (a ``.sql`` path loads as a dump)."""
     assert schema_sql is not None
-    if schema_sql.suffix.lower() != ".sql" or not schema_sql.is_file():
-        shown = escape(str(schema_sql))
-        console.print(f"[bold red]{command} refused:[/] --schema-sql needs a .sql file: {shown}")
+    shown = escape(str(schema_sql))
+    if schema_sql.suffix.lower() != ".sql":
+        problem = f"--schema-sql needs a .sql file (a MySQL CREATE TABLE dump): {shown}"
+    elif not schema_sql.exists():
+        problem = f"--schema-sql {shown}: the file does not exist"
+    elif not schema_sql.is_file():
+        problem = f"--schema-sql {shown} is a folder, not a .sql file"
+    else:
+        return str(schema_sql)
+    console.print(f"[bold red]{command} refused:[/] {problem}", soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _feed_not_sql(feed: Path | None) -> None:
+    """A .sql file given as ``--feed`` is a CREATE TABLE dump, not JSON lines: say which
+    option takes it before the reader fails on its first line."""
+    if feed is not None and feed.suffix.lower() == ".sql" and feed.is_file():
+        shown = escape(str(feed))
+        console.print(
+            f"[bold red]play refused:[/] --feed {shown}: a feed is JSON lines (one change "
+            f"record a line, as tisink generate writes); for a CREATE TABLE dump use "
+            f"--schema-sql {shown}",
+            soft_wrap=True,
+        )
         raise typer.Exit(2)
-    return str(schema_sql)
 
 
 def _check_writable(path: Path, *, command: str = "play", what: str = "the summary") -> None:
@@ -360,9 +400,15 @@ def verify(
     ] = None,
     max_violations: Annotated[int, typer.Option(help="Violations to list.")] = 20,
     summary_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty", help="Pass a stream with nothing to read (it fails by default)."
+        ),
+    ] = False,
 ) -> None:
     """Read a stream back with its protocol's decoder and check what consumers rely on;
-    exit 1 on a violation."""
+    exit 1 on a violation, or when nothing was read (unless --allow-empty)."""
     from tisink.verify import render_text
     from tisink.verify import verify as run_verify
 
@@ -375,6 +421,7 @@ def verify(
             topic_pattern=topic_pattern,
             config_path=config,
             max_violations=max_violations,
+            allow_empty=allow_empty,
         )
     except TisinkError as err:
         console.print(f"[bold red]verify failed:[/] {escape(str(err))}", soft_wrap=True)
@@ -479,17 +526,34 @@ def bench(
     ] = None,
 ) -> None:
     """Run the standard benchmark suite: encoders against their libraries alone, the Kafka
-    sink against raw aiokafka sends, inline against Spark; medians of repeats."""
+    sink against raw aiokafka sends, inline against Spark; medians of repeats. Ctrl-C (or
+    SIGTERM) stops it at once, writes the groups that finished (the others listed as not run)
+    and exits 130 (143)."""
     from tisink.bench.output import print_tables
-    from tisink.bench.suite import SuiteSettings, run_suite, write_outputs
+    from tisink.bench.stoppable import run_suite_stoppable
+    from tisink.bench.suite import SuiteSettings, write_outputs
+    from tisink.interrupt import StopRequest, stop_on_signals
 
     _check_writable(out / "bench.json", command="bench", what="the results")
     settings = SuiteSettings.quick(bootstrap) if quick else SuiteSettings.full(bootstrap)
-    with console.status("benchmarking") as status:
-        results, meta = run_suite(settings, lambda name: status.update(f"benchmarking: {name}"))
-    paths = write_outputs(results, meta, out)
+    stop = StopRequest()
+    with stop_on_signals(stop), console.status("benchmarking") as status:
+        run, meta = run_suite_stoppable(
+            settings, stop, lambda name: status.update(f"benchmarking: {name}")
+        )
+    results = run.results
+    paths = write_outputs(results, meta, out, chart=run.stopped_by is None)
     print_tables(results)
-    console.print(f"{meta['wall_s']} s; wrote " + ", ".join(str(p) for p in paths))
+    wrote = ", ".join(str(p) for p in paths)
+    if run.stopped_by is not None or run.failed is not None:
+        said = f"stopped by {run.stopped_by}" if run.stopped_by else f"failed: {run.failed}"
+        console.print(
+            f"[bold yellow]bench {said}[/] after {meta['wall_s']} s: {len(run.finished)} "
+            f"group(s) finished, {len(run.not_run)} not run; wrote {wrote}",
+            soft_wrap=True,
+        )
+        raise typer.Exit(stop.exit_code if run.stopped_by else 1)
+    console.print(f"{meta['wall_s']} s; wrote {wrote}")
     failed = [r for r in results if r.error]
     if failed:
         console.print(f"[bold red]{len(failed)} case(s) failed[/]")

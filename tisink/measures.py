@@ -31,7 +31,8 @@ class Measured:
     sending_s: float
     """From the first row sent to the last acknowledgement."""
     rate: float | None = None
-    """The ``--rate`` the play was held to, if any."""
+    """The rate the play was held to, if any: ``--rate``, or a profile's mean over the time
+    the play ran (``Pacer.target``)."""
     behind_s: float = 0.0
 
 

@@ -28,6 +28,7 @@ from tisink.play_options import DEFAULT_WORKLOAD, PlayOptions
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.uri import mask_uri
 from tisink.summary import RunSummary, per_second
+from tisink.written_partitions import written_partitions
 
 if TYPE_CHECKING:
     from tisink.feed.spark.task_result import SparkRun
@@ -169,12 +170,13 @@ def play_inline(
         seconds=factory.acked_seconds(),
         started_at=started_at,
         sending_s=ended - sent_at,
-        rate=options.rate,
+        rate=pacer.target if pacer is not None else None,
         behind_s=pacer.behind_s if pacer is not None else 0.0,
     )
     apply_measures(summary, measured)
     if error is not None:
         raise PlayFailed(failed(summary, error, ended - sent_at)) from error
+    summary.partitions = written_partitions(factory, acknowledged)
     return summary
 
 
@@ -226,7 +228,8 @@ async def _play(
             watermark_interval_ms=interval_ms,
         )
     except PlayError as err:
-        log.error("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
+        # the command prints the error once, and the summary its checkpoint
+        log.info("play stopped: %s; last checkpoint ts %d", err.cause, err.last_checkpoint_ts)
         raise
     return _summary(stats, stats.checkpoint_ts, factory)
 

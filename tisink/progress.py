@@ -1,5 +1,6 @@
 """The live progress line of ``tisink play`` on a terminal: rows, rows/s, messages and MB
-inline; on Spark, the phase (session, survey, stage one, writing with the rows acknowledged)."""
+inline; on Spark, the phase (session, planning, stage one for a feed, then writing with the
+rows acknowledged and their rate, in the same words as inline: ``rows_text``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ from rich.live import Live
 from rich.text import Text
 
 from tisink.feed.stats import PlayStats
+
+
+def rows_text(rows: int, rows_per_s: float) -> str:
+    """The rows part of the line, the same on both engines."""
+    return f"rows {rows:,}  {rows_per_s:,.0f} rows/s"
 
 
 class ProgressLine:
@@ -29,9 +35,8 @@ class ProgressLine:
     def __call__(self, stats: PlayStats) -> None:
         elapsed = max(time.perf_counter() - self._started, 1e-9)
         self._text = (
-            f"rows {stats.rows:,}  {stats.rows / elapsed:,.0f} rows/s  "
-            f"ddl {stats.ddl}  watermarks {stats.watermarks}  "
-            f"feed {stats.bytes / 1e6:,.1f} MB"
+            f"{rows_text(stats.rows, stats.rows / elapsed)}  "
+            f"ddl {stats.ddl}  watermarks {stats.watermarks}  feed {stats.bytes / 1e6:,.1f} MB"
         )
 
     def phase(self, text: str) -> None:

@@ -6,7 +6,9 @@ whose summary is what was acknowledged until then, as a failed play's; the Kafka
 retry lines are held down meanwhile (``client_noise.py``). A Kafka topic is not replayed into
 itself: a target that shares a bootstrap server (host and port, the port 9092 when none is
 given) and the topic with the source is refused, since the replay would read its own records
-back; every pass also stops at the end the source had when the replay started.
+back; every pass also stops at the end the source had when the replay started. The target's
+partitions are settled against the source's before the producer opens (``replay_target.py``):
+a new topic gets the source's count, and a target with too few is refused with nothing created.
 
 The summary counts records as rows (``rows_per_s`` is records a second from the command's
 start to the last acknowledgement, as play's; ``writing_rows_per_s`` from the first send);
@@ -38,6 +40,7 @@ from tisink.eventsink.replay.sender import ReplaySender, ReplayStats
 from tisink.eventsink.replay.sources import FolderSource, KafkaSource, ReplaySource
 from tisink.measures import Measured, apply_measures
 from tisink.replay_stamps import commit_ts_stamper
+from tisink.replay_target import settle_partitions
 from tisink.sink import SinkFactory
 from tisink.sink.uri import parse_sink_uri
 from tisink.summary import RunSummary
@@ -68,7 +71,7 @@ def open_source(options: ReplayOptions) -> ReplaySource:
         factory = SinkFactory(options.source)
         uri = factory.uri
         if uri.scheme != "kafka":
-            raise ReplayFailed(f"replay reads folders and kafka:// topics, not {uri.scheme}://")
+            raise ReplayRefused(f"replay reads folders and kafka:// topics, not {uri.scheme}://")
         kafka = factory.config.kafka.for_target(uri.hosts, uri.topic)
         return KafkaSource(KafkaTopicSource(kafka, options.timeout_s))
     path = options.source.removeprefix("file://").split("?", 1)[0]
@@ -111,14 +114,14 @@ def _servers(hosts: Sequence[str]) -> set[tuple[str, int]]:
 
 def new_pacer(options: ReplayOptions) -> Pacer | None:
     if options.rate is not None and options.speed is not None:
-        raise ReplayFailed("give --rate or --speed, not both")
+        raise ReplayRefused("give --rate or --speed, not both")
     if options.rate is not None:
         if options.rate <= 0:
-            raise ReplayFailed(f"--rate must be positive, got {options.rate:g}")
+            raise ReplayRefused(f"--rate must be positive, got {options.rate:g}")
         return RatePacer(options.rate)
     if options.speed is not None:
         if options.speed <= 0:
-            raise ReplayFailed(f"--speed must be positive or max, got {options.speed:g}")
+            raise ReplayRefused(f"--speed must be positive or max, got {options.speed:g}")
         return SpeedPacer(options.speed)
     return None
 
@@ -127,18 +130,19 @@ def run_replay(
     options: ReplayOptions, on_progress: Callable[[ReplayStats], None] | None = None
 ) -> RunSummary:
     """Replay ``options.source`` into ``options.sink_uri``; the summary of what was
-    acknowledged. ReplayFailed when it cannot start (ReplayRefused: the target is the
-    source), ReplayStopped with that summary when it fails once started."""
+    acknowledged. ReplayFailed when it cannot start (ReplayRefused: options it will not take,
+    a target that is the source or has fewer partitions than ``--routing same`` needs),
+    ReplayStopped with that summary when it fails once started."""
     started, started_at = time.perf_counter(), time.time()
     if options.loops < 1:
-        raise ReplayFailed(f"--loop must be at least 1, got {options.loops}")
+        raise ReplayRefused(f"--loop must be at least 1, got {options.loops}")
     pacer = new_pacer(options)
     keep_large_buffers()
     try:
         factory = SinkFactory(options.sink_uri)
         target = factory.mq_target()
         if target is None:
-            raise ReplayFailed(
+            raise ReplayRefused(
                 f"replay sends topics and partitions; {factory.scheme}:// has none "
                 "(use kafka:// or file://)"
             )
@@ -166,6 +170,8 @@ def run_replay(
                     stats,
                 )
             )
+    except ReplayRefused:
+        raise  # nothing was sent or created: no summary
     except TisinkError as err:
         failure = err
     finally:
@@ -212,12 +218,14 @@ async def _replay(
     quiet_abandoned_sends(asyncio.get_running_loop())
     target = factory.mq_target()
     assert target is not None
+    partitions = await asyncio.to_thread(source.partition_count)  # before the load uses it
     loading = (
         asyncio.ensure_future(asyncio.to_thread(source.load))
         if isinstance(source, PreloadedSource)
         else None
     )  # the source loads while the target opens
     try:
+        target = await settle_partitions(factory, target, source.topic, partitions, options.routing)
         opened = await factory.open_producer(target)
     except BaseException:
         if loading is not None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from tisink.core.errors import TisinkError
+from tisink.core.errors import TisinkError, refusal_in
 from tisink.eventsink.replay.routing import Routing
 
 console = Console(stderr=True)
@@ -66,8 +66,9 @@ def capture(
                 on_progress=on_progress,
             )
     except TisinkError as err:
-        console.print(f"[bold red]capture failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(1) from err
+        said = "capture refused" if refusal_in(err) is not None else "capture failed"
+        console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(2 if refusal_in(err) is not None else 1) from err
     resumed = "".join(
         f", partition {p} resumed at offset {o}" for p, o in sorted(stats.resumed.items())
     )
@@ -161,11 +162,9 @@ def replay(
         if summary_json:
             err.summary.write(summary_json)
         print_summary(console, err.summary.to_dict())
-        console.print(f"[bold red]replay failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(1) from err
+        _replay_ended(err)
     except TisinkError as err:
-        console.print(f"[bold red]replay failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(1) from err
+        _replay_ended(err)
     if summary_json:
         summary.write(summary_json)
     if report is not None:
@@ -173,3 +172,12 @@ def replay(
 
         write_play_report(summary, report)
     print_summary(console, summary.to_dict())
+
+
+def _replay_ended(err: TisinkError) -> NoReturn:
+    """One line and the exit code: a setting or input the replay will not take (found before
+    or part way) is refused, exit 2; anything else failed the run, exit 1."""
+    refused = refusal_in(err) is not None
+    said = "replay refused" if refused else "replay failed"
+    console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
+    raise typer.Exit(2 if refused else 1) from err

@@ -41,8 +41,10 @@ class RunSummary:
     sink_uri: str = ""
     engine: str = "inline"
     partitions: int = 0
-    """Spark: the (topic, partition)s owned by one task each (0: one task for a sink without
-    partitions; always 0 inline)."""
+    """The partitions of the topics the play wrote, each topic counted whole: on Spark the
+    (topic, partition)s owned by one task each, inline the topics the sink acknowledged writes
+    to. 0 where not known: a sink without partitions (storage layout, SQL, log), a failed
+    inline play."""
     stopped_by: str | None = None
     """The signal that stopped the play early (SIGINT, SIGTERM); None when it ran to the end."""
     error: str | None = None

@@ -29,9 +29,22 @@ def faults_cell(faults: list[dict[str, Any]]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) + f" ({copies} messages)"
 
 
+def shown_rate(value: float) -> float:
+    """A rate as the console shows it: to 0.1 rows/s, or two significant digits below 1
+    (``--summary-json`` keeps every digit)."""
+    return round(value, 1) if abs(value) >= 1 or value == 0 else float(f"{value:.2g}")
+
+
+def _rate_text(value: float) -> str:
+    """``shown_rate`` without a trailing ``.0``."""
+    return repr(shown_rate(value)).removesuffix(".0")
+
+
 def _cell(key: str, value: Any) -> str:
     if key == "faults" and isinstance(value, list):
         return faults_cell(value)
+    if key == "rate" and isinstance(value, dict):
+        value = {**value, "target": shown_rate(value["target"])}
     if isinstance(value, dict):
         return ", ".join(f"{k} {v}" for k, v in value.items())
     return str(value)
@@ -63,7 +76,8 @@ def perf_line(summary: dict[str, Any]) -> str:
 
 def rate_line(rate: dict[str, Any]) -> str:
     return (
-        f"rate {rate['target']:g} rows/s: achieved {rate['achieved']:g} rows/s over "
+        f"rate {_rate_text(rate['target'])} rows/s: achieved {_rate_text(rate['achieved'])} "
+        f"rows/s over "
         f"{rate['seconds']} whole seconds, spread {rate['spread_pct']:g} %"
     )
 

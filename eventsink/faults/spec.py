@@ -48,7 +48,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
     "producer-retry": {"nth": "50"},
     "skew": {"by": "5s", "partition": "0"},
 }
-"""The trigger of a kind given without one (documented in README.md)."""
+"""The trigger of a kind given without one (eventsink/faults/README.md has the table)."""
 
 _TRIGGERS = ("every", "at", "p", "nth", "by")
 _KEYS = {"every", "at", "p", "nth", "seed", "topic", "partition"}

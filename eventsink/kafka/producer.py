@@ -204,7 +204,7 @@ async def new_kafka_producer(config: KafkaConfig) -> KafkaProducer | RdKafkaProd
 
             return await new_rdkafka_producer(config, topics, max_bytes)
         client = AIOKafkaProducer(**config.producer_kwargs(max_bytes))
-        await dial(config, client.start(), "producer")
+        await dial(config, client.start, "producer")
     except BaseException:
         if client is not None:
             with contextlib.suppress(Exception):

@@ -20,6 +20,7 @@ from typing import Any, cast
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
 from tisink.eventsink.kafka.config import KafkaConfig
+from tisink.eventsink.kafka.unreachable import ConnectionFailures, librdkafka_failure
 from tisink.eventsink.reading import OnRecord, StreamReadError
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,8 @@ class KafkaRecordReader:
         self.request_timeout_s = request_timeout_s
         """Bound of one metadata or offsets request (the sink URI's ``read-timeout``)."""
         self._where = settings.get("bootstrap.servers", "?")
+        self._failures = ConnectionFailures()
+        """Each broker's last connection failure (``error_cb``), for a request that fails."""
         try:
             self._consumer = Consumer(
                 {
@@ -93,6 +96,7 @@ class KafkaRecordReader:
                     # librdkafka repeats each connection failure every few ms; the failure
                     # that matters reaches the user as a StreamReadError, the rest goes to debug
                     "logger": DebugLogger(log),
+                    "error_cb": self._on_error,
                 }
             )
         except KafkaException as err:
@@ -110,15 +114,31 @@ class KafkaRecordReader:
     def close(self) -> None:
         self._consumer.close()
 
+    def _on_error(self, error: KafkaError) -> None:
+        """librdkafka's client-level errors (it retries them): kept for the error a failed
+        request raises, at debug level otherwise."""
+        log.debug("Kafka %s: %s", self._where, error.str())
+        self._failures.add_librdkafka(error)
+
     def topics(self) -> list[str]:
         return list(self.partition_counts())
 
     def partition_counts(self) -> dict[str, int]:
         """Every topic of the cluster with its partition count (no auto-creation)."""
+        started = time.monotonic()
         try:
             metadata = self._consumer.list_topics(timeout=self.request_timeout_s)
         except KafkaException as err:
-            raise StreamReadError(f"Kafka {self._where}: cannot read metadata: {err}") from err
+            raise StreamReadError(
+                librdkafka_failure(
+                    self._consumer,
+                    err,
+                    "cannot read metadata",
+                    servers=self._where,
+                    failures=self._failures,
+                    seconds=time.monotonic() - started,
+                )
+            ) from err
         return {
             name: len(topic.partitions)
             for name, topic in metadata.topics.items()

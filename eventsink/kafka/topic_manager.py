@@ -11,16 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
-from aiokafka.errors import KafkaError
+from aiokafka.errors import KafkaConnectionError, KafkaError
 from aiokafka.protocol.metadata import MetadataRequest
 
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.errors import KafkaConfigError, KafkaSinkError, KafkaUnreachableError
+from tisink.eventsink.kafka.unreachable import (
+    ConnectionFailures,
+    dialing,
+    os_reason,
+    unreachable,
+    watch_aiokafka_bootstrap,
+)
 
 log = logging.getLogger(__name__)
 
@@ -32,19 +39,39 @@ TOPIC_MAX_MESSAGE_BYTES = "max.message.bytes"
 BROKER_MESSAGE_MAX_BYTES = "message.max.bytes"
 _TOPIC_ALREADY_EXISTS = 36
 _UNKNOWN_TOPIC_OR_PARTITION = 3
+_FIRST_DIAL_BACKOFF_S = 0.1
+_MAX_DIAL_BACKOFF_S = 1.0
+
+watch_aiokafka_bootstrap()
 
 
-async def dial(config: KafkaConfig, start: Awaitable[T], what: str) -> T:
-    """Await a client's start, bounded by ``dial-timeout``; name the servers on failure."""
+async def dial(config: KafkaConfig, start: Callable[[], Awaitable[T]], what: str) -> T:
+    """Start a client, trying again while every bootstrap server refuses, until
+    ``dial-timeout``; name the servers, what each said and how long on failure."""
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    failures = ConnectionFailures()
+    token = dialing.set(failures)
+    backoff = _FIRST_DIAL_BACKOFF_S
     try:
         async with asyncio.timeout(config.dial_timeout_s):
-            return await start
-    except (TimeoutError, KafkaError, OSError) as exc:
-        cause = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
+            while True:
+                try:
+                    return await start()
+                except KafkaConnectionError:
+                    log.debug("%s: no bootstrap server answered; trying again", what)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, _MAX_DIAL_BACKOFF_S)
+    except TimeoutError as exc:
         raise KafkaUnreachableError(
-            f"cannot reach Kafka at {config.bootstrap_servers} ({what}) within "
-            f"{config.dial_timeout_s:g}s: {cause}"
+            unreachable(config.bootstrap_servers, failures, loop.time() - began, "dial-timeout")
         ) from exc
+    except (KafkaError, OSError) as exc:
+        raise KafkaUnreachableError(
+            f"cannot reach Kafka at {config.bootstrap_servers} ({what}): {os_reason(exc)}"
+        ) from exc
+    finally:
+        dialing.reset(token)
 
 
 class KafkaTopicManager:
@@ -63,7 +90,7 @@ class KafkaTopicManager:
     async def connect(cls, config: KafkaConfig) -> KafkaTopicManager:
         admin = AIOKafkaAdminClient(**config.client_kwargs())
         try:
-            await dial(config, admin.start(), "admin client")
+            await dial(config, admin.start, "admin client")
         except KafkaUnreachableError:
             await admin.close()
             raise

@@ -25,6 +25,11 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.reader import DebugLogger, consumer_settings
+from tisink.eventsink.kafka.unreachable import (
+    CONNECTION_ERRORS,
+    ConnectionFailures,
+    librdkafka_failure,
+)
 from tisink.eventsink.reading import StreamReadError
 from tisink.eventsink.replay.records import ReplayRecord
 
@@ -32,9 +37,6 @@ log = logging.getLogger(__name__)
 
 _BATCH = 2000
 _POLL_S = 0.2
-_CONNECTION_ERRORS = frozenset(
-    {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._RESOLVE}
-)
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,12 @@ class KafkaTopicSource:
         self.timeout_s = timeout_s
         """How long reading may go without a record before the partitions not done are given up."""
         self._request_s = config.request_timeout_s
-        self._where = f"Kafka {config.bootstrap_servers} topic {self.topic}"
+        self._servers = config.bootstrap_servers
+        self._where = f"Kafka {self._servers} topic {self.topic}"
         self.records = 0
         """Records read so far (every pass)."""
+        self._failures = ConnectionFailures()
+        """Each broker's last connection failure, for a metadata request that fails."""
         self._lost: str | None = None
         """The client's last connection error (records fetched ahead may still arrive after
         it, so they do not clear it)."""
@@ -120,15 +125,26 @@ class KafkaTopicSource:
     def _on_error(self, error: KafkaError) -> None:
         """librdkafka's client-level errors (it retries them): a lost connection is what a
         reading that stalls is told by."""
-        if error.code() in _CONNECTION_ERRORS:
+        self._failures.add_librdkafka(error)
+        if error.code() in CONNECTION_ERRORS:
             log.debug("%s: %s", self._where, error.str())
             self._lost = error.str()
 
     def partition_count(self) -> int:
+        started = time.monotonic()
         try:
             metadata = self._consumer.list_topics(self.topic, timeout=self._request_s)
         except KafkaException as err:
-            raise StreamReadError(f"{self._where}: cannot read metadata: {err}") from err
+            raise StreamReadError(
+                librdkafka_failure(
+                    self._consumer,
+                    err,
+                    f"topic {self.topic}: cannot read metadata",
+                    servers=self._servers,
+                    failures=self._failures,
+                    seconds=time.monotonic() - started,
+                )
+            ) from err
         found = metadata.topics.get(self.topic)
         if found is None or found.error is not None or not found.partitions:
             raise StreamReadError(f"{self._where}: no such topic")

@@ -24,9 +24,10 @@ import json
 import sqlite3
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from sources import partition_count, read
+from sources import SourceError, partition_count, read
 
 BINARY = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
 TEXTUAL = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext"}
@@ -225,7 +226,11 @@ def main(argv: list[str], consumer_type: type[Consumer] = Consumer) -> None:
     if len(argv) != 2:
         sys.exit(f"usage: {sys.argv[0]} file:///dir/topic|kafka://host:port/topic DATABASE.db")
     source, database = argv
-    consumer = consumer_type(SQLiteTarget(database), partition_count(source))
+    try:
+        partitions = partition_count(source)
+    except SourceError as err:
+        sys.exit(f"{Path(sys.argv[0]).name}: {err}")
+    consumer = consumer_type(SQLiteTarget(database), partitions)
     consumer.run(read(source))
 
 

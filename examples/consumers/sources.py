@@ -15,16 +15,38 @@ from urllib.parse import urlsplit
 CHUNK = 50
 
 
+class SourceError(Exception):
+    """The source cannot be read: the message names it and says why."""
+
+
 def partition_count(source: str) -> int:
-    """Partitions of the topic ``source`` names (``file:///dir/topic`` or ``kafka://host/topic``)."""
+    """Partitions of the topic ``source`` names (``file:///dir/topic`` or ``kafka://host/topic``);
+    SourceError when there is no such topic (a consumer of nothing would report success)."""
     url = urlsplit(source)
     if url.scheme == "file":
-        return len(list(Path(url.path).glob("partition-*.jsonl")))
+        folder = Path(url.path)
+        if not folder.is_dir():
+            raise SourceError(f"{source}: no such topic folder")
+        count = len(list(folder.glob("partition-*.jsonl")))
+        if count == 0:
+            raise SourceError(f"{source}: no partition-*.jsonl files in the topic folder")
+        return count
+    if url.scheme != "kafka":
+        raise SourceError(f"{source}: read file:///dir/topic or kafka://host:port/topic")
+    from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
 
     topic = url.path.strip("/")
-    metadata = AdminClient({"bootstrap.servers": url.netloc}).list_topics(topic, timeout=10)
-    return len(metadata.topics[topic].partitions)
+    try:  # every topic's metadata: asking for one by name may create it (auto-create)
+        metadata = AdminClient({"bootstrap.servers": url.netloc}).list_topics(timeout=10)
+    except KafkaException as err:
+        raise SourceError(f"{source}: cannot read the topic's metadata: {err}") from err
+    found = metadata.topics.get(topic)
+    error = None if found is None else found.error
+    if found is None or error is not None or not found.partitions:
+        why = error.str() if error is not None else "no partitions"
+        raise SourceError(f"{source}: no such topic ({why})")
+    return len(found.partitions)
 
 
 def read(source: str) -> Iterator[tuple[int, bytes]]:

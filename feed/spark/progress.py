@@ -1,5 +1,6 @@
-"""Progress of a Spark play on the driver: the phase (session, survey, stage one, writing)
-and, while the partition owners write, the rows they had acknowledged.
+"""Progress of a Spark play on the driver: the phase (session, survey or planning, stage one
+for a feed, writing) and, while the partition owners write, the rows they had acknowledged
+and their rate.
 
 Spark reports tasks, not rows, until a task ends, so each owner writes its counts to a small
 file beside the stop marker every REPORT_INTERVAL_S (``progress_path``), which reaches the
@@ -51,11 +52,22 @@ def _write(path: Path, rows: int) -> None:
 
 
 class SparkProgress:
-    """Calls ``on_phase`` with one line: the phase the driver set, the running stage's tasks,
-    and, once owners write, the rows acknowledged and their rate."""
+    """Calls ``on_phase`` with one line: the phase the driver set and the running stage's tasks,
+    then, from the first owner's report on, the rows acknowledged and their rate since then
+    (in the inline engine's words) and the owner tasks done.
 
-    def __init__(self, on_phase: OnPhase | None, marker: str | None) -> None:
-        self._on_phase, self._marker = on_phase, marker
+    The owners' reports, not Spark's task counts, say when writing began: Spark's status
+    tracker counts a task as active only after its next write to the status store (a
+    heartbeat, every 10 s), so an owner that writes for several seconds was shown as
+    ``0/2 tasks``."""
+
+    def __init__(
+        self,
+        on_phase: OnPhase | None,
+        marker: str | None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._on_phase, self._marker, self._clock = on_phase, marker, clock
         self._phase = ""
         self._context: Any = None
         self._group = ""
@@ -89,35 +101,47 @@ class SparkProgress:
 
     def _watch(self) -> None:
         while not self._done.wait(REPORT_INTERVAL_S):
-            line = self._line()
+            line = self.line()
             if line and self._on_phase is not None:
                 self._on_phase(line)
 
-    def _line(self) -> str:
+    def line(self) -> str:
+        """The line now (``watch`` first)."""
         tracker = self._context.statusTracker()
         owners = self._owners_stage(tracker)
+        acknowledged = self._acknowledged()
+        if acknowledged is not None:
+            return self._writing(acknowledged, owners)
         if owners is not None and owners.numActiveTasks + owners.numCompletedTasks > 0:
-            return self._writing(owners)
+            return f"writing: {self._tasks_done(owners)}"  # no reports: tasks only
         stages = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
         done = sum(s.numCompletedTasks for s in stages if s is not None)
         total = sum(s.numTasks for s in stages if s is not None)
         return f"{self._phase}: {done}/{total} tasks" if total else self._phase
 
-    def _writing(self, owners: Any) -> str:
-        now = time.monotonic()
-        self._writing_since = self._writing_since or now
-        line = f"writing: {owners.numCompletedTasks}/{owners.numTasks} owner tasks done"
-        if self._marker is None:
-            return line
-        acked = self._acknowledged()
-        rate = acked / (now - self._writing_since) if now > self._writing_since else 0.0
-        return f"{line}, {acked:,} rows acknowledged, {rate:,.0f} rows/s"
+    def _writing(self, acknowledged: int, owners: Any) -> str:
+        from tisink.progress import rows_text  # the driver's line: the owners need no Rich
 
-    def _acknowledged(self) -> int:
-        """Every owner's count (a task may play several owners)."""
-        assert self._marker is not None
+        now = self._clock()
+        if self._writing_since is None:
+            self._writing_since = now
+        seconds = now - self._writing_since
+        line = f"writing: {rows_text(acknowledged, acknowledged / seconds if seconds else 0.0)}"
+        return line if owners is None else f"{line}  ({self._tasks_done(owners)})"
+
+    @staticmethod
+    def _tasks_done(owners: Any) -> str:
+        return f"{owners.numCompletedTasks}/{owners.numTasks} owner tasks done"
+
+    def _acknowledged(self) -> int | None:
+        """Every owner's count (a task may play several owners); None before any reported."""
+        if self._marker is None:
+            return None
+        paths = progress_paths(self._marker)
+        if not paths:
+            return None
         total = 0
-        for path in progress_paths(self._marker):
+        for path in paths:
             with contextlib.suppress(OSError, ValueError):
                 total += int(path.read_text())
         return total

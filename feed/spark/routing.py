@@ -27,6 +27,7 @@ from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.mq_sinks import new_router
+from tisink.sink.uri import mask_uri
 from tisink.tablesink.split import SplitPolicy, dml_order
 
 ShuffleKey = tuple[int, int, int]
@@ -73,7 +74,8 @@ class RowRouter:
         if plan.owners:
             target = make_factory(plan.sink_uri, plan.config_text, FeedClock()).mq_target()
             if target is None:
-                raise SparkPlanError(f"{plan.sink_uri}: owners given for a sink without topics")
+                shown = mask_uri(plan.sink_uri)
+                raise SparkPlanError(f"{shown}: owners given for a sink without topics")
             self._router = new_router(target.default_topic, target.config)
         self._refs: dict[int, int] = {}
         self._routes: dict[int, _TableRoute] = {}

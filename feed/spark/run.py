@@ -122,7 +122,8 @@ def run_spark_play(
                         "%d tasks generate the workload and write the owners' partitions", owned
                     )
                     progress.phase(
-                        "stage one: every task generates the workload and writes its own"
+                        "writing: every task generates the workload and writes the "
+                        "partitions it owns"
                     )
                 else:
                     progress.phase("stage one: reading, checking and routing every row")

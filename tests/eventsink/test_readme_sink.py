@@ -1,4 +1,4 @@
-"""The complete plugin of the README's "Writing a sink" section, run as written: the demo
+"""The complete plugin of the documentation's "Writing a sink" section, run as written: the demo
 workload through the real player into its JSON Lines file."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tisink.sink.config import ChangefeedConfig
 from tisink.sink.uri import parse_sink_uri
 from tisink.tablesink import TableSink
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "sinks.md"
 
 
 def readme_plugin() -> types.ModuleType:
@@ -24,7 +24,7 @@ def readme_plugin() -> types.ModuleType:
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert code is not None, "the section has no python example"
     module = types.ModuleType("tisink_jsonl")
-    exec(compile(code.group(1), "README.md:tisink_jsonl", "exec"), module.__dict__)
+    exec(compile(code.group(1), "docs/sinks.md:tisink_jsonl", "exec"), module.__dict__)
     return module
 
 

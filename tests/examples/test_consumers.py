@@ -122,3 +122,19 @@ def test_the_correct_consumer_reads_kafka(
     _consume("simple_consumer.py", f"kafka://{kafka_bootstrap}/{topic}", database)
     code, output = _check(expected_db, database)
     assert code == 0, output
+
+
+def test_the_naive_consumer_names_a_kafka_topic_that_does_not_exist(
+    tmp_path: Path, kafka_bootstrap: str
+) -> None:
+    source = f"kafka://{kafka_bootstrap}/{unique_topic('no-such-topic')}"
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "naive_consumer.py"), source, str(tmp_path / "n.db")],
+        cwd=EXAMPLES,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode != 0
+    assert run.stderr.startswith(f"naive_consumer.py: {source}: no such topic"), run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr

@@ -1,17 +1,21 @@
 """Steady load: the pacer's schedule on an injected clock, and a paced player that hands rows
-over as it goes while delivering exactly what an unpaced one delivers, table by table."""
+over as it goes while delivering exactly what an unpaced one delivers, table by table; the
+target a paced play reports is what its rate or profile asked for over the time it ran."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.feed.fakes import LateSink, RecordingDDLSink
 from tests.feed.test_player import feeds
 from tisink.feed import play_inline
 from tisink.feed.pacing import Pacer
+from tisink.feed.rate_profile import RateProfile, parse_rate_profile
 from tisink.feed.records import FeedRecord, FeedRow
 from tisink.feed.workload import generate_records
 from tisink.model.events import RowChangedEvent
@@ -150,3 +154,94 @@ def test_pacing_changes_when_rows_leave_never_what_leaves(records: list[FeedReco
     assert [(kind, id(x)) for kind, x in held.log if kind == "ddl"] == [
         (kind, id(x)) for kind, x in unpaced.log if kind == "ddl"
     ]
+
+
+def profile_texts() -> st.SearchStrategy[str]:
+    """``--rate`` texts: a steady number, or up to five stages of any kind with rows."""
+    stage = st.tuples(
+        st.sampled_from(["ramp", "hold", "spike", "idle"]),
+        st.integers(0, 5000),
+        st.integers(0, 5000),
+        st.integers(1, 3000),
+    )
+
+    def text(stages: list[tuple[str, int, int, int]]) -> str:
+        parts = []
+        for kind, a, b, ms in stages:
+            if kind == "idle":
+                parts.append(f"idle:{ms}ms")
+            elif kind == "ramp":
+                parts.append(f"ramp:{a}-{b}/{ms}ms")
+            else:
+                parts.append(f"{kind}:{b}/{ms}ms")
+        return ",".join(parts)
+
+    staged = (
+        st.lists(stage, min_size=1, max_size=5)
+        .filter(lambda s: any(k != "idle" and (b or (k == "ramp" and a)) for k, a, b, _ in s))
+        .map(text)
+    )
+    return st.one_of(st.integers(1, 100_000).map(str), staged)
+
+
+def _rate_at(profile: RateProfile, t: float) -> float:
+    """The profile's rate ``t`` seconds in: the line of the stage that ``t`` falls in."""
+    if profile.steady:
+        return profile.stages[0].start
+    t %= sum(s.duration_s for s in profile.stages)
+    for stage in profile.stages:
+        if t < stage.duration_s:
+            return stage.start + (stage.end - stage.start) * t / stage.duration_s
+        t -= stage.duration_s
+    return profile.stages[-1].end
+
+
+def _integral(profile: RateProfile, seconds: float) -> float:
+    """The profile's rate integrated over its first ``seconds``: cut where a stage ends, the
+    rate is a straight line in each piece, so the rate at its middle times its length is its
+    area exactly."""
+    ends, elapsed = [], 0.0
+    cycle = sum(s.duration_s for s in profile.stages)
+    for round_ in range(int(seconds // cycle) + 1):
+        elapsed = round_ * cycle
+        for stage in profile.stages:
+            elapsed += stage.duration_s
+            ends.append(elapsed)
+    cuts = sorted({0.0, seconds, *(end for end in ends if 0 < end < seconds)})
+    return sum((b - a) * _rate_at(profile, (a + b) / 2) for a, b in itertools.pairwise(cuts))
+
+
+@given(profile_texts(), st.floats(0.001, 60.0), st.integers(1, 200_000))
+def test_the_target_is_the_profile_over_the_time_played(
+    text: str, finished_s: float, rows: int
+) -> None:
+    """Whatever the profile and however long the play ran (the schedule's time for its rows,
+    or the time they took when longer), the target is the rows the profile asks for in that
+    time, divided by it."""
+    profile = parse_rate_profile(text)
+    time = VirtualTime()
+    pacer = Pacer(profile, clock=time, sleep=time.sleep)
+    pacer.start()
+    time.now += finished_s
+    pacer.finish(rows)
+    played = max(finished_s, profile.due_s(rows))
+    assert pacer.played_s == pytest.approx(played, rel=1e-9)
+    expected = _integral(profile, played) / played
+    assert pacer.target == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def test_a_short_play_on_a_long_profile_is_held_to_what_it_played() -> None:
+    """The issue's case: 3,100 rows never leave a 20 s ramp from 500 to 3,000 rows/s, so the
+    target is their rate over the 4.1 s they were due in, not the round's 2,272.7 mean."""
+    profile = parse_rate_profile("ramp:500-3000/20s,hold:3000/30s,idle:5s")
+    time = VirtualTime()
+    pacer = Pacer(profile, clock=time, sleep=time.sleep)
+    pacer.start()
+    time.now += 4.0
+    pacer.finish(3100)
+    # 500 t + 62.5 t^2 = 3100
+    due = (-500 + (500**2 + 4 * 62.5 * 3100) ** 0.5) / (2 * 62.5)
+    assert pacer.played_s == pytest.approx(due)
+    assert pacer.target == pytest.approx(3100 / due)
+    assert profile.mean == pytest.approx(125_000 / 55)
+    assert Pacer(1500.0).target == 1500.0

@@ -3,6 +3,12 @@ type; the help says what each option takes."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -10,21 +16,47 @@ from tisink.bench.output import print_tables
 from tisink.bench.results import BenchResult
 from tisink.catalog import all_protocols, parameters
 from tisink.cli import app
+from tisink.codec.registry import get_protocol
 
 WIDTH = 80
+TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
 
 
-def test_protocols_fit_the_terminal_and_show_every_key_whole() -> None:
-    result = CliRunner().invoke(app, ["protocols"], env={"COLUMNS": str(WIDTH)})
+@pytest.mark.parametrize("name", [None, *(spec.name for spec in all_protocols())])
+def test_protocols_fit_the_terminal_and_show_every_key_whole(name: str | None) -> None:
+    args = ["protocols"] if name is None else ["protocols", name]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": str(WIDTH)})
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert max(len(line) for line in lines) <= WIDTH
     assert "…" not in result.output
     cells = {cell.strip() for line in lines for cell in line.split("│")}
-    for spec in all_protocols():
-        for parameter in parameters(spec):
-            assert parameter.key in cells, parameter.key
-            assert parameter.help, f"{spec.name} {parameter.key} has no meaning text"
+    if name is None:
+        assert {spec.name for spec in all_protocols()} <= cells
+        return
+    for parameter in parameters(get_protocol(name)):
+        assert parameter.key in cells, parameter.key
+        assert parameter.help, f"{name} {parameter.key} has no meaning text"
+
+
+def test_piped_output_is_not_cut_at_80_columns() -> None:
+    """Through a real pipe, no terminal and no COLUMNS: Rich would lay out 80 columns."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    play = subprocess.run(
+        [TISINK, "play", "--engine", "inline", "--workload", "sysbench", "--rows", "60",
+         "--sink-uri", "blackhole://"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert play.returncode == 0, play.stderr
+    latency = next(line for line in play.stderr.splitlines() if "latency_ms" in line)
+    assert "mean" in latency and len(latency) > 80, latency
+    protocols = subprocess.run(
+        [TISINK, "protocols", "canal-json"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert protocols.returncode == 0, protocols.stderr
+    meaning = parameters(get_protocol("canal-json"))[0].help
+    assert any(meaning in line for line in protocols.stdout.splitlines()), protocols.stdout
 
 
 def test_bench_tables_fit_the_terminal(monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 import orjson
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from tisink.bench.results import BenchResult
+from tisink.logs import stdout_console
 
 COLUMNS = ("case", "rows/s", "baseline", "baseline rows/s", "x baseline", "bytes/row", "p99 ms")
 
@@ -48,7 +48,12 @@ def write_json(results: Sequence[BenchResult], meta: dict[str, Any], path: Path)
 
 
 def markdown(results: Sequence[BenchResult], meta: dict[str, Any]) -> str:
-    lines = ["# tisink bench", "", ", ".join(f"{k}: {v}" for k, v in meta.items()), ""]
+    """The tables; a run stopped part way (``meta`` has ``not_run``) first lists the groups it
+    did not run."""
+    about = ", ".join(f"{k}: {v}" for k, v in meta.items() if k != "not_run")
+    lines = ["# tisink bench", "", about, ""]
+    if "not_run" in meta:
+        lines += ["## not run", "", *(f"- {name}" for name in meta["not_run"]), ""]
     for group, members in groups(results).items():
         lines += [f"## {group}", "", "| " + " | ".join((*COLUMNS, "note")) + " |"]
         lines.append("|" + "---|" * (len(COLUMNS) + 1))
@@ -67,7 +72,7 @@ _FIGURES = (0, 1, 3, 4, 5, 6)
 def print_tables(results: Sequence[BenchResult]) -> None:
     """The tables on stdout, one per group, at the terminal's width: case names and figures
     whole, then a line per case naming its baseline and its note."""
-    console = Console()
+    console = stdout_console()
     for group, members in groups(results).items():
         table = Table(title=group, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         rows = [cells(result) for result in members]

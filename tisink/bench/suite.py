@@ -63,36 +63,59 @@ class SuiteSettings:
 
 
 Step = Callable[[str], None]
+Done = Callable[[str, list[BenchResult]], None]
 
 
-def run_suite(
-    settings: SuiteSettings, step: Step | None = None
-) -> tuple[list[BenchResult], dict[str, Any]]:
-    """Every group, in order; ``step`` hears the name of each before it runs. Returns the
-    results and the run's description (machine, sizes, wall time)."""
-    announce = step or (lambda _name: None)
-    started = time.perf_counter()
-    results: list[BenchResult] = []
-    announce("encoding 10-column rows")
-    rows = settings.encode_rows
-    results += encoding_group(
-        f"encode: 10-column rows ({rows})", ten_column_txns(rows), settings.repeat
-    )
-    announce("encoding demo rows")
-    results += encoding_group(f"encode: demo rows ({rows})", demo_txns(rows), settings.repeat)
-    announce("generating and reading the demo feed")
-    results += feed_group(f"feed: demo rows ({rows})", rows, settings.repeat)
-    announce("Kafka sink against raw aiokafka sends")
-    results += kafka_group(
-        settings.bootstrap, ten_column_txns(settings.kafka_rows), settings.repeat
-    )
-    announce("engines: inline, Spark local[1], local[2]")
-    results += engine_group(settings.bootstrap, settings.play_rows, settings.repeat)
-    announce("replay and play with each Kafka client against raw sends")
-    results += replay_group(
-        settings.bootstrap, settings.kafka_rows, settings.replay_loops, settings.replay_repeat
-    )
-    meta = {
+@dataclass(frozen=True)
+class SuiteStep:
+    """One group of the suite: what the progress line and a stopped run's "not run" list call
+    it, and the work (nothing is measured or built before ``run`` is called)."""
+
+    name: str
+    run: Callable[[], list[BenchResult]]
+
+
+def suite_steps(settings: SuiteSettings) -> list[SuiteStep]:
+    """The suite's groups, in the order they run."""
+    rows, repeat = settings.encode_rows, settings.repeat
+    return [
+        SuiteStep(
+            "encoding 10-column rows",
+            lambda: encoding_group(
+                f"encode: 10-column rows ({rows})", ten_column_txns(rows), repeat
+            ),
+        ),
+        SuiteStep(
+            "encoding demo rows",
+            lambda: encoding_group(f"encode: demo rows ({rows})", demo_txns(rows), repeat),
+        ),
+        SuiteStep(
+            "generating and reading the demo feed",
+            lambda: feed_group(f"feed: demo rows ({rows})", rows, repeat),
+        ),
+        SuiteStep(
+            "Kafka sink against raw aiokafka sends",
+            lambda: kafka_group(settings.bootstrap, ten_column_txns(settings.kafka_rows), repeat),
+        ),
+        SuiteStep(
+            "engines: inline, Spark local[1], local[2]",
+            lambda: engine_group(settings.bootstrap, settings.play_rows, repeat),
+        ),
+        SuiteStep(
+            "replay and play with each Kafka client against raw sends",
+            lambda: replay_group(
+                settings.bootstrap,
+                settings.kafka_rows,
+                settings.replay_loops,
+                settings.replay_repeat,
+            ),
+        ),
+    ]
+
+
+def suite_meta(settings: SuiteSettings) -> dict[str, Any]:
+    """The run's description (machine and sizes); the caller adds ``wall_s``."""
+    return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "tisink": version("tisink"),
         "python": platform.python_version(),
@@ -103,16 +126,41 @@ def run_suite(
         "play_rows": settings.play_rows,
         "replay_loops": settings.replay_loops,
         "repeat": settings.repeat,
-        "wall_s": round(time.perf_counter() - started, 1),
     }
+
+
+def run_suite(
+    settings: SuiteSettings, step: Step | None = None, done: Done | None = None
+) -> tuple[list[BenchResult], dict[str, Any]]:
+    """Every group, in order; ``step`` hears the name of each before it runs, ``done`` its name
+    and results after. Returns the results and the run's description (machine, sizes, wall
+    time)."""
+    started = time.perf_counter()
+    results: list[BenchResult] = []
+    for each in suite_steps(settings):
+        if step is not None:
+            step(each.name)
+        finished = each.run()
+        results += finished
+        if done is not None:
+            done(each.name, finished)
+    meta = suite_meta(settings)
+    meta["wall_s"] = round(time.perf_counter() - started, 1)
     return results, meta
 
 
-def write_outputs(results: list[BenchResult], meta: dict[str, Any], folder: Path) -> list[Path]:
-    """``bench.json``, ``bench.md`` and ``bench.png`` in ``folder``; the paths written."""
+def write_outputs(
+    results: list[BenchResult], meta: dict[str, Any], folder: Path, *, chart: bool = True
+) -> list[Path]:
+    """``bench.json``, ``bench.md`` and, with ``chart`` and results to chart, ``bench.png`` in
+    ``folder`` (a stopped run skips the chart: drawing it takes longer than stopping); the
+    paths written. Without a chart, an earlier run's is removed, not left beside these."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / JSON_FILE, folder / MARKDOWN_FILE, folder / CHART_FILE]
     write_json(results, meta, paths[0])
     paths[1].write_text(markdown(results, meta), encoding="utf-8")
+    if not (chart and results):
+        paths[2].unlink(missing_ok=True)
+        return paths[:2]
     bench_chart(results, paths[2])
     return paths

@@ -89,13 +89,21 @@ class VerifyReport:
     encoding_format: str = "json"
     topics: list[str] = field(default_factory=list)
     max_violations: int = 20
+    allow_empty: bool = False
+    """An empty stream passes only when the caller said it expects one: reading nothing
+    verifies nothing (a mistyped topic or folder would otherwise pass)."""
+    unit: str = "messages"
+    """What ``messages`` counts: records of a stream, or ``files`` of a storage layout."""
     messages: int = 0
+    """Records read (a storage layout: files read, data, schema and metadata files alike);
+    ``kinds`` splits the same total."""
     counts: Counter[str] = field(default_factory=Counter)
     """Decoded events by type (INSERT, UPDATE, CREATE, CHECKPOINT...): one per row, so a
     record holding several rows (Open Protocol's batches) counts each."""
     kinds: Counter[str] = field(default_factory=Counter)
-    """Records by message kind (DML, DDL, BOOTSTRAP, WATERMARK, HEARTBEAT, plus DUPLICATE and
-    UNDECODABLE): the units of a play summary's ``messages``."""
+    """Records by message kind (DML, DDL, BOOTSTRAP, WATERMARK, HEARTBEAT, plus DUPLICATE,
+    UNDECODABLE and EMPTY; a storage layout: files by kind), one kind per record, so they add
+    up to ``messages``: the units of a play summary's ``messages``."""
     partitions: Counter[str] = field(default_factory=Counter)
     tables: set[str] = field(default_factory=set)
     violations: list[Violation] = field(default_factory=list)
@@ -119,9 +127,19 @@ class VerifyReport:
         runs.append(Redelivery(topic, partition, offset, offset, 1))
 
     @property
+    def empty(self) -> bool:
+        """Nothing was read: no record of any partition (no file of a storage layout)."""
+        return self.messages == 0
+
+    @property
     def ok(self) -> bool:
-        """No violation and every partition read to its end."""
-        return not self.violation_counts and not self.unfinished
+        """No violation, every partition read to its end, and something read (unless an
+        empty stream was allowed)."""
+        return (
+            not self.violation_counts
+            and not self.unfinished
+            and (self.allow_empty or not self.empty)
+        )
 
     def add_violation(self, violation: Violation) -> None:
         self.violation_counts[violation.rule] += 1
@@ -134,6 +152,8 @@ class VerifyReport:
             "source": self.source,
             "encoding_format": self.encoding_format,
             "topics": list(self.topics),
+            "allow_empty": self.allow_empty,
+            "unit": self.unit,
             "messages": self.messages,
             "messages_by_kind": dict(sorted(self.kinds.items())),
             "counts": dict(sorted(self.counts.items())),
@@ -149,10 +169,9 @@ class VerifyReport:
 def render_text(report: VerifyReport) -> str:
     """The report as plain lines for a terminal or a log."""
     lines = [
-        f"verify {report.source} ({report.encoding_format}): " + ("OK" if report.ok else "FAILED"),
+        f"verify {report.source} ({report.encoding_format}): {_verdict(report)}",
         f"topics: {', '.join(report.topics) or '-'}",
-        f"messages: {report.messages}"
-        + (f" ({_join(report.kinds)})" if report.kinds else " (nothing to read)"),
+        f"{report.unit}: {report.messages}" + (f" ({_join(report.kinds)})" if report.kinds else ""),
         f"events: {_join(report.counts) or '-'}",
         f"partitions: {_join(report.partitions) or '-'}",
         f"tables: {', '.join(sorted(report.tables)) or '-'}",
@@ -175,6 +194,18 @@ def render_text(report: VerifyReport) -> str:
         lines.append(f"first {shown} of {total}:" if shown < total else "each:")
         lines.extend(f"  {violation}" for violation in report.violations)
     return "\n".join(lines)
+
+
+def _verdict(report: VerifyReport) -> str:
+    """OK or FAILED; an empty stream says so on this first line, failed or allowed."""
+    if not report.empty:
+        return "OK" if report.ok else "FAILED"
+    read = f"nothing was read (no {report.unit})"
+    if report.ok:
+        return f"OK: {read}, as --allow-empty allows"
+    if report.violation_counts or report.unfinished:
+        return f"FAILED: {read}"
+    return f"FAILED: {read}; an empty stream passes only with --allow-empty"
 
 
 def _join(counter: Counter[str]) -> str:

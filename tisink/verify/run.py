@@ -39,13 +39,15 @@ def verify(
     config_path: Path | None = None,
     max_violations: int = 20,
     acknowledged: Mapping[tuple[str, int], int] | None = None,
+    allow_empty: bool = False,
 ) -> VerifyReport:
     """Read every partition of the sink's topics from the beginning and decode them with the
     protocol's decoder (its registry entry), checking the rules of ``tisink.verify.checker``.
     The protocol and its settings come from the URI (over ``config_path``, a changefeed TOML
     whose dispatchers also name topics); without one, a Kafka sink's default (simple).
     ``acknowledged`` ((topic, partition) -> end offset the sink saw acknowledged, from the
-    play that wrote the stream) adds the check that the partitions still hold all of it.
+    play that wrote the stream) adds the check that the partitions still hold all of it. A
+    stream with nothing to read fails unless ``allow_empty``: reading nothing proves nothing.
     Raises VerifyError when the stream cannot be read; a broken stream gives ``ok`` False."""
     try:
         config = ChangefeedConfig.from_toml(config_path) if config_path else ChangefeedConfig()
@@ -69,6 +71,8 @@ def verify(
             source=uri.redacted(),
             encoding_format=layout.encoder.encoding_format,
             max_violations=max_violations,
+            allow_empty=allow_empty,
+            unit="files",
         )
         return verify_storage(layout, report, acknowledged)
     if not factory.verifiable:
@@ -86,6 +90,7 @@ def verify(
         source=uri.redacted(),
         encoding_format=config.encoder.encoding_format,
         max_violations=max_violations,
+        allow_empty=allow_empty,
     )
     try:
         source = factory.open_record_source(config, timeout_s)
@@ -114,9 +119,11 @@ def verify(
     if acknowledged:
         checker.check_acknowledged(acknowledged)
     log.info(
-        "verified %d messages of %s: %s",
+        "verified %d messages of %s: %s (%d violations, %d partitions unfinished)",
         report.messages,
         ", ".join(report.topics),
-        "ok" if report.ok else f"{sum(report.violation_counts.values())} violations",
+        "ok" if report.ok else "failed",
+        sum(report.violation_counts.values()),
+        len(report.unfinished),
     )
     return report

@@ -17,6 +17,10 @@ What a storage consumer relies on, checked file by file:
   acknowledged counts, each table holds exactly the rows the sink acknowledged;
 * ``checkpoint-honest``: ``metadata`` holds ``{"checkpoint-ts":N}`` and no row at or below N
   lies in a file its directory's index does not yet cover.
+
+The report counts files, not messages: every file of the layout read is one, by kind (``FILE``
+data files, ``SCHEMA`` schema files, ``CHECKPOINT`` the metadata file), so the total is the sum
+of its parts; the rows of the data files are its events.
 """
 
 from __future__ import annotations
@@ -41,6 +45,12 @@ log = logging.getLogger(__name__)
 
 def _violation(report: VerifyReport, path: str, line: int, rule: str, detail: str) -> None:
     report.add_violation(Violation(path, 0, line, rule, detail, path))
+
+
+def _count_file(report: VerifyReport, kind: str) -> None:
+    """One file of the layout read, of ``kind``: the total and its parts move together."""
+    report.messages += 1
+    report.kinds[kind] += 1
 
 
 def verify_storage(
@@ -78,8 +88,7 @@ def verify_storage(
         for number in sorted(entry.files):
             path = f"{directory.path()}/{entry.files[number]}"
             rows = _read(layout, path, report)
-            report.messages += 1
-            report.kinds["FILE"] += 1
+            _count_file(report, "FILE")
             for row in rows:
                 _check_row(report, directory, path, row, columns)
                 report.counts[row.kind] += 1
@@ -109,7 +118,7 @@ def _check_schema_files(
     """(schema, table, version) -> TableColumnsTotal of each good table schema file."""
     versions: dict[tuple[str, str, int], int] = {}
     for ref in listing.schemas:
-        report.kinds["SCHEMA"] += 1
+        _count_file(report, "SCHEMA")
         try:
             document = orjson.loads((layout.root / ref.path).read_bytes())
             version, total = int(document["TableVersion"]), int(document["TableColumnsTotal"])
@@ -144,13 +153,13 @@ def _checkpoint(listing: Listing, report: VerifyReport) -> int | None:
         if listing.dirs:
             _violation(report, "metadata", 0, "checkpoint-honest", "no metadata file")
         return None
+    _count_file(report, "CHECKPOINT")
     try:
         document = orjson.loads(listing.metadata)
         checkpoint = int(document["checkpoint-ts"])
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as err:
         _violation(report, "metadata", 0, "checkpoint-honest", f"unreadable: {err!r}")
         return None
-    report.kinds["CHECKPOINT"] += 1
     return checkpoint
 
 

@@ -1,5 +1,5 @@
 """A Spark play's progress line, on real local Spark: every phase, then the rows acknowledged
-while the partition owners write."""
+and their rate while the partition owners write."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ pytest.importorskip("pyspark")
 
 from tisink.feed.spark import run_spark_play
 
+OWNED_PHASE = "writing: every task generates the workload and writes the partitions it owns"
+ROWS = re.compile(r"writing: rows ([\d,]+)  ([\d,]+) rows/s  \(\d/2 owner tasks done\)$")
+
 
 def test_the_phases_and_then_the_rows_acknowledged(spark: Any, tmp_path: Path) -> None:
     lines: list[str] = []
@@ -25,12 +28,12 @@ def test_the_phases_and_then_the_rows_acknowledged(spark: Any, tmp_path: Path) -
     assert run.rows == 3000
     assert lines[0] == "starting Spark (local[2])"
     assert "planning the workload demo" in lines
-    assert any(line.startswith("stage one") for line in lines), lines
-    writing = [line for line in lines if line.startswith("writing: ")]
-    acknowledged = [
-        int(m.group(1).replace(",", ""))
-        for m in map(re.compile(r"([\d,]+) rows acknowledged").search, writing)
-        if m is not None
-    ]
+    # a workload on two cores is generated in its owners: no stage one, writing from the start
+    assert not any("stage one" in line for line in lines), lines
+    assert OWNED_PHASE in lines
+    counted = [m for m in map(ROWS.match, lines) if m is not None]
+    acknowledged = [int(m.group(1).replace(",", "")) for m in counted]
+    rates = [int(m.group(2).replace(",", "")) for m in counted]
     assert acknowledged and 0 < max(acknowledged) <= 3000, lines
     assert acknowledged == sorted(acknowledged)
+    assert max(rates) > 0, lines

@@ -53,7 +53,27 @@ def test_unfinished_partitions_fail_the_report() -> None:
     assert "unfinished: cdc[1]: read up to offset 3" in render(report)
 
 
-def test_an_empty_stream_says_so() -> None:
+def test_an_empty_stream_fails_unless_allowed_and_says_so_on_its_first_line() -> None:
     report = check([])
+    assert report.empty and not report.ok
+    assert report.to_dict()["ok"] is False
+    first = render(report).splitlines()[0]
+    assert first.endswith(
+        "FAILED: nothing was read (no messages); an empty stream passes only with --allow-empty"
+    )
+    report.allow_empty = True
     assert report.ok
-    assert "messages: 0 (nothing to read)" in render(report)
+    assert report.to_dict()["allow_empty"] is True
+    assert (
+        render(report)
+        .splitlines()[0]
+        .endswith("OK: nothing was read (no messages), as --allow-empty allows")
+    )
+
+
+def test_allowing_empty_excuses_no_violation() -> None:
+    report = check([])
+    report.allow_empty = True
+    report.unfinished = ["cdc[0]: nothing read, end at start >= offset 4; nothing more came in 1s"]
+    assert not report.ok
+    assert render(report).splitlines()[0].endswith("FAILED: nothing was read (no messages)")

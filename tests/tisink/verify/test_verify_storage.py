@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.eventsink.storage.support import demo_feed, play
-from tisink.verify import verify
+from tisink.verify import render_text, verify
 
 PARAMS = "protocol=csv&date-separator=none&include-commit-ts=true&file-size=2048"
 
@@ -103,6 +103,18 @@ def test_what_the_sink_wrote_verifies(played: Path, tmp_path: Path) -> None:
     report = verify(f"file://{out}?{PARAMS}")
     assert report.ok, report.violations
     assert report.kinds["FILE"] > 10 and report.kinds["CHECKPOINT"] == 1
+
+
+def test_the_files_counted_are_the_sum_of_their_kinds(played: Path) -> None:
+    """Every file of the layout read counts once: data, schema and metadata files."""
+    report = verify(f"file://{played}?{PARAMS}")
+    files = [p for p in played.rglob("*") if p.is_file()]
+    data = [p for p in files if p.name.startswith("CDC") and p.suffix == ".csv"]
+    schemas = [p for p in files if p.name.startswith("schema_")]
+    assert dict(report.kinds) == {"CHECKPOINT": 1, "FILE": len(data), "SCHEMA": len(schemas)}
+    assert report.messages == 1 + len(data) + len(schemas)
+    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(report.kinds.items()))
+    assert f"files: {report.messages} ({kinds})" in render_text(report).splitlines()
 
 
 @pytest.mark.parametrize("case", list(BREAKS))
