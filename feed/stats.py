@@ -30,3 +30,8 @@ class PlayStats:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def rows_text(rows: int, rows_per_s: float) -> str:
+    """The rows part of a play's progress line, in the same words on both engines."""
+    return f"rows {rows:,}  {rows_per_s:,.0f} rows/s"

@@ -41,6 +41,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # xdist's workers inherit COLUMNS=80 from their start-up; a test sees the same environment
+    # in a worker as in one process, and output widths never depend on the caller's terminal
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
     markers.register(config)
     stale = markers.check_module_table()
     if stale:

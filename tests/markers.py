@@ -93,6 +93,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "feed/workload/test_sql_schema.py": ("cli",),
     "feed/workload/test_scenario_cli.py": ("cli",),
     "test_readme_outputs.py": ("cli",),
+    "tisink/bench/test_bench_interrupt.py": ("cli",),
     "tisink/bench/test_cpu.py": ("cli",),
     "tisink/check/test_secrets_cli.py": ("cli",),
     "tisink/test_broker.py": ("cli",),

@@ -546,9 +546,13 @@ def bench(
     print_tables(results)
     wrote = ", ".join(str(p) for p in paths)
     if run.stopped_by is not None or run.failed is not None:
-        said = f"stopped by {run.stopped_by}" if run.stopped_by else f"failed: {run.failed}"
+        said = (
+            f"[bold yellow]bench stopped by {run.stopped_by}[/]"
+            if run.stopped_by
+            else f"[bold red]bench failed:[/] {run.failed}"
+        )
         console.print(
-            f"[bold yellow]bench {said}[/] after {meta['wall_s']} s: {len(run.finished)} "
+            f"{said} after {meta['wall_s']} s: {len(run.finished)} "
             f"group(s) finished, {len(run.not_run)} not run; wrote {wrote}",
             soft_wrap=True,
         )

@@ -30,8 +30,11 @@ class ReplayFailed(TisinkError):
 
 
 class ReplayRefused(ReplayFailed):
-    """``tisink replay`` will not run as asked (its target is its own source); nothing was
-    sent."""
+    """``tisink replay`` will not run as asked (its target is its own source or has fewer
+    partitions, pacing options that contradict, a target without partitions); nothing was sent
+    or created."""
+
+    refusal = True
 
 
 class ReplayStopped(TisinkError):

@@ -12,12 +12,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from tisink.feed.stats import PlayStats
-
-
-def rows_text(rows: int, rows_per_s: float) -> str:
-    """The rows part of the line, the same on both engines."""
-    return f"rows {rows:,}  {rows_per_s:,.0f} rows/s"
+from tisink.feed.stats import PlayStats, rows_text
 
 
 class ProgressLine:

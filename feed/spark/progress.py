@@ -20,6 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tisink.feed.stats import rows_text
+
 REPORT_INTERVAL_S = 0.5
 OnPhase = Callable[[str], None]
 
@@ -120,7 +122,6 @@ class SparkProgress:
         return f"{self._phase}: {done}/{total} tasks" if total else self._phase
 
     def _writing(self, acknowledged: int, owners: Any) -> str:
-        from tisink.progress import rows_text  # the driver's line: the owners need no Rich
 
         now = self._clock()
         if self._writing_since is None:

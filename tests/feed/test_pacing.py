@@ -245,3 +245,15 @@ def test_a_short_play_on_a_long_profile_is_held_to_what_it_played() -> None:
     assert pacer.target == pytest.approx(3100 / due)
     assert profile.mean == pytest.approx(125_000 / 55)
     assert Pacer(1500.0).target == 1500.0
+
+
+def test_a_play_that_stopped_part_way_is_held_to_the_time_it_ran() -> None:
+    """No ``finish`` (a failed play): the played time is the time since the first row."""
+    profile = parse_rate_profile("ramp:0-1000/10s")
+    time = VirtualTime()
+    pacer = Pacer(profile, clock=time, sleep=time.sleep)
+    assert pacer.played_s == 0.0
+    pacer.start()
+    time.now += 2.0
+    assert pacer.played_s == pytest.approx(2.0)
+    assert pacer.target == pytest.approx(100.0)  # 0 to 200 rows/s over those 2 s

@@ -14,8 +14,8 @@ from typing import Any
 from rich.console import Console
 
 from tisink.feed.spark.progress import SparkProgress, progress_path
-from tisink.feed.stats import PlayStats
-from tisink.progress import ProgressLine, progress_display, rows_text
+from tisink.feed.stats import PlayStats, rows_text
+from tisink.progress import ProgressLine, progress_display
 
 
 def test_the_seconds_count_on_while_a_phase_blocks() -> None:

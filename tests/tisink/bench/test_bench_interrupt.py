@@ -17,8 +17,6 @@ import pytest
 
 from tisink.bench.suite import SuiteSettings, suite_steps
 
-pytestmark = pytest.mark.cli
-
 TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
 NAMES = [step.name for step in suite_steps(SuiteSettings.quick())]
 STOP_BOUND_S = 10.0
