@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import orjson
-import pytest
 
 from tisink.bench.suite import SuiteSettings, suite_steps
 
