@@ -13,6 +13,7 @@ holds the scenario's first table.
 from __future__ import annotations
 
 import heapq
+import itertools
 import logging
 import os
 from collections.abc import Iterable, Iterator
@@ -142,10 +143,12 @@ def generate_feed(
     spec = _scenario(scenario)
     counts = {"rows": 0, "ddl": 0, "bytes": 0, "tables": len(spec.tables)}
     path = Path(out_path)
+    records = iter(generate_records(spec, seed, rows))
+    first = next(records, None)  # the workload's checks run here: a refusal leaves no file
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer: list[bytes] = []
     with path.open("wb") as out:
-        for record in generate_records(spec, seed, rows):
+        for record in itertools.chain(() if first is None else (first,), records):
             line = record_line(record)
             kind = "rows" if type(record) is FeedRow else "ddl" if type(record) is FeedDDL else ""
             kind = kind or "resolved"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
-from tisink.feed.workload import ScenarioError, generate_records, parse_scenario
+from tisink.feed.workload import ScenarioError, generate_feed, generate_records, parse_scenario
 from tisink.feed.workload.specs import MAX_STORM_DDLS
 
 TABLE = """
@@ -112,3 +113,11 @@ def test_rows_given_apart_from_the_scenario_are_checked_before_the_first_record(
     records = generate_records(scenario, 0, 10**20)
     with pytest.raises(ScenarioError, match="rows = 100000000000000000000 at rate 1000/s"):
         next(iter(records))
+
+
+def test_a_refused_generate_writes_no_file(tmp_path: Path) -> None:
+    out = tmp_path / "deep" / "f.jsonl"
+    scenario = parse_scenario(_scenario("rows = 10"), "s.toml")
+    with pytest.raises(ScenarioError, match="rows = 100000000000000000000"):
+        generate_feed(scenario, 0, 10**20, out)
+    assert not out.exists() and not out.parent.exists()
