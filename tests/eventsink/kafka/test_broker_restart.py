@@ -4,6 +4,7 @@ acknowledged messages are gone, and never exit 0."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -81,4 +82,6 @@ def test_a_play_fails_when_the_broker_loses_acknowledged_messages(kafka_client: 
     assert play.returncode not in (0, None), output
     assert "lost" in output and "topic lost partition" in output, output
     assert "acknowledged" in output, output
-    assert "play failed" in output and "last checkpoint ts" in output, output
+    assert "play failed" in output, output
+    # how far it got: the summary's last checkpoint, a TSO
+    assert re.search(r"checkpoint_ts\s*│\s*\d{18}", output), output
