@@ -155,3 +155,20 @@ def images(draw: st.DrawFn, table: TableInfo) -> dict[str, Any]:
         null = col.nullable and draw(st.integers(0, 4)) == 0
         image[col.name] = None if null else draw(value_of(col))
     return image
+
+
+Stage = tuple[str, int, int, int]
+"""A ``--rate`` stage as drawn: kind, start rate, end rate, milliseconds."""
+
+
+def profile_text(stages: list[Stage]) -> str:
+    """The ``--rate`` text of drawn stages (``ramp:a-b/Nms``, ``hold:b/Nms``, ``idle:Nms``)."""
+    parts = []
+    for kind, a, b, ms in stages:
+        if kind == "idle":
+            parts.append(f"idle:{ms}ms")
+        elif kind == "ramp":
+            parts.append(f"ramp:{a}-{b}/{ms}ms")
+        else:
+            parts.append(f"{kind}:{b}/{ms}ms")
+    return ",".join(parts)

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.feed.fakes import LateSink, RecordingDDLSink
+from tests.feed.feed_strategies import profile_text
 from tests.feed.test_player import feeds
 from tisink.feed import play_inline
 from tisink.feed.pacing import Pacer
@@ -165,21 +166,10 @@ def profile_texts() -> st.SearchStrategy[str]:
         st.integers(1, 3000),
     )
 
-    def text(stages: list[tuple[str, int, int, int]]) -> str:
-        parts = []
-        for kind, a, b, ms in stages:
-            if kind == "idle":
-                parts.append(f"idle:{ms}ms")
-            elif kind == "ramp":
-                parts.append(f"ramp:{a}-{b}/{ms}ms")
-            else:
-                parts.append(f"{kind}:{b}/{ms}ms")
-        return ",".join(parts)
-
     staged = (
         st.lists(stage, min_size=1, max_size=5)
         .filter(lambda s: any(k != "idle" and (b or (k == "ramp" and a)) for k, a, b, _ in s))
-        .map(text)
+        .map(profile_text)
     )
     return st.one_of(st.integers(1, 100_000).map(str), staged)
 

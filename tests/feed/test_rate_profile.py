@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.feed.feed_strategies import Stage, profile_text
 from tisink.feed.pacing import Pacer
 from tisink.feed.rate_profile import RateProfileError, parse_rate_profile
 from tisink.feed.records import FeedRow
@@ -51,18 +52,8 @@ def test_a_plain_number_is_a_steady_rate() -> None:
     ).filter(lambda stages: any(k != "idle" and (a or b) for k, a, b, _ in stages)),
     st.lists(st.integers(0, 100_000), min_size=2, max_size=20),
 )
-def test_rows_are_due_later_the_more_there_are(
-    stages: list[tuple[str, int, int, int]], counts: list[int]
-) -> None:
-    parts = []
-    for kind, a, b, ms in stages:
-        if kind == "idle":
-            parts.append(f"idle:{ms}ms")
-        elif kind == "ramp":
-            parts.append(f"ramp:{a}-{b}/{ms}ms")
-        else:
-            parts.append(f"{kind}:{b}/{ms}ms")
-    profile = parse_rate_profile(",".join(parts))
+def test_rows_are_due_later_the_more_there_are(stages: list[Stage], counts: list[int]) -> None:
+    profile = parse_rate_profile(profile_text(stages))
     due = [profile.due_s(n) for n in sorted(counts)]
     assert due == sorted(due) and due[0] >= 0
 
