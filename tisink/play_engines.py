@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tisink.core.clock import Clock, FeedClock, WallClock
 from tisink.errors import PlayFailed
+from tisink.eventsink.kafka.client_noise import quiet_abandoned_sends, quiet_client_retries
 from tisink.eventsink.stats import AcknowledgedEnds
 from tisink.feed.errors import PlayError
 from tisink.feed.inline import play_with_factory
@@ -156,7 +157,8 @@ def play_inline(
     pacer = Pacer(options.pacing) if options.pacing else None
     error: PlayError | None = None
     try:
-        summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))
+        with quiet_client_retries():
+            summary = asyncio.run(_play(records, factory, on_progress, clock, interval, pacer))
     except PlayError as err:
         error = err
         summary = _summary(err.stats, err.last_checkpoint_ts, factory)
@@ -218,6 +220,7 @@ async def _play(
     interval_ms: int,
     pacer: Pacer | None,
 ) -> RunSummary:
+    quiet_abandoned_sends(asyncio.get_running_loop())
     try:
         stats = await play_with_factory(
             records,

@@ -30,8 +30,8 @@ from tisink.core.allocator import keep_large_buffers
 from tisink.core.collector import rare_collections
 from tisink.core.errors import TisinkError
 from tisink.errors import ReplayFailed, ReplayRefused, ReplayStopped
+from tisink.eventsink.kafka.client_noise import quiet_abandoned_sends, quiet_client_retries
 from tisink.eventsink.reading import StreamReadError
-from tisink.eventsink.replay.client_noise import quiet_abandoned_sends, quiet_client_retries
 from tisink.eventsink.replay.kafka_source import KafkaTopicSource
 from tisink.eventsink.replay.pacing import Pacer, RatePacer, SpeedPacer
 from tisink.eventsink.replay.preload import PreloadedSource

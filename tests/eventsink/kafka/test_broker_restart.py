@@ -4,10 +4,12 @@ acknowledged messages are gone, and never exit 0."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 import time
+from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
@@ -83,5 +85,21 @@ def test_a_play_fails_when_the_broker_loses_acknowledged_messages(kafka_client: 
     assert "lost" in output and "topic lost partition" in output, output
     assert "acknowledged" in output, output
     assert "play failed" in output, output
+    # the client's retries while the broker was away: each kind of line once, not a flood
+    client_lines = [
+        (line["logger"], line["event"])
+        for line in map(_json_line, output.splitlines())
+        if line is not None and str(line.get("logger", "")).startswith("aiokafka")
+    ]
+    assert len(client_lines) == len(set(client_lines)), output
     # how far it got: the summary's last checkpoint, a TSO
     assert re.search(r"checkpoint_ts\s*│\s*\d{18}", output), output
+
+
+def _json_line(text: str) -> dict[str, Any] | None:
+    """A structured log line of the play's output, or None for any other line."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

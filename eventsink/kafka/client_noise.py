@@ -1,12 +1,12 @@
-"""The Kafka clients' retry noise, held down while a replay runs.
+"""The Kafka clients' retry noise, held down while a play or a replay runs.
 
 When the broker goes away, aiokafka logs each reconnect and metadata attempt (every 100 ms
 until the send's retry time runs out: thousands of lines a minute) and the sends given up
 leave futures whose failures nobody reads, which asyncio reports one by one when they are
-collected. The failure itself reaches the replay as one error naming the partition and the
-client's error, so while a replay runs each kind of client line (its message template) is
-shown once and its repeats are counted, and the abandoned futures' reports go to the debug
-log. With ``-vv`` (a DEBUG root logger) every line is shown.
+collected. The failure itself reaches the play or replay as one error naming the partition and
+the client's error, so while one runs each kind of client line (its message template) is shown
+once and its repeats are counted, and the abandoned futures' reports go to the debug log. With
+``-vv`` (a DEBUG root logger) every line is shown.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def quiet_client_retries() -> Iterator[FirstOfEach]:
 
 def quiet_abandoned_sends(loop: asyncio.AbstractEventLoop) -> None:
     """Report a collected future's unread Kafka client failure (a send abandoned once another
-    failed the replay) at DEBUG; anything else goes to the loop's default handler."""
+    failed the run) at DEBUG; anything else goes to the loop's default handler."""
 
     def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         if isinstance(context.get("exception"), KafkaError) and "never retrieved" in str(
