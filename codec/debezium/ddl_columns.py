@@ -67,7 +67,6 @@ _CHARSET_FAMILIES = frozenset(
         TypeFamily.SET,
     )
 )
-_STRING_TYPES = frozenset(("char", "binary", "varchar", "varbinary"))
 
 
 def _length(column: ColumnInfo) -> int | None:

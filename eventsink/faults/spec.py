@@ -220,11 +220,3 @@ def check_partitions(plan: FaultPlan, partitions: int, where: str) -> None:
                 f"{where}: fault {spec.kind!r}: partition={spec.partition} does not exist: "
                 f"the topics have {partitions} partition(s), 0..{partitions - 1}"
             )
-
-
-def faults_or_error(text: str, where: str) -> FaultPlan:
-    """``parse_faults`` for callers outside option conversion: FaultSpecError naming ``where``."""
-    try:
-        return parse_faults(text)
-    except ValueError as err:
-        raise FaultSpecError(f"{where}: {err}") from None

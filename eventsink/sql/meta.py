@@ -28,7 +28,6 @@ from tisink.model.table import TableInfo
 
 META_SCHEMA = "tidb_cdc"
 CHECKPOINT, DDL_TS, APPLIED_TS, COLUMNS = "checkpoint", "ddl_ts", "applied_ts", "columns"
-META_TABLES = (CHECKPOINT, DDL_TS, APPLIED_TS, COLUMNS)
 Position = tuple[int, int]
 """A transaction's place in its table's order: (commitTs, startTs)."""
 

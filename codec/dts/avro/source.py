@@ -15,14 +15,6 @@ def position(seq: int) -> str:
     return f"{seq}@{BINLOG_FILE_NUMBER}"
 
 
-def parse_position(text: str) -> int:
-    """The offset of a ``position`` text; ValueError when it is not one."""
-    offset, at, file_number = text.partition("@")
-    if not at or not offset.isdigit() or not file_number.isdigit():
-        raise ValueError(f"bad binlog position {text!r}: want 'offset@fileNumber'")
-    return int(offset)
-
-
 POSITION_FORMAT = b"%d@" + str(BINLOG_FILE_NUMBER).encode()
 """``position`` as bytes: ``POSITION_FORMAT % seq``, at most 22 bytes (a uint64 seq), so its
 Avro length is ``LENGTHS[len(text)]``."""
