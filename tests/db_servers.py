@@ -109,9 +109,13 @@ def free_port() -> int:
 
 
 def log_tail(path: Path, lines: int = 30) -> str:
+    """The log's error lines, then its last ``lines``: a failed bootstrap's reason sits above
+    the advice its tool prints last."""
     if not path.exists():
         return f"(no log at {path})"
-    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    text = path.read_text(errors="replace").splitlines()
+    errors = [line for line in text[:-lines] if "ERROR" in line or "[Error]" in line]
+    return "\n".join([*errors[-10:], *text[-lines:]])
 
 
 def _run(argv: list[str], log: Path, what: str) -> None:
@@ -159,14 +163,19 @@ def start_mariadb() -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="tisink-mariadb-") as scratch:
         root = Path(scratch)
         data, log, sock = root / "data", root / "mariadbd.log", str(root / "mysqld.sock")
+        # a temporary folder of its own: two servers bootstrapping at once in one /tmp clash
+        # on their temporary tables ("Unknown table 'mysql.tmp_user_sys'")
+        tmp = root / "tmp"
+        tmp.mkdir()
         _run(
             [install, "--no-defaults", f"--datadir={data}", *_root_user(),
-             "--auth-root-authentication-method=normal", "--skip-test-db"],
+             "--auth-root-authentication-method=normal", "--skip-test-db", f"--tmpdir={tmp}"],
             log, "mariadb-install-db",
         )  # fmt: skip
         port = free_port()
         process = subprocess.Popen(
             [mariadbd, "--no-defaults", f"--datadir={data}", *_root_user(), f"--port={port}",
+             f"--tmpdir={tmp}",
              f"--bind-address={HOST}", f"--socket={sock}", f"--log-error={log}",
              f"--pid-file={root / 'mariadbd.pid'}", "--skip-name-resolve", "--skip-log-bin",
              "--innodb-buffer-pool-size=128M", "--innodb-flush-log-at-trx-commit=0",
