@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 # folders with an __init__.py that are not layers of the library
-NOT_LAYERS = frozenset({"tests", "bench", "examples", "docs", "build", "dist"})
+NOT_LAYERS = frozenset({"tests", "examples", "docs", "build", "dist"})
 
 
 def read_floors(root: Path) -> list[str]:

@@ -19,8 +19,8 @@ import uuid
 from collections.abc import Callable
 
 from tisink.bench.kafka import broker_address
+from tisink.feed.format.records import FeedRecord
 from tisink.feed.inline import play_inline
-from tisink.feed.records import FeedRecord
 from tisink.feed.workload import generate_records
 from tisink.sink import SinkFactory
 from tisink.tablesink import AckLatency, TableSink

@@ -42,7 +42,7 @@ from tisink.eventsink.sql.mysql import MySQLDialect
 from tisink.eventsink.sql.postgresql import PostgreSQLDialect
 from tisink.eventsink.sql.rows import WRITE, RowStatements
 from tisink.eventsink.sql.schema import ensure_table
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_records, load_scenario
 from tisink.model.events import SingleTableTxn
 from tisink.model.table import TableInfo

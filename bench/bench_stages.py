@@ -42,9 +42,9 @@ from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer
 from tisink.eventsink.router import EventRouter
 from tisink.feed import play_inline
+from tisink.feed.format.reader import FeedParser
+from tisink.feed.format.records import FeedRecord, FeedRow
 from tisink.feed.inline import play_with_factory
-from tisink.feed.reader import FeedParser
-from tisink.feed.records import FeedRecord, FeedRow
 from tisink.feed.workload import generate_records, record_line
 from tisink.model.events import RowChangedEvent
 from tisink.sink import ChangefeedConfig, SinkFactory
@@ -153,7 +153,7 @@ def _broker(bootstrap: str | None) -> Iterator[str]:
     if bootstrap:
         yield bootstrap
         return
-    from tisink.broker import start_broker
+    from tisink.run.broker import start_broker
 
     with start_broker() as broker:
         yield broker.bootstrap

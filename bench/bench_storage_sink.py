@@ -20,8 +20,8 @@ from unittest import mock
 
 from tisink.core.clock import FeedClock
 from tisink.eventsink.storage import durable
+from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
-from tisink.feed.reader import read_feed
 from tisink.feed.workload import generate_feed
 from tisink.sink.factory import SinkFactory
 

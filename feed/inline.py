@@ -16,9 +16,9 @@ from tisink.eventsink.base import EventSink
 from tisink.eventsink.capabilities import ReportsStats
 from tisink.feed.driver import MakeTableSink, TableSinkLike
 from tisink.feed.errors import PlayError
+from tisink.feed.format.records import FeedRecord
 from tisink.feed.pacing import Pacer
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS, Player
-from tisink.feed.records import FeedRecord
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import interval_end_ts, record_ts, with_watermark_points
 

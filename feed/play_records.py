@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tisink.codec.bootstrap import BootstrapSend
-from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,10 +38,10 @@ from tisink.feed.driver import (
     TableSinkDriver,
 )
 from tisink.feed.errors import FeedError, PlayError
+from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.live_tables import LiveTables, RunningTables
 from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt, PlayRecord, RowsStart, WatermarkPoint
-from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from tisink.feed.format.records import FeedDDL, FeedRecord, FeedRow
 from tisink.feed.play_records import PlayRecord, RowsStart, WatermarkPoint
-from tisink.feed.records import FeedDDL, FeedRecord, FeedRow
 from tisink.model.tso import LOGICAL_BITS, physical_ms
 
 

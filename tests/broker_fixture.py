@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tisink.broker import start_broker
+from tisink.run.broker import start_broker
 
 BOOTSTRAP_ENV = "TISINK_KAFKA_BOOTSTRAP"
 

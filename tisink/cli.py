@@ -18,7 +18,8 @@ from rich.table import Table
 from tisink import replay_commands
 from tisink.cli_group import TisinkGroup
 from tisink.core.errors import TisinkError, refusal_in
-from tisink.logs import configure_logging, fit_console, stdout_console
+from tisink.logs import configure_logging
+from tisink.run.console import fit_console, stdout_console
 
 app = typer.Typer(
     name="tisink",
@@ -228,11 +229,11 @@ def play(
     """Play a change feed or a generated workload through the sink framework to a sink.
     Ctrl-C (or SIGTERM) stops reading, lets sent messages finish, prints and writes the
     summary, and exits 130 (143); a second one stops at once."""
-    from tisink.errors import PlayFailed, PlayRefused
-    from tisink.interrupt import StopRequest, stop_on_signals
-    from tisink.play import PlayOptions, run_play
-    from tisink.play_options import parse_rate
+    from tisink.play.errors import PlayFailed, PlayRefused
+    from tisink.play.options import parse_rate
+    from tisink.play.run import PlayOptions, run_play
     from tisink.progress import progress_display
+    from tisink.run.interrupt import StopRequest, stop_on_signals
 
     if summary_json is not None:
         _check_writable(summary_json)
@@ -291,7 +292,7 @@ def play(
     if summary_json:
         summary.write(summary_json)
     if report is not None:
-        from tisink.report import write_play_report
+        from tisink.run.report import write_play_report
 
         write_play_report(summary, report)
     _print_summary(summary.to_dict())
@@ -532,7 +533,7 @@ def bench(
     from tisink.bench.output import print_tables
     from tisink.bench.stoppable import run_suite_stoppable
     from tisink.bench.suite import SuiteSettings, write_outputs
-    from tisink.interrupt import StopRequest, stop_on_signals
+    from tisink.run.interrupt import StopRequest, stop_on_signals
 
     _check_writable(out / "bench.json", command="bench", what="the results")
     settings = SuiteSettings.quick(bootstrap) if quick else SuiteSettings.full(bootstrap)
@@ -570,10 +571,10 @@ def broker(
 ) -> None:
     """Run the embedded Kafka-protocol broker (Tansu) in the foreground until interrupted;
     exit 2 when it cannot start (a busy port, no broker binary)."""
-    from tisink.broker import BrokerStartError, run_broker_foreground
+    from tisink.run.broker import BrokerStartError, run_broker_foreground
 
     # where it listens is this command's output, not a diagnostic
-    logging.getLogger("tisink.broker").setLevel(logging.INFO)
+    logging.getLogger("tisink.run.broker").setLevel(logging.INFO)
     try:
         code = run_broker_foreground(port)
     except BrokerStartError as err:

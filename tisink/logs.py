@@ -10,11 +10,9 @@ is not a terminal gets ``COLUMNS`` when set and otherwise a width no line reache
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 import structlog
-from rich.console import Console
 
 VERBOSITY = ("WARNING", "INFO", "DEBUG")
 """The log level of no -v, -v and -vv: by default a terminal shows the progress line, the
@@ -68,28 +66,3 @@ def configure_logging(
     logging.getLogger("tisink.feed.spark.log4j").setLevel(SPARK_VERBOSITY[verbose])
     for name in SINK_OUTPUT:
         logging.getLogger(name).setLevel(min(root.level, logging.INFO))
-
-
-PIPED_WIDTH = 10_000
-"""Columns for output that is not a terminal and no ``COLUMNS``: tables take their natural
-width (none of the command line's tables expands), so nothing wraps or is cut."""
-
-
-def piped_width() -> int:
-    """``COLUMNS`` when it is set, else ``PIPED_WIDTH``."""
-    columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
-
-
-def fit_console(console: Console) -> Console:
-    """Give ``console`` the piped width when it does not write to a terminal; a terminal is
-    left to Rich, which follows its size as it changes. Called once a command knows where its
-    output goes (a console made at import time sees the streams of that moment)."""
-    if not console.is_terminal:
-        console.width = piped_width()
-    return console
-
-
-def stdout_console() -> Console:
-    """A console on stdout for a command's result (tables a user may pipe)."""
-    return fit_console(Console())

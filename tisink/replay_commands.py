@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tisink.core.errors import TisinkError, refusal_in
-from tisink.eventsink.replay.routing import Routing
+from tisink.replay.routing import Routing
 
 console = Console(stderr=True)
 
@@ -42,9 +42,9 @@ def capture(
     """Record a Kafka topic's records (key, value, headers, timestamp, partition, offset).
     They go into a folder in the file sink's layout, for replay and verify; run it again to resume.
     """
-    from tisink.capture import parse_bound, run_capture
-    from tisink.eventsink.replay.capture import CaptureStats
     from tisink.progress import progress_display
+    from tisink.replay.capture import CaptureStats
+    from tisink.replay.capture_topic import parse_bound, run_capture
 
     try:
         start = parse_bound(start_offset, start_time, "start")
@@ -124,10 +124,10 @@ def replay(
 ) -> None:
     """Send recorded records again (keys, headers, partitions and order kept) at line rate,
     at --rate, or at the source's own pace (--speed); the summary is play's."""
-    from tisink.errors import ReplayRefused, ReplayStopped
-    from tisink.eventsink.replay.sender import ReplayStats
     from tisink.progress import progress_display
-    from tisink.replay import ReplayOptions, replay_progress, run_replay
+    from tisink.replay.errors import ReplayRefused, ReplayStopped
+    from tisink.replay.run import ReplayOptions, replay_progress, run_replay
+    from tisink.replay.sender import ReplayStats
     from tisink.summary_view import print_summary
 
     try:
@@ -168,7 +168,7 @@ def replay(
     if summary_json:
         summary.write(summary_json)
     if report is not None:
-        from tisink.report import write_play_report
+        from tisink.run.report import write_play_report
 
         write_play_report(summary, report)
     print_summary(console, summary.to_dict())

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from tisink.feed.reader import feed_files
+from tisink.feed.format.reader import feed_files
 
 _GLOB = re.compile(r"([\\\[\]{}*?])")
 

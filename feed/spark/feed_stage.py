@@ -17,8 +17,8 @@ from typing import Any
 
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
-from tisink.feed.reader import FeedParser
-from tisink.feed.records import FeedDDL, FeedResolved, FeedRow, Source
+from tisink.feed.format.reader import FeedParser
+from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow, Source
 from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem

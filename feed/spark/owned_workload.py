@@ -35,8 +35,8 @@ from typing import Any
 from tisink.codec.bootstrap import BootstrapSend
 from tisink.core.collector import rare_collections
 from tisink.core.errors import TisinkError
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.play_records import BootstrapAt
-from tisink.feed.records import FeedDDL, FeedRow
 from tisink.feed.spark.bootstraps import table_topics
 from tisink.feed.spark.owner import OwnerProgress, owner_stream, play_owner
 from tisink.feed.spark.owner_feed import OwnerFeed

@@ -32,9 +32,9 @@ from tisink.eventsink.capabilities import (
 )
 from tisink.eventsink.faults import injected_faults, merge_faults
 from tisink.feed.errors import PlayError
+from tisink.feed.format.records import FeedRow
 from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt
-from tisink.feed.records import FeedRow
 from tisink.feed.spark.bootstraps import owner_bootstraps
 from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tisink.codec.bootstrap import BootstrapSettings
+from tisink.feed.format.records import FeedDDL
 from tisink.feed.live_tables import tables_at
 from tisink.feed.play_records import PlayRecord, RowsStart, WatermarkPoint
-from tisink.feed.records import FeedDDL
 from tisink.feed.watermarks import points_of_intervals
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo

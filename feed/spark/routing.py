@@ -19,7 +19,7 @@ from collections.abc import Callable, Set
 from typing import Any, Protocol
 
 from tisink.core.clock import Clock, FeedClock
-from tisink.feed.records import FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.errors import SparkPlanError
 from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, Key, PlayPlan, record_seq
 from tisink.feed.workload import KeepRow

@@ -11,9 +11,9 @@ from typing import Any, Protocol
 
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
+from tisink.feed.format.reader import FeedParser
+from tisink.feed.format.records import FeedDDL, Source
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
-from tisink.feed.reader import FeedParser
-from tisink.feed.records import FeedDDL, Source
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.feed_paths import RAW_LOCAL_FS, literal_paths
 from tisink.feed.spark.feed_stage import FeedStage, feed_stage_partition

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tisink.core.errors import TisinkError
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem

@@ -22,13 +22,13 @@ from typing import cast
 
 import orjson
 
-from tisink.feed.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
+from tisink.feed.format.writer import ddl_record, row_record
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import Scenario, load_scenario
 from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
 from tisink.feed.workload.selection import RowSelection, SkippedRow, selectable
 from tisink.feed.workload.table_state import TableState, scenario_modifies
-from tisink.feed.writer import ddl_record, row_record
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from tisink.feed.records import FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.workload.draws import below
 from tisink.feed.workload.steps import PlannedTxn
 from tisink.model.events import RowChangedEvent

@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from tisink.feed.records import FeedDDL, FeedRow
-from tisink.feed.values import Check, compile_check
+from tisink.feed.format.records import FeedDDL, FeedRow
+from tisink.feed.format.values import Check, compile_check
 from tisink.feed.workload.draws import ValueGen, below, sample
 from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_draws
 from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow

@@ -12,7 +12,7 @@ from tisink.eventsink.base import CallbackableEvent, StateRef, TableSinkState
 from tisink.eventsink.batching import Batch, BatchingSink, RetryPolicy
 from tisink.eventsink.errors import EventSinkError, RetriableError, SinkDeadError
 from tisink.feed import play_inline
-from tisink.feed.records import FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.workload import generate_records
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent, SingleTableTxn
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table

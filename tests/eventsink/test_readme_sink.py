@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tisink.core.clock import WallClock
 from tisink.feed import play_inline
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_records
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.uri import parse_sink_uri

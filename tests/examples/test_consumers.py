@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from tests.kafka_support.readback import unique_topic
 from tisink.cli import app
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "consumers"
 ROWS = 3000

@@ -13,8 +13,8 @@ import orjson
 from tests.docs_examples import DOCS_DELETE_TS, DOCS_INSERT_TS, DOCS_UPDATE_TS, docs_row
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
+from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
-from tisink.feed.reader import read_feed
 from tisink.sink.factory import SinkFactory
 
 PARTITIONS = 3

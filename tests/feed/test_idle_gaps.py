@@ -11,7 +11,7 @@ from tests.feed.idle_feed import expected_points, idle_day_records, write_record
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
 from tisink.feed import play_with_factory
-from tisink.feed.reader import read_feed
+from tisink.feed.format.reader import read_feed
 from tisink.sink import SinkFactory
 
 

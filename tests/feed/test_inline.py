@@ -11,8 +11,8 @@ import orjson
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
 from tisink.feed import play_with_factory
-from tisink.feed.reader import read_feed
-from tisink.feed.samples import DEMO_FEED
+from tisink.feed.format.reader import read_feed
+from tisink.feed.format.samples import DEMO_FEED
 from tisink.sink import SinkFactory
 
 

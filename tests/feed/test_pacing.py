@@ -15,9 +15,9 @@ from tests.feed.fakes import LateSink, RecordingDDLSink
 from tests.feed.feed_strategies import profile_text
 from tests.feed.test_player import feeds
 from tisink.feed import play_inline
+from tisink.feed.format.records import FeedRecord, FeedRow
 from tisink.feed.pacing import Pacer
 from tisink.feed.rate_profile import RateProfile, parse_rate_profile
-from tisink.feed.records import FeedRecord, FeedRow
 from tisink.feed.workload import generate_records
 from tisink.model.events import RowChangedEvent
 from tisink.tablesink import TableSink

@@ -18,8 +18,8 @@ from tisink.core.clock import FeedClock
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.feed import FeedDDL, FeedError, FeedResolved, FeedRow, PlayError, play_inline, read_feed
-from tisink.feed.records import FeedRecord
-from tisink.feed.samples import DEMO_FEED
+from tisink.feed.format.records import FeedRecord
+from tisink.feed.format.samples import DEMO_FEED
 from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.feed.feed_strategies import Stage, profile_text
+from tisink.feed.format.records import FeedRow
 from tisink.feed.pacing import Pacer
 from tisink.feed.rate_profile import RateProfileError, parse_rate_profile
-from tisink.feed.records import FeedRow
 from tisink.feed.workload import generate_records, parse_scenario
 from tisink.model.tso import LOGICAL_BITS
 

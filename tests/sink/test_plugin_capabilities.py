@@ -24,9 +24,9 @@ from tisink.core.clock import FeedClock
 from tisink.eventsink.file import list_file_topics, read_file_topic_records
 from tisink.eventsink.reading import FileRecordSource
 from tisink.feed.inline import play_with_factory
-from tisink.feed.reader import read_feed
+from tisink.feed.format.reader import read_feed
 from tisink.feed.workload import generate_feed
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink import SinkFactory
 from tisink.verify import verify
 from tisink_queue_sink import QueueRecordSource

@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from tisink.core.errors import TisinkError
-from tisink.play import PlayOptions, run_play
-from tisink.play_engines import redacted
+from tisink.play.engines import redacted
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink import SinkFactory
 from tisink.sink.uri import MASK, is_secret_param, mask_uri, parse_sink_uri, scrub
 from tisink.verify.run import verify

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tisink.feed.samples import DEMO_FEED
+from tisink.feed.format.samples import DEMO_FEED
 
 TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import orjson
 
-from tisink.feed.samples import DEMO_FEED
+from tisink.feed.format.samples import DEMO_FEED
 
 TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
 SLOW_VERIFY = (
-    "import time, tisink.play as play; verify = play.verify; "
+    "import time, tisink.play.run as play; verify = play.verify; "
     "play.verify = lambda *args, **kwargs: (time.sleep(60), verify(*args, **kwargs))[1]; "
     "from tisink.cli import main; main()"
 )

@@ -10,12 +10,12 @@ import pytest
 import typer.main
 from typer.testing import CliRunner, Result
 
-from tisink import logs
 from tisink.bench.output import print_tables
 from tisink.bench.results import BenchResult
 from tisink.catalog import all_protocols, parameters
 from tisink.cli import app
 from tisink.codec.registry import get_protocol
+from tisink.run import console
 
 NO_COLUMNS: dict[str, str | None] = {"COLUMNS": None}
 
@@ -31,9 +31,9 @@ def test_piped_width_is_columns_when_set_and_wide_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
-    assert logs.piped_width() == logs.PIPED_WIDTH > 1000
+    assert console.piped_width() == console.PIPED_WIDTH > 1000
     monkeypatch.setenv("COLUMNS", "132")
-    assert logs.piped_width() == 132
+    assert console.piped_width() == 132
 
 
 def test_play_summary_rows_are_not_wrapped_when_piped() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from tisink.broker import free_port
+from tisink.run.broker import free_port
 
 TISINK = shutil.which("tisink") or str(Path(sys.executable).with_name("tisink"))
 

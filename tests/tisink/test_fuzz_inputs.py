@@ -20,11 +20,11 @@ from typer.testing import CliRunner
 from tisink.cli import app
 from tisink.codec.message import MessageType
 from tisink.core.errors import TisinkError
-from tisink.errors import PlayRefused
 from tisink.eventsink.faults import FAULT_KINDS
 from tisink.eventsink.faults.partition_log import PartitionLog
 from tisink.eventsink.mq.producer import Mark
-from tisink.play import PlayOptions, check_play
+from tisink.play.errors import PlayRefused
+from tisink.play.run import PlayOptions, check_play
 from tisink.sink import ChangefeedConfig
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])

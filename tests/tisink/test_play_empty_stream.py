@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from tisink import play
-from tisink.feed.samples import DEMO_FEED
-from tisink.play import PlayOptions, run_play
-from tisink.summary import RunSummary
+from tisink.feed.format.samples import DEMO_FEED
+from tisink.play import run as play
+from tisink.play.run import PlayOptions, run_play
+from tisink.run.summary import RunSummary
 
 
 def _engine_leaving_nothing(out: Path, delivered: RunSummary) -> Any:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tisink.broker import free_port
 from tisink.cli import app
+from tisink.run.broker import free_port
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_spark_play_without_java_17_is_refused_in_one_line(
 
 
 def test_the_java_major_of_both_version_schemes() -> None:
-    from tisink.play import _java_major
+    from tisink.play.run import _java_major
 
     assert [_java_major(v) for v in ("1.8.0_392", "11.0.2", "17", "21.0.1+12")] == [8, 11, 17, 21]
 

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from tests.kafka_support.readback import read_partition, unique_topic
 from tisink.cli import app
-from tisink.errors import PlayRefused
 from tisink.eventsink.file import partition_file
-from tisink.play import PlayOptions, run_play
+from tisink.play.errors import PlayRefused
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 

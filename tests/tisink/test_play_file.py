@@ -11,8 +11,8 @@ import pytest
 from tisink.codec.compression import decompress
 from tisink.codec.simple.avro.generic import decode_message
 from tisink.eventsink.file import partition_file
-from tisink.feed.samples import DEMO_FEED
-from tisink.play import PlayOptions, run_play
+from tisink.feed.format.samples import DEMO_FEED
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import VerifyError, verify
 

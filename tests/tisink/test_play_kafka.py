@@ -16,9 +16,9 @@ from confluent_kafka import Producer
 
 from tests.docs_examples import DOCS_DELETE_TS, DOCS_INSERT_TS, DOCS_UPDATE_TS, docs_row
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
-from tests.tisink.verify.streams import bootstrap, insert, table_schema, watermark
-from tisink.feed.samples import DEMO_FEED
-from tisink.play import PlayOptions, run_play
+from tests.verify.streams import bootstrap, insert, table_schema, watermark
+from tisink.feed.format.samples import DEMO_FEED
+from tisink.play.run import PlayOptions, run_play
 from tisink.verify import verify
 
 PARTITIONS = 3
@@ -154,7 +154,7 @@ def test_an_inline_play_verifies_against_what_the_broker_acknowledged(
 ) -> None:
     """The play hands verify its producers' acknowledged ends: one per partition written,
     each the partition's record count as an independent client reads it."""
-    import tisink.play
+    import tisink.play.run
 
     seen: dict[str, object] = {}
     real_verify = tisink.play.verify
@@ -163,7 +163,7 @@ def test_an_inline_play_verifies_against_what_the_broker_acknowledged(
         seen.update(kwargs)
         return real_verify(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tisink.play, "verify", spy)
+    monkeypatch.setattr(tisink.play.run, "verify", spy)
     topic = unique_topic("acked-play")
     uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num=3"
     summary = run_play(PlayOptions(feed=DEMO_FEED, sink_uri=uri, engine="inline"))

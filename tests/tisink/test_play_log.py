@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tisink.codec.registry import protocols
-from tisink.feed.samples import DEMO_FEED
-from tisink.play import PlayOptions, run_play
+from tisink.feed.format.samples import DEMO_FEED
+from tisink.play.run import PlayOptions, run_play
 
 CASES = [
     (name, encoding) for name, spec in protocols().items() for encoding in spec.encoding_formats

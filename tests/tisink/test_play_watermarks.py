@@ -12,11 +12,11 @@ import orjson
 import pytest
 
 from tisink.eventsink.file import read_file_topic
-from tisink.feed.records import FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.watermarks import points_of_intervals
 from tisink.feed.workload import generate_records
 from tisink.model.tso import physical_ms
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 
 SCENARIO = """
 name = "one-table"

@@ -18,12 +18,12 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from typer.testing import CliRunner
 
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
-from tisink.broker import EmbeddedBroker, start_broker
 from tisink.cli import app
 from tisink.eventsink.kafka import KafkaConfig
-from tisink.eventsink.replay.records import ReplayRecord, record_line
-from tisink.replay import ReplayOptions, run_replay
-from tisink.summary import RunSummary
+from tisink.replay.records import ReplayRecord, record_line
+from tisink.replay.run import ReplayOptions, run_replay
+from tisink.run.broker import EmbeddedBroker, start_broker
+from tisink.run.summary import RunSummary
 
 
 @pytest.mark.parametrize(

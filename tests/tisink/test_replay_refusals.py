@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tisink.cli import app
-from tisink.eventsink.replay.records import ReplayRecord, record_line
+from tisink.replay.records import ReplayRecord, record_line
 
 
 @pytest.fixture

@@ -30,11 +30,11 @@ import pytest
 
 from tests.codec.canal.flink_values import flink_type, from_feed, from_flink
 from tisink.eventsink.file import read_file_topic
-from tisink.feed.records import FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.workload import generate_records, record_line
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.tablesink.split import changes_unique_key
 

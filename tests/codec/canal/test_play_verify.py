@@ -18,7 +18,7 @@ import pytest
 
 from tisink.codec.compression import decompress
 from tisink.eventsink.file import read_file_topic
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 

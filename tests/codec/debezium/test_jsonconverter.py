@@ -24,7 +24,7 @@ from tisink.codec.debezium.encoder import DebeziumEncoder
 from tisink.codec.debezium.protocol import DebeziumOptions
 from tisink.codec.message import Message
 from tisink.core.clock import FixedClock
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_records
 
 _JARS = ("connect-json-", "connect-api-", "kafka-clients-", "jackson-", "slf4j-api-")

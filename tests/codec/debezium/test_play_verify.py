@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tisink.eventsink.file import partition_file
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 

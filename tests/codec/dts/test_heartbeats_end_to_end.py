@@ -13,7 +13,7 @@ from tests.codec.dts.avro.support import decode
 from tisink.codec.dts.tencent import reader
 from tisink.codec.dts.tencent.enums import MessageType
 from tisink.eventsink.file import read_file_topic_records
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 

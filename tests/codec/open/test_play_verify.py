@@ -17,7 +17,7 @@ import pytest
 
 from tests.codec.open.support import events
 from tisink.eventsink.file import read_file_topic
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-from tisink.broker import start_broker
+from tisink.run.broker import start_broker
 
 
 def _wait_for_records(bootstrap: str, topic: str, count: int, timeout: float = 60.0) -> None:

@@ -11,7 +11,6 @@ import pytest
 
 from tests.kafka_support.proxy import FaultProxy
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
-from tisink.broker import free_port, start_broker
 from tisink.eventsink.kafka import (
     KafkaConfig,
     KafkaMessageTooLargeError,
@@ -19,6 +18,7 @@ from tisink.eventsink.kafka import (
     KafkaUnreachableError,
     new_kafka_producer,
 )
+from tisink.run.broker import free_port, start_broker
 
 
 def _config(bootstrap: str, topic: str, **changes: object) -> KafkaConfig:

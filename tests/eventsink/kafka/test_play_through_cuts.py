@@ -12,8 +12,8 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from tests.kafka_support.proxy import FaultProxy
-from tisink.broker import free_port, start_broker
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
+from tisink.run.broker import free_port, start_broker
 
 ROWS = 100_000
 CUTS = 5

@@ -13,12 +13,12 @@ import pytest
 from confluent_kafka import KafkaError
 from typer.testing import CliRunner
 
-from tisink.broker import free_port
 from tisink.cli import app
 from tisink.eventsink.kafka.config import KafkaConfig
 from tisink.eventsink.kafka.errors import KafkaUnreachableError
 from tisink.eventsink.kafka.topic_manager import KafkaTopicManager
 from tisink.eventsink.kafka.unreachable import ConnectionFailures
+from tisink.run.broker import free_port
 
 
 def _one_line(output: str, said: str) -> str:

@@ -25,7 +25,7 @@ from tisink.eventsink.mq.txn_encoding import InlineEncoder
 from tisink.eventsink.router import DispatchRule, EventRouter
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.model.table import TableInfo
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 
 SIMPLE = EncoderConfig(protocol="simple")
 ROUTER = EventRouter(TOPIC, [DispatchRule(("*.*",), partition="index-value")])

@@ -23,7 +23,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from tests.eventsink.sql.support import Database
-from tisink.feed.records import FeedDDL, FeedRecord, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRecord, FeedRow
 from tisink.model.events import DDLType
 from tisink.model.table import ColumnInfo, TableInfo
 

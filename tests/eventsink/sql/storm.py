@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tisink.feed.records import FeedDDL, FeedRecord, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRecord, FeedRow
 from tisink.model.events import DDLEvent, DDLType, Image, RowChangedEvent
 from tisink.model.table import TableInfo
 

@@ -20,7 +20,7 @@ from tests.db_servers import mariadb_connect, wipe_mariadb
 from tisink.eventsink.base import CallbackableEvent, StateRef
 from tisink.eventsink.sql import SQLSink
 from tisink.feed import play_with_factory
-from tisink.feed.records import FeedRecord, FeedRow
+from tisink.feed.format.records import FeedRecord, FeedRow
 from tisink.model.events import SingleTableTxn
 from tisink.sink import SinkFactory
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.eventsink.sql.support import play_records
 from tisink.eventsink.sql.sqlite import table_name
-from tisink.feed.reader import read_feed
+from tisink.feed.format.reader import read_feed
 from tisink.feed.workload import generate_feed
 
 SCENARIO = """

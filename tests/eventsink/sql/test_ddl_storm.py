@@ -11,7 +11,7 @@ from dataclasses import replace
 from tests.eventsink.sql.expected import assert_database_holds, final_state
 from tests.eventsink.sql.storm import FeedBuilder
 from tests.eventsink.sql.support import Database, last_commit_ts, play_records
-from tisink.feed.records import FeedRecord
+from tisink.feed.format.records import FeedRecord
 from tisink.model.events import DDLType
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 

@@ -17,7 +17,7 @@ from tisink.eventsink.batching import RetryPolicy
 from tisink.eventsink.sql import SQLiteDialect, SQLSink
 from tisink.feed import play_inline
 from tisink.feed.errors import PlayError
-from tisink.feed.records import FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.workload import generate_records
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, make_table

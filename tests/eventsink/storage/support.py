@@ -12,11 +12,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tisink.feed.reader import read_feed
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.reader import read_feed
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_feed
 from tisink.model.events import RowChangedEvent
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.tablesink.split import SPLIT_KEY_UPDATES
 
 KIND = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tisink.cli import app
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,8 @@ from tisink.codec.protocol import Decoder, DecodesWithHeaders
 from tisink.codec.registry import get_protocol
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import FileRecord, list_file_topics, read_file_topic_records
+from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
-from tisink.feed.reader import read_feed
 from tisink.feed.spark import run_spark_play
 from tisink.feed.workload import generate_feed
 from tisink.sink.config import ChangefeedConfig

@@ -18,8 +18,8 @@ from tests.feed.idle_feed import USER_FEED, expected_points, idle_day_records, w
 from tests.output_files import output_files
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
+from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
-from tisink.feed.reader import read_feed
 from tisink.feed.spark import run_spark_play
 from tisink.sink.factory import SinkFactory
 

@@ -19,8 +19,8 @@ pytest.importorskip("pyspark")
 from tests.output_files import output_files
 from tisink.core.clock import FeedClock
 from tisink.eventsink.file import list_file_topics, read_file_topic_records
+from tisink.feed.format.records import FeedRow
 from tisink.feed.inline import play_with_factory
-from tisink.feed.records import FeedRow
 from tisink.feed.spark import run_spark_play
 from tisink.feed.spark.owned_workload import owned_owners
 from tisink.feed.spark.sources import OWNED_TASKS_MAX, WorkloadInput

@@ -12,8 +12,8 @@ import pytest
 from tests.feed.fakes import LateSink, RecordingDDLSink
 from tisink.codec.message import Record
 from tisink.core.clock import FeedClock
+from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.play_records import RowsStart, WatermarkPoint
-from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import START_SUB, PlayPlan, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem

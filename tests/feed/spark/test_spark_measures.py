@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 
 INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
 

@@ -20,7 +20,7 @@ pytest.importorskip("pyspark")
 from tests.output_files import output_files
 from tisink.codec.message import MessageType
 from tisink.eventsink.file import list_file_topics, read_file_topic
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.spark import SparkPlayError, run_spark_play
 from tisink.feed.spark.task_result import SparkRun
 from tisink.feed.watermarks import points_of_intervals

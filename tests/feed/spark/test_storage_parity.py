@@ -14,8 +14,8 @@ pytest.importorskip("pyspark")
 
 from tests.output_files import output_files
 from tisink.core.clock import FeedClock
+from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
-from tisink.feed.reader import read_feed
 from tisink.feed.spark import run_spark_play
 from tisink.feed.workload import generate_feed
 from tisink.sink.factory import SinkFactory

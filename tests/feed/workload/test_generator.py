@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tisink.feed.reader import read_feed
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.reader import read_feed
+from tisink.feed.format.records import FeedDDL, FeedRow
+from tisink.feed.format.writer import FeedWriter
 from tisink.feed.workload import (
     ScenarioError,
     generate_feed,
@@ -22,7 +23,6 @@ from tisink.feed.workload import (
     parse_scenario,
     record_line,
 )
-from tisink.feed.writer import FeedWriter
 from tisink.model.events import DDLType
 from tisink.model.mysqltypes import MYSQL_TYPES
 

@@ -8,8 +8,8 @@ import orjson
 
 from tisink.codec.message import MessageType
 from tisink.eventsink.file import list_file_topics, read_file_topic
+from tisink.feed.format.records import FeedRow
 from tisink.feed.inline import play_with_factory
-from tisink.feed.records import FeedRow
 from tisink.feed.workload import generate_records
 from tisink.sink import SinkFactory
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tisink.eventsink.sql.narrowing import unfit_reason
-from tisink.feed.records import FeedDDL, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_records
 from tisink.feed.workload.values import SHARED, column_code
 from tisink.model.events import DDLType

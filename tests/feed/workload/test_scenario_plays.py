@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from tisink.eventsink.file import list_file_topics, read_file_topic
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 
 PROTOCOLS = [
     "simple",

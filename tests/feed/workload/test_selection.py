@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tisink.feed.records import FeedRecord, FeedRow
+from tisink.feed.format.records import FeedRecord, FeedRow
 from tisink.feed.workload import (
     KeepRow,
     SkippedRow,

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from tests.output_files import output_files
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 
 
 def test_bank_on_spark_writes_the_inline_bytes(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tisink.feed.records import FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.workload import ScenarioError, generate_records, load_scenario
 
 TABLE = """USE shop;

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.feed.workload.cli_support import TISINK, run_command
-from tisink.feed.reader import read_feed
-from tisink.feed.records import FeedRow
+from tisink.feed.format.reader import read_feed
+from tisink.feed.format.records import FeedRow
 from tisink.feed.workload import ScenarioError, generate_records, load_scenario, record_line
 from tisink.model.mysqltypes import TypeFamily
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tisink.feed.reader import FeedParser
-from tisink.feed.records import FeedDDL, FeedResolved, FeedRow
+from tisink.feed.format.reader import FeedParser
+from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow
 from tisink.feed.workload import (
     ScenarioError,
     generate_records,

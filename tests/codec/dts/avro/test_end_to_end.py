@@ -22,7 +22,7 @@ import pytest
 from tests.codec.dts.avro.support import decode
 from tisink.codec.dts.avro.schemas import schema_bytes
 from tisink.eventsink.file import partition_file, read_file_topic
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.verify import render_text, verify
 
 TOPIC = "tidb-cdc"

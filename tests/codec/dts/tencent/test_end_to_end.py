@@ -10,7 +10,7 @@ import pytest
 
 from tisink.codec.dts.tencent.decoder import TencentProtobufDecoder
 from tisink.eventsink.file import read_file_topic
-from tisink.play import PlayOptions, run_play
+from tisink.play.run import PlayOptions, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 from tisink.verify.checker import StreamChecker

@@ -1,0 +1,1 @@
+"""The change-feed file format: its records, the streaming reader with its checks, the writer."""
