@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Fail on an import cycle among tisink's modules at load time.
+"""Fail on an import cycle among tisink's modules.
 
-Only imports that run when a module loads count: module-level ones, not those under
-``if TYPE_CHECKING:`` or inside functions. A cycle among them breaks whichever module of it a
-user imports first."""
+Every import counts: module-level ones, those inside functions and those under
+``if TYPE_CHECKING:``. A cycle of module-level imports breaks whichever module of it a user
+imports first; one closed by a deferred or type-only import still ties the modules together
+(neither can be read, tested or moved without the other), which is what a reader trips on.
+
+Usage: check_cycles.py [PROJECT_ROOT]   (default: the current directory). Exit 1 on a cycle,
+one line per cycle.
+"""
 
 import ast
 import sys
@@ -24,30 +29,21 @@ def module_of(path: Path) -> str:
     return ".".join(parts if parts[0] == "tisink" else ["tisink", *parts])
 
 
-def load_time_imports(tree: ast.Module, modules: set[str]) -> set[str]:
+def imported(tree: ast.Module, modules: set[str]) -> set[str]:
+    """The tisink modules a file imports anywhere in it, under their ``tisink.`` name."""
     found: set[str] = set()
-
-    def visit(body: list[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.Import):
-                found.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                # ``from package import submodule`` needs the submodule, not the package's
-                # names (the package is already loading)
-                subs = {f"{node.module}.{a.name}" for a in node.names} & modules
-                found.update(subs)
-                if len(subs) < len(node.names):
-                    found.add(node.module)
-            elif isinstance(node, ast.If):
-                test = ast.unparse(node.test)
-                if "TYPE_CHECKING" not in test:
-                    visit(node.body)
-                visit(node.orelse)
-            elif isinstance(node, ast.Try):
-                visit(node.body)
-
-    visit(tree.body)
-    return {name for name in found if name.startswith("tisink.")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # ``from package import submodule`` needs the submodule, not the package's
+            # names (the package is already loading)
+            subs = {f"{node.module}.{a.name}" for a in node.names} & modules
+            found.update(subs)
+            if len(subs) < len(node.names):
+                found.add(node.module)
+    # a top-level package may be named bare (``codec.x``) as well as ``tisink.codec.x``
+    return {n if n.split(".")[0] == "tisink" else f"tisink.{n}" for n in found}
 
 
 def main() -> int:
@@ -57,15 +53,16 @@ def main() -> int:
         for layer in layers(root)
         for path in sorted((root / layer).rglob("*.py"))
     }
-    modules = set(files)
+    modules = set(files) | {name.removeprefix("tisink.") for name in files}
     graph = {
-        module: load_time_imports(ast.parse(path.read_text()), modules) & modules - {module}
+        module: imported(ast.parse(path.read_text(encoding="utf-8")), modules)
+        & set(files) - {module}
         for module, path in files.items()
     }
     cycles = _strongly_connected(graph)
     for cycle in cycles:
         print("import cycle: " + " -> ".join(sorted(cycle)))
-    print(f"imports: {len(graph)} modules, {len(cycles)} load-time cycles")
+    print(f"imports: {len(graph)} modules, {len(cycles)} cycles")
     return 1 if cycles else 0
 
 

@@ -10,8 +10,7 @@ shared machine (a virtual machine's speed here moves by 20 % between seconds) fa
 them alike: the ratio repeats to within a percent, where the best of whole runs moved by five.
 The rows are frozen out of the garbage collector's sight as ``bench_stages`` does.
 ``--per-table`` adds canal-json / Simple JSON per table (each transaction's rows of that
-table): the tables with binary columns are where canal-json's ISO-8859-1 texts cost (written by
-the native helper ``codec/canal/_latin1.c`` when the install built it; the run says which). Run:
+table): the tables with binary columns are where canal-json's ISO-8859-1 texts cost. Run:
 ``python bench/bench_canal.py [--rows N] [--per-table]``.
 
 CPU time on a shared machine moves by several percent between runs; ``--instructions`` counts
@@ -42,8 +41,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tisink.bench.rows import Txn, demo_txns
-from tisink.codec.canal.codegen import NATIVE_JSON_TEXT
-from tisink.codec.canal.protocol import CanalOptions
+from tisink.codec.canal.options import CanalOptions
 from tisink.codec.config import EncoderConfig
 from tisink.codec.registry import get_protocol
 from tisink.core.clock import FixedClock
@@ -136,7 +134,7 @@ def instructions(protocol: str, rows: int, table: str | None) -> int:
 def count_instructions(rows: int, per_table: bool) -> int:
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind")
-    tables = [None]
+    tables: list[str | None] = [None]
     if per_table:
         tables += sorted({row.table.table for txn in demo_txns(rows) for row in txn})
     print(f"instructions (callgrind) encoding {rows} demo rows once")
@@ -169,8 +167,6 @@ def main() -> int:
     txns = demo_txns(args.rows)
     rows = sum(map(len, txns))
     print(f"demo rows: {rows} in {len(txns)} transactions, {args.repeat} interleaved rounds")
-    helper = "native helper" if NATIVE_JSON_TEXT else "pure-Python way (helper not built)"
-    print(f"canal-json binary texts: {helper}")
     cases = {
         "simple json": EncoderConfig(protocol="simple", time_zone="UTC"),
         "canal-json": EncoderConfig(protocol="canal-json", time_zone="UTC"),

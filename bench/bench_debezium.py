@@ -24,7 +24,7 @@ from bench_simple_encode import calibrate, ten_column_rows
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
-from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.codec.debezium.options import DebeziumOptions
 from tisink.core.clock import FixedClock
 from tisink.model import RowChangedEvent
 
@@ -67,8 +67,8 @@ def run(rows: list[RowChangedEvent], with_schema: bool, batch: int, repeat: int)
     ours = rate(f"encode_rows, {batch} rows per call", len(rows), encode_all, repeat)
     single = rate("encode_rows, 1 row per call", len(rows), encode_each, repeat)
     finished: list[tuple[Any, Any]] = []
-    for key, value in encoder.encode_rows(rows).records:
-        finished.append((orjson.loads(key or b"null"), orjson.loads(value)))
+    for record in encoder.encode_rows(rows).records:
+        finished.append((orjson.loads(record[0] or b"null"), orjson.loads(record[1])))
 
     def floor() -> None:
         dumps = orjson.dumps

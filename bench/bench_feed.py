@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tisink.bench.rows import TEXT
 from tisink.ddlsink.blackhole import BlackholeDDLSink
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.feed import FeedWriter, play_inline, read_feed
@@ -26,8 +27,6 @@ from tisink.model import (
     make_table,
 )
 from tisink.tablesink import TableSink
-
-TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
 
 
 def _tables() -> list:

@@ -27,6 +27,7 @@ from bench_simple_encode import ten_column_rows
 
 from tisink.codec import new_encoder
 from tisink.core.clock import FixedClock
+from tisink.eventsink.mq.dml_sink import MQDMLSink
 from tisink.eventsink.router import EventRouter
 from tisink.model import ResolvedTs, RowChangedEvent
 from tisink.sink import ChangefeedConfig, SinkFactory
@@ -53,6 +54,8 @@ def in_txns(rows: list[RowChangedEvent], size: int) -> list[RowChangedEvent]:
 async def pipeline(uri: str, rows: list[RowChangedEvent], flush_every: int) -> float:
     factory = SinkFactory(uri, ChangefeedConfig.from_toml(CONFIG), clock=FixedClock(1))
     event_sink = await factory.create_event_sink()
+    if not isinstance(event_sink, MQDMLSink):
+        raise SystemExit(f"{uri} gives a {type(event_sink).__name__}, not an MQ sink")
     table_sink = factory.create_table_sink(rows[0].table.table_id, event_sink)
     last = rows[-1].commit_ts
     try:
@@ -98,8 +101,8 @@ async def main() -> None:
     for start in range(0, len(rows), args.txn_size):
         txn = rows[start : start + args.txn_size]
         targets = routing.partitions_for_rows(txn, 3)
-        for target, (_, value) in zip(targets, encoder.encode_rows(txn).records, strict=True):
-            parts[target].append(value)
+        for target, record in zip(targets, encoder.encode_rows(txn).records, strict=True):
+            parts[target].append(record[1])
     encode = report("route + encode only", args.rows, time.perf_counter() - started)
     group = f"encoder-concurrency={args.encoder_concurrency}"
     with broker_address(args.bootstrap) as bootstrap:

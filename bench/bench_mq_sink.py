@@ -109,8 +109,7 @@ def main() -> None:
     encoder = new_encoder(config, FixedClock(0))
     started = time.perf_counter()
     for batch in batches:
-        for row in batch:
-            encoder.encode_row(row)
+        encoder.encode_rows(batch)
     floor = time.perf_counter() - started
     print(f"encode only : {args.rows / floor:>10,.0f} rows/s")
 

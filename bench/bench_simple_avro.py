@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tisink.bench.rows import TEXT
 from tisink.codec.simple.avro import AvroMarshaller
 from tisink.codec.simple.avro.generic import GenericAvroMarshaller
 from tisink.model.events import RowChangedEvent
@@ -32,7 +33,6 @@ BUILD_TS = 1_708_923_662_983
 
 
 def ten_column_rows(count: int) -> list[RowChangedEvent]:
-    text = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
     table = make_table(
         "bench",
         "orders",
@@ -40,14 +40,14 @@ def ten_column_rows(count: int) -> list[RowChangedEvent]:
         447984074911121426,
         [
             ColumnInfo("id", "bigint", length=20, nullable=False),
-            ColumnInfo("customer", "varchar", length=64, **text),
+            ColumnInfo("customer", "varchar", length=64, **TEXT),
             ColumnInfo("quantity", "int", length=11),
             ColumnInfo("price", "decimal", length=12, decimal=2),
             ColumnInfo("weight", "float", length=12),
             ColumnInfo("ratio", "double", length=22),
             ColumnInfo("status", "tinyint", length=4),
             ColumnInfo("created", "timestamp", length=19),
-            ColumnInfo("note", "text", length=65535, **text),
+            ColumnInfo("note", "text", length=65535, **TEXT),
             ColumnInfo("payload", "varbinary", length=64),
         ],
         [IndexInfo("PRIMARY", ("id",), unique=True, primary=True)],

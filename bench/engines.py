@@ -18,23 +18,28 @@ from pathlib import Path
 from tisink.bench.cpu import tree_cpu_seconds
 from tisink.bench.kafka import broker_address
 from tisink.bench.results import BenchResult
-from tisink.play.run import PlayOptions, run_play
+from tisink.feed.play_spec import Engine
+from tisink.play.run import PlaySpec, run_play
 from tisink.run.summary import RunSummary
 
-ENGINES = (("inline", None), ("spark", "local[1]"), ("spark", "local[2]"))
+ENGINES: tuple[tuple[Engine, str | None], ...] = (
+    ("inline", None),
+    ("spark", "local[1]"),
+    ("spark", "local[2]"),
+)
 WARM_UP_ROWS = 2000
 
 
 def play_once(
     bootstrap: str,
-    engine: tuple[str, str | None],
+    engine: tuple[Engine, str | None],
     workload: str,
     rows: int,
     partitions: int,
     config: Path | None = None,
 ) -> RunSummary:
     topic = f"bench-play-{uuid.uuid4().hex[:8]}"
-    options = PlayOptions(
+    options = PlaySpec(
         workload=workload,
         rows=rows,
         seed=1,

@@ -36,7 +36,7 @@ import orjson
 
 from tisink.bench.kafka import broker_address
 from tisink.bench.results import BenchResult
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 PARTITIONS = 3
 RAW = {
@@ -54,12 +54,12 @@ client per partition group): the replay's own cost, apart from what ordering cos
 def demo_folder(folder: Path, rows: int) -> Path:
     """The demo workload's messages in a file-sink folder (what replay sends)."""
     run_play(
-        PlayOptions(
+        PlaySpec(
             workload="demo",
             rows=rows,
             sink_uri=f"file://{folder}?protocol=simple&partition-num={PARTITIONS}",
             engine="inline",
-            feed_clock=True,
+            clock="feed",
             verify_after=False,
         )
     )

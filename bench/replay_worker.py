@@ -177,14 +177,14 @@ def main(argv: list[str]) -> dict[str, float]:
         done = summaries[0]
         measured["sending_s"] = round(done.rows / done.writing_rows_per_s, 4)
         return measured
-    from tisink.play.run import PlayOptions, run_play
+    from tisink.play.run import PlaySpec, run_play
 
-    play = PlayOptions(
+    play = PlaySpec(
         workload="demo",
         rows=int(argv[4]),
         sink_uri=uri + "&protocol=simple",
         engine="inline",
-        feed_clock=True,
+        clock="feed",
         verify_after=False,
     )
     return measure(lambda: sum(run_play(play).messages.values()))

@@ -15,7 +15,7 @@ from tisink.check.errors import CheckError
 from tisink.check.schemas import TableTypes, feed_types
 from tisink.core.errors import TisinkError
 from tisink.feed.workload import generate_feed
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def applied_feed(source: ExpectedSource) -> Iterator[Expected]:
                 feed = Path(tmp) / "workload.jsonl"
                 generate_feed(source.workload or "", source.seed, source.rows, feed)
             url = f"sqlite:///{Path(tmp) / 'expected.db'}"
-            options = PlayOptions(feed=feed, sink_uri=url, engine="inline", verify_after=False)
+            options = PlaySpec(feed=feed, sink_uri=url, engine="inline", verify_after=False)
             summary = run_play(options)
             types = feed_types(feed)
         except (TisinkError, ValueError, OSError) as err:

@@ -170,6 +170,6 @@ def render_text(report: CheckReport) -> str:
 
 
 def write_json(report: CheckReport, path: Path) -> None:
-    """``--report-json``: the report's content, machine-readable."""
+    """``--summary-json``: the report's content, machine-readable."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2))

@@ -4,7 +4,7 @@ own (its registry entry declares it). Keys are TiCDC's (spec/simple-protocol.md 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from tisink.codec.bootstrap import BootstrapSettings
 from tisink.codec.heartbeat import HeartbeatSettings
@@ -12,6 +12,8 @@ from tisink.codec.protocol import ProtocolSpec
 from tisink.codec.registry import get_protocol
 from tisink.core.errors import ConfigError
 from tisink.core.options import Option, one_of, to_bool, to_positive_int, to_str, to_time_zone
+
+OptionsT = TypeVar("OptionsT")
 
 LARGE_MESSAGE_OPTIONS = ("none", "handle-key-only", "claim-check")
 PAYLOAD_COMPRESSIONS = ("none", "snappy", "lz4")
@@ -141,8 +143,18 @@ class EncoderConfig:
                 "large-message-handle-option=claim-check needs claim-check-storage-uri"
             )
 
+    def options_as(self, options_type: type[OptionsT]) -> OptionsT:
+        """The protocol's options for an encoder that reads ``options_type``; ConfigError when
+        this config is another protocol's."""
+        if not isinstance(self.options, options_type):
+            raise ConfigError(
+                f"protocol {self.protocol} has {type(self.options).__name__} options, "
+                f"not {options_type.__name__}"
+            )
+        return self.options
+
     @property
-    def spec(self) -> ProtocolSpec:
+    def spec(self) -> ProtocolSpec[EncoderConfig]:
         return get_protocol(self.protocol)
 
     @property

@@ -23,7 +23,8 @@ import orjson
 _LINE_SEPARATOR = "\u2028".encode()
 _PARAGRAPH_SEPARATOR = "\u2029".encode()
 _LT, _GT, _AMP, _E2 = ord("<"), ord(">"), ord("&"), 0xE2
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""What no Go string can hold; every codec writes U+FFFD in its place."""
 
 
 def html_escape(out: bytes) -> bytes:
@@ -43,18 +44,23 @@ def html_escape(out: bytes) -> bytes:
 
 def go_dumps(value: Any) -> bytes:
     """``json.Marshal(value)`` for dicts, lists, strings, ints, bools, None and orjson Fragments."""
+    return html_escape(repaired_dumps(value))
+
+
+def repaired_dumps(value: Any) -> bytes:
+    """``orjson.dumps(value)``, with every lone surrogate in its strings (and keys) U+FFFD
+    instead of an error; the repair runs only on that rare error."""
     try:
-        out = orjson.dumps(value)
+        return orjson.dumps(value)
     except orjson.JSONEncodeError:
-        out = orjson.dumps(_repair_strings(value))
-    return html_escape(out)
+        return orjson.dumps(_repair(value))
 
 
-def _repair_strings(value: Any) -> Any:
+def _repair(value: Any) -> Any:
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, dict):
-        return {_repair_strings(k): _repair_strings(v) for k, v in value.items()}
+        return {_repair(k): _repair(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_repair_strings(v) for v in value]
+        return [_repair(v) for v in value]
     return value

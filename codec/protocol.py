@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from tisink.core.options import Option
 
 if TYPE_CHECKING:
-    from tisink.codec.config import EncoderConfig
     from tisink.codec.decoded import DecodedMessage
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.message import Headers
@@ -54,8 +53,13 @@ class NoOptions:
     """The options object of a protocol that has none of its own."""
 
 
+ConfigT = TypeVar("ConfigT")
+"""The settings the factories take, ``codec.config.EncoderConfig``: a parameter, so that this
+module sits below the config module, which looks protocols up by name."""
+
+
 @dataclass(frozen=True)
-class ProtocolSpec:
+class ProtocolSpec(Generic[ConfigT]):
     """One wire protocol.
 
     ``encoding_formats`` lists the ``encoding-format`` values it takes, the default first.
@@ -73,14 +77,14 @@ class ProtocolSpec:
     name: str
     summary: str
     encoding_formats: tuple[str, ...]
-    new_encoder: Callable[[EncoderConfig, Clock], RowEventEncoder]
+    new_encoder: Callable[[ConfigT, Clock], RowEventEncoder]
     options_type: type = NoOptions
     options: tuple[Option, ...] = ()
     sends_bootstrap: bool = False
     sends_heartbeat: bool = False
     avro_topic_rules: bool = False
     schema_files: Callable[[str], Mapping[str, bytes]] = field(default=lambda _format: {})
-    new_decoder: Callable[[EncoderConfig], Decoder] | None = None
+    new_decoder: Callable[[ConfigT], Decoder] | None = None
     partition_sequence_header: str | None = None
     large_message_handling: bool = False
     """Whether ``large-message-handle-option`` (handle-key-only, claim-check) applies: TiCDC

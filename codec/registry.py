@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from typing import Any
 
 from tisink.codec.protocol import ProtocolSpec
 from tisink.core.errors import ConfigError
@@ -27,18 +28,18 @@ _MODULES: tuple[str, ...] = (
 
 
 @cache
-def protocols() -> dict[str, ProtocolSpec]:
+def protocols() -> dict[str, ProtocolSpec[Any]]:
     """Name -> spec, in registry order."""
-    specs: dict[str, ProtocolSpec] = {}
+    specs: dict[str, ProtocolSpec[Any]] = {}
     for module in _MODULES:
-        spec: ProtocolSpec = importlib.import_module(module).PROTOCOL
+        spec: ProtocolSpec[Any] = importlib.import_module(module).PROTOCOL
         if spec.name in specs:
             raise ConfigError(f"protocol {spec.name!r} is registered twice ({module})")
         specs[spec.name] = spec
     return specs
 
 
-def get_protocol(name: str) -> ProtocolSpec:
+def get_protocol(name: str) -> ProtocolSpec[Any]:
     """The spec of ``name``; ConfigError lists the known protocols."""
     spec = protocols().get(name)
     if spec is None:

@@ -20,10 +20,10 @@ from tisink.feed.format.reader import read_feed
 from tisink.feed.format.records import FeedRecord, FeedRow
 from tisink.feed.inline import play_with_factory
 from tisink.feed.pacing import Pacer
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import generate_records
 from tisink.play.errors import PlayFailed
-from tisink.play.options import DEFAULT_WORKLOAD, PlayOptions
 from tisink.run.interrupt import StopRequest
 from tisink.run.measures import Measured, apply_measures
 from tisink.run.summary import RunSummary, per_second
@@ -38,40 +38,44 @@ log = logging.getLogger(__name__)
 
 
 def play_spark(
-    options: PlayOptions,
-    sink_uri: str,
+    spec: PlaySpec,
     started_at: float,
     acknowledged: AcknowledgedEnds,
     stop: StopRequest,
     on_phase: Callable[[str], None] | None = None,
 ) -> RunSummary:
-    """The Spark engine; fills ``acknowledged`` with what the tasks' producers saw stored.
-    A stop request creates the marker file the tasks watch (its folder also holds the owners'
-    progress). Raises PlayFailed with what the owners delivered when the play failed."""
+    """The Spark engine, into ``spec.target_uri``; fills ``acknowledged`` with what the tasks'
+    producers saw stored. A stop request creates the marker file the tasks watch (its folder
+    also holds the owners' progress). Raises PlayFailed with what the owners delivered when
+    the play failed."""
+    from tisink.feed.spark import run_spark_play
+
     with tempfile.TemporaryDirectory(prefix="tisink-stop-") as folder:
         marker = Path(folder) / "stop"
         stop.on_stop(lambda: _touch(marker))
         try:
-            run = _run_spark(options, sink_uri, started_at, str(marker), on_phase)
+            run = run_spark_play(
+                spec, started_at=started_at, stop_marker=str(marker), on_phase=on_phase
+            )
         except PlayError as err:
-            raise PlayFailed(_failed_spark(options, sink_uri, started_at, err)) from err
+            raise PlayFailed(_failed_spark(spec, started_at, err)) from err
     acknowledged.update(run.acknowledged)
-    return _spark_summary(options, run, started_at)
+    return _spark_summary(spec, run, started_at)
 
 
-def _failed_spark(
-    options: PlayOptions, sink_uri: str, started_at: float, err: PlayError
-) -> RunSummary:
+def _failed_spark(spec: PlaySpec, started_at: float, err: PlayError) -> RunSummary:
     from tisink.feed.spark.errors import SparkPlayError
 
     run = err.run if isinstance(err, SparkPlayError) else None
     if run is None:  # nothing was written: stage one or Spark itself failed
-        summary = RunSummary(rows=err.stats.rows, sink_uri=redacted(sink_uri), engine="spark")
+        summary = RunSummary(
+            rows=err.stats.rows, sink_uri=redacted(spec.target_uri), engine="spark"
+        )
         return failed(summary, err, 0.0)
-    return failed(_spark_summary(options, run, started_at), err, run.sending_s)
+    return failed(_spark_summary(spec, run, started_at), err, run.sending_s)
 
 
-def _spark_summary(options: PlayOptions, run: SparkRun, started_at: float) -> RunSummary:
+def _spark_summary(spec: PlaySpec, run: SparkRun, started_at: float) -> RunSummary:
     summary = RunSummary(
         rows=run.rows,
         ddl=run.ddl,
@@ -91,7 +95,7 @@ def _spark_summary(options: PlayOptions, run: SparkRun, started_at: float) -> Ru
         seconds=run.acked_seconds,
         started_at=started_at,
         sending_s=run.sending_s,
-        rate=options.rate,
+        rate=spec.mean_rate,
         behind_s=run.behind_s,
     )
     apply_measures(summary, measured)
@@ -103,58 +107,29 @@ def _touch(marker: Path) -> None:
         marker.touch()
 
 
-def _run_spark(
-    options: PlayOptions,
-    sink_uri: str,
-    started_at: float,
-    marker: str,
-    on_phase: Callable[[str], None] | None,
-) -> SparkRun:
-    from tisink.feed.spark import run_spark_play
-
-    return run_spark_play(
-        feed_path=str(options.feed) if options.feed else None,
-        workload=None if options.feed else (options.workload or DEFAULT_WORKLOAD),
-        seed=options.seed,
-        rows=options.workload_rows,
-        sink_uri=sink_uri,
-        config_path=str(options.config_path) if options.config_path else None,
-        master=options.master,
-        feed_clock=options.feed_clock,
-        rate=options.rate,
-        watermark_interval_ms=options.watermark_interval_ms,
-        faults=options.faults,
-        archive=options.spark_archive,
-        started_at=started_at,
-        stop_marker=marker,
-        on_phase=on_phase,
-    )
-
-
 def play_inline(
-    options: PlayOptions,
-    sink_uri: str,
+    spec: PlaySpec,
     on_progress: Callable[[PlayStats], None] | None,
     stop: StopRequest,
     started_at: float,
     acknowledged: AcknowledgedEnds,
 ) -> RunSummary:
-    """The inline player (the watermark policy's points are added by ``play_with_factory``).
-    Fills ``acknowledged`` with what the destination acknowledged per partition."""
-    config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
-    if options.faults is not None:
-        config = (config or ChangefeedConfig()).with_setting("faults", options.faults, "--faults")
-    clock: Clock = FeedClock() if options.feed_clock else WallClock()
-    factory = SinkFactory(sink_uri, config, clock=clock)
-    if options.feed is not None:
-        records: Iterable[FeedRecord] = read_feed(options.feed)
+    """The inline player into ``spec.target_uri`` (the watermark policy's points are added by
+    ``play_with_factory``). Fills ``acknowledged`` with what the destination acknowledged per
+    partition."""
+    config = ChangefeedConfig.from_toml(spec.config_path) if spec.config_path else None
+    if spec.faults is not None:
+        config = (config or ChangefeedConfig()).with_setting("faults", spec.faults, "--faults")
+    clock: Clock = FeedClock() if spec.feed_clock else WallClock()
+    factory = SinkFactory(spec.target_uri, config, clock=clock)
+    if spec.feed is not None:
+        records: Iterable[FeedRecord] = read_feed(spec.feed)
     else:
-        workload = options.workload or DEFAULT_WORKLOAD
-        records = generate_records(workload, options.seed, options.workload_rows)
-    interval = options.watermark_interval_ms
+        records = generate_records(spec.scenario, spec.seed, spec.workload_rows)
+    interval = spec.watermark_interval_ms
     first_row = _FirstRow()
     records = first_row.watch(stop.stoppable(records))
-    pacer = Pacer(options.pacing) if options.pacing else None
+    pacer = Pacer(spec.pacing) if spec.pacing else None
     error: PlayError | None = None
     try:
         with quiet_client_retries():

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from tisink.codec.registry import get_protocol
@@ -25,11 +26,11 @@ from tisink.core.errors import TisinkError
 from tisink.eventsink.faults.unfired import PlayedStream, not_fired
 from tisink.eventsink.stats import AcknowledgedEnds
 from tisink.feed.format.reader import check_feed
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
 from tisink.play.engines import play_inline, play_spark, redacted
 from tisink.play.errors import PlayFailed, PlayRefused
-from tisink.play.options import DEFAULT_WORKLOAD, PlayOptions
 from tisink.run.broker import start_broker
 from tisink.run.interrupt import StopRequest
 from tisink.run.summary import RunSummary
@@ -38,8 +39,7 @@ from tisink.verify import render_text, verify
 
 __all__ = [
     "DEFAULT_TOPIC",
-    "DEFAULT_WORKLOAD",
-    "PlayOptions",
+    "PlaySpec",
     "check_play",
     "run_play",
 ]
@@ -56,7 +56,7 @@ _JAVA_VERSION_S = 30.0
 
 
 def run_play(
-    options: PlayOptions,
+    spec: PlaySpec,
     on_progress: Callable[[PlayStats], None] | None = None,
     stop: StopRequest | None = None,
     on_phase: Callable[[str], None] | None = None,
@@ -69,29 +69,28 @@ def run_play(
     stop = stop or StopRequest()
     started, started_at = time.perf_counter(), time.time()
     keep_large_buffers()
-    check_play(options)
+    check_play(spec)
     acknowledged: AcknowledgedEnds = {}
     summary: RunSummary | None = None
-    played_to = options.sink_uri or ""
+    played_to = spec.sink_uri or ""
     try:
-        with _sink_uri(options.sink_uri) as sink_uri:
+        with _sink_uri(spec.sink_uri) as sink_uri:
             played_to = sink_uri
-            if options.engine == "spark":
-                summary = play_spark(options, sink_uri, started_at, acknowledged, stop, on_phase)
+            played = replace(spec, sink_uri=sink_uri)  # the embedded broker's, when started
+            if spec.engine == "spark":
+                summary = play_spark(played, started_at, acknowledged, stop, on_phase)
             else:
                 with rare_collections():
-                    summary = play_inline(
-                        options, sink_uri, on_progress, stop, started_at, acknowledged
-                    )
+                    summary = play_inline(played, on_progress, stop, started_at, acknowledged)
             if stop.signum is None:
-                _faults_not_fired(options, summary, acknowledged)
+                _faults_not_fired(spec, summary, acknowledged)
                 with stop.interruptible():  # Ctrl-C while reading back: stop at once
-                    _verify(options, sink_uri, summary, acknowledged, on_phase)
+                    _verify(spec, sink_uri, summary, acknowledged, on_phase)
     except PlayFailed as failure:
         _ended(failure.summary, started, stop)
         raise
     except (TisinkError, ValueError) as err:  # a sink that cannot open, a verify that fails
-        failed = PlayFailed(_failed(summary, options, played_to, err))
+        failed = PlayFailed(_failed(summary, spec, played_to, err))
         _ended(failed.summary, started, stop)
         raise failed from err
     _ended(summary, started, stop)
@@ -99,12 +98,12 @@ def run_play(
 
 
 def _failed(
-    summary: RunSummary | None, options: PlayOptions, sink_uri: str, err: Exception
+    summary: RunSummary | None, spec: PlaySpec, sink_uri: str, err: Exception
 ) -> RunSummary:
     """The summary of a play that stopped on ``err`` outside the engines' own accounting:
     what the engine reported when it got that far, else an empty one naming the sink."""
     if summary is None:
-        summary = RunSummary(sink_uri=redacted(sink_uri), engine=options.engine)
+        summary = RunSummary(sink_uri=redacted(sink_uri), engine=spec.engine)
     summary.error = str(err)
     return summary
 
@@ -116,22 +115,22 @@ def _ended(summary: RunSummary, started: float, stop: StopRequest) -> None:
         summary.stopped_by = signal.Signals(stop.signum).name
 
 
-def check_play(options: PlayOptions) -> None:
+def check_play(spec: PlaySpec) -> None:
     """What can be known wrong before anything starts (before a Spark session, which takes
     seconds): PlayRefused naming it."""
     try:
-        if options.engine == "spark":
-            check_spark(options)
-        if options.feed is not None:
-            check_feed(options.feed)
+        if spec.engine == "spark":
+            check_spark(spec)
+        if spec.feed is not None:
+            check_feed(spec.feed)
         else:
-            scenario = load_scenario(options.workload or DEFAULT_WORKLOAD)
-            scenario.check_size(options.workload_rows or scenario.rows)
-        config = _config(options)
-        factory = SinkFactory(options.sink_uri, config) if options.sink_uri else None
+            scenario = load_scenario(spec.scenario)
+            scenario.check_size(spec.workload_rows or scenario.rows)
+        config = _config(spec)
+        factory = SinkFactory(spec.sink_uri, config) if spec.sink_uri else None
     except (TisinkError, ValueError) as err:
         raise PlayRefused(str(err)) from err
-    if factory is None or options.append:
+    if factory is None or spec.append:
         return
     if topics := factory.leftover_topics():
         raise PlayRefused(
@@ -142,15 +141,15 @@ def check_play(options: PlayOptions) -> None:
         )
 
 
-def check_spark(options: PlayOptions) -> None:
+def check_spark(spec: PlaySpec) -> None:
     """The master URL (a standalone master must accept a connection) and a packed
     environment to ship (``--spark-archive``, on a cluster)."""
     from tisink.feed.spark.session import AUTO_ARCHIVE, NO_ARCHIVE, check_master, is_local
 
     check_java()
-    check_master(options.master)
-    archive = options.spark_archive
-    shipped = not is_local(options.master) and archive not in (AUTO_ARCHIVE, NO_ARCHIVE)
+    check_master(spec.master)
+    archive = spec.spark_archive
+    shipped = not is_local(spec.master) and archive not in (AUTO_ARCHIVE, NO_ARCHIVE)
     if shipped and not Path(archive).is_file():
         raise ValueError(f"--spark-archive {archive}: no such file")
 
@@ -201,19 +200,17 @@ def _java_major(version: str) -> int:
     return int(digits[0]) if digits else 0
 
 
-def _config(options: PlayOptions) -> ChangefeedConfig | None:
+def _config(spec: PlaySpec) -> ChangefeedConfig | None:
     """The changefeed file's config with ``--faults`` over it, as the engines build it."""
-    config = ChangefeedConfig.from_toml(options.config_path) if options.config_path else None
-    if options.faults is not None:
-        config = (config or ChangefeedConfig()).with_setting("faults", options.faults, "--faults")
+    config = ChangefeedConfig.from_toml(spec.config_path) if spec.config_path else None
+    if spec.faults is not None:
+        config = (config or ChangefeedConfig()).with_setting("faults", spec.faults, "--faults")
     return config
 
 
-def _faults_not_fired(
-    options: PlayOptions, summary: RunSummary, acknowledged: AcknowledgedEnds
-) -> None:
+def _faults_not_fired(spec: PlaySpec, summary: RunSummary, acknowledged: AcknowledgedEnds) -> None:
     """The listed faults that fired 0 times, with why (either engine: from the summary)."""
-    config = _config(options)
+    config = _config(spec)
     if config is None or not config.faults:
         return
     fired = {fault["kind"] for fault in summary.faults}
@@ -222,7 +219,7 @@ def _faults_not_fired(
 
 
 def _verify(
-    options: PlayOptions,
+    spec: PlaySpec,
     sink_uri: str,
     summary: RunSummary,
     acknowledged: AcknowledgedEnds,
@@ -231,18 +228,18 @@ def _verify(
     """Read the stream back; ``acknowledged`` (the producers' ends, either engine) adds the
     check that the partitions still hold everything the broker acknowledged. An empty stream
     verifies only a play that read and delivered nothing: else what it wrote is gone."""
-    if options.append:
+    if spec.append:
         log.warning("verify skipped: --append continued an earlier run's stream")
         return
-    factory = SinkFactory(sink_uri, _config(options))
-    if options.verify_after and _verifiable(factory):
+    factory = SinkFactory(sink_uri, _config(spec))
+    if spec.verify_after and _verifiable(factory):
         log.info("verifying %s", factory.uri.redacted())
         if on_phase is not None:
             on_phase(f"verifying {factory.uri.redacted()}")
         delivered = summary.rows or summary.ddl or any(summary.messages.values()) or acknowledged
         report = verify(
             sink_uri,
-            config_path=options.config_path,
+            config_path=spec.config_path,
             acknowledged=acknowledged or None,
             allow_empty=not delivered,
         )

@@ -1,5 +1,6 @@
-"""The built-in sink schemes: ``blackhole``, ``log``, ``file`` (partition files, or TiCDC's
-storage layout: ``sink/storage_provider.py``) and (when importable) ``kafka``.
+"""The built-in sink schemes: ``blackhole``, ``file`` (partition files, or TiCDC's storage
+layout: ``sink/storage_provider.py``) and (when importable) ``kafka``; ``log`` is written as a
+plugin is, in ``logsink/``.
 
 A provider turns a parsed sink URI and a changefeed config into an event sink and a DDL sink,
 and declares what else its scheme can do (``sink/capabilities.py``): files and Kafka are MQ
@@ -13,16 +14,13 @@ import logging
 from pathlib import Path
 from typing import Any, cast
 
-from tisink.codec import new_encoder
 from tisink.codec.registry import get_protocol
 from tisink.core.clock import Clock
 from tisink.ddlsink.base import DDLSink
 from tisink.ddlsink.blackhole import BlackholeDDLSink
-from tisink.ddlsink.log import LogDDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.file import FileProducer, list_file_topics
-from tisink.eventsink.log import LogSink
 from tisink.eventsink.reading import FileRecordSource, RecordSource
 from tisink.sink.capabilities import EventSinkProvider, MQTarget, OpenedProducer
 from tisink.sink.config import ChangefeedConfig
@@ -43,7 +41,7 @@ DEFAULT_FILE_TOPIC = "tidb-cdc"
 DEFAULT_FILE_PARTITION_NUM = 1
 """Partitions per topic of the file sink without ``partition-num``."""
 FALLBACK_PROTOCOL = "debug"
-"""What the file and log sinks encode with when no protocol is configured: readable JSON."""
+"""What the file sink encodes with when no protocol is configured: readable JSON."""
 KAFKA_PROTOCOL = "simple"
 """What the Kafka sink encodes with when no protocol is configured, as TiCDC's examples do."""
 
@@ -63,25 +61,6 @@ class BlackholeProvider:
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> DDLSink:
         return BlackholeDDLSink()
-
-
-class LogProvider:
-    """``log://``: one log line per row, DDL and checkpoint; encodes only if a protocol is set."""
-
-    uri_params: tuple[str, ...] = ()
-    default_protocol = None
-
-    async def create_event_sink(
-        self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
-    ) -> EventSink[Any]:
-        encoder = new_encoder(config.encoder, clock) if config.protocol else None
-        return LogSink(encoder)
-
-    async def create_ddl_sink(
-        self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
-    ) -> DDLSink:
-        encoder = new_encoder(config.encoder, clock) if config.protocol else None
-        return LogDDLSink(encoder)
 
 
 class FileProvider(MQSinkProvider):

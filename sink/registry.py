@@ -1,5 +1,6 @@
 """Which sink schemes exist: the built-in ones (``sink/providers.py``; the databases in
-``sink/sql_providers.py``) plus plugins from the ``tisink.sinks`` entry points.
+``sink/sql_providers.py``; ``log`` in ``logsink/``) plus plugins from the ``tisink.sinks`` entry
+points.
 
 A plugin distribution declares, in its ``pyproject.toml``::
 
@@ -21,6 +22,7 @@ the only places that know schemes. A built-in scheme cannot be replaced by a plu
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
@@ -31,7 +33,6 @@ from tisink.sink.providers import (
     BlackholeProvider,
     FileProvider,
     KafkaProvider,
-    LogProvider,
     kafka_available,
 )
 from tisink.sink.sql_providers import MySQLProvider, PostgreSQLProvider, SQLiteProvider
@@ -43,16 +44,21 @@ BUILT_IN = "built-in"
 
 _BUILT_INS: dict[str, Callable[[], EventSinkProvider]] = {
     "blackhole": BlackholeProvider,
-    "log": LogProvider,
     "file": FileProvider,
     "sqlite": SQLiteProvider,
     "mysql": MySQLProvider,
     "postgresql": PostgreSQLProvider,
 }
 
+_BUILT_IN_ENTRY_POINTS = (EntryPoint("log", "tisink.logsink:LogProvider", ENTRY_POINT_GROUP),)
+"""Built-in schemes written as plugins are, against ``tisink.plugin`` alone (on a floor above
+this one): loaded as a plugin's entry point is, listed as built-in."""
+
 
 def _built_ins() -> dict[str, Callable[[], EventSinkProvider]]:
     schemes = dict(_BUILT_INS)
+    for entry in _BUILT_IN_ENTRY_POINTS:
+        schemes[entry.name] = functools.partial(_provider_of, entry)
     if kafka_available():
         schemes["kafka"] = KafkaProvider
     return schemes
@@ -98,6 +104,12 @@ def load_provider(scheme: str) -> EventSinkProvider:
     if entry is None:
         known = ", ".join(available_schemes())
         raise UnknownSchemeError(f"unknown sink scheme {scheme!r}; available: {known}")
+    return _provider_of(entry)
+
+
+def _provider_of(entry: EntryPoint) -> EventSinkProvider:
+    """The provider an entry point names (a class is instantiated), checked to be one."""
+    scheme = entry.name.lower()
     try:
         provider = entry.load()
     except Exception as err:

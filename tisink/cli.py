@@ -4,21 +4,31 @@ from __future__ import annotations
 
 import logging
 import os
-from enum import StrEnum
 from importlib.metadata import version as dist_version
 from pathlib import Path
 from typing import Annotated
 
 import orjson
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from tisink import replay_commands
 from tisink.cli_group import TisinkGroup
-from tisink.core.errors import TisinkError, refusal_in
+from tisink.core.errors import TisinkError
+from tisink.exits import FAILED, REFUSED, console, end_on, exit_with, fail, refuse
+from tisink.feed.play_spec import ClockMode, Engine, PlaySpec
 from tisink.logs import configure_logging
+from tisink.options import (
+    ReportDir,
+    ReportJson,
+    Rows,
+    SchemaSql,
+    Seed,
+    SummaryJson,
+    Workload,
+    spec_of,
+)
 from tisink.run.console import fit_console, stdout_console
 
 app = typer.Typer(
@@ -29,18 +39,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     cls=TisinkGroup,
 )
-console = Console(stderr=True)
 log = logging.getLogger("tisink")
-
-
-class Engine(StrEnum):
-    spark = "spark"
-    inline = "inline"
-
-
-class ClockMode(StrEnum):
-    wall = "wall"
-    feed = "feed"
 
 
 def _version(value: bool) -> None:
@@ -74,7 +73,6 @@ def _main(
 ) -> None:
     configure_logging(log_level, verbose=verbose, json_output=log_json)
     fit_console(console)
-    fit_console(replay_commands.console)
 
 
 @app.command()
@@ -117,8 +115,7 @@ def protocols(
     try:
         spec = get_protocol(name)
     except TisinkError as err:
-        console.print(f"[bold red]protocols refused:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        refuse("protocols", str(err))
     params = parameters(spec)
     out.print(escape(f"{protocol_title(spec)}: {spec.summary}"))
     table = Table(expand=False)
@@ -145,8 +142,7 @@ def schema(
     try:
         written = write_schema(protocol, encoding_format, out)
     except TisinkError as err:
-        console.print(f"[bold red]schema failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        fail("schema", str(err), REFUSED)
     if not written:
         from tisink.catalog import no_schema_file
 
@@ -158,23 +154,19 @@ def schema(
 @app.command()
 def play(
     feed: Annotated[Path | None, typer.Option(help="Feed file or folder of feed files.")] = None,
-    workload: Annotated[
-        str | None,
-        typer.Option(help="Built-in scenario (demo, all-types, bank, sysbench) or a TOML file."),
-    ] = None,
-    schema_sql: Annotated[
-        Path | None,
-        typer.Option(help="Or a MySQL CREATE TABLE dump: a default workload over its tables."),
-    ] = None,
+    workload: Workload = None,
+    schema_sql: SchemaSql = None,
     sink_uri: Annotated[
         str | None,
         typer.Option(help="Where to write; default: the embedded broker, Simple JSON."),
     ] = None,
-    config: Annotated[Path | None, typer.Option(help="Changefeed TOML (TiCDC keys).")] = None,
-    engine: Annotated[Engine, typer.Option(help="Where the players run.")] = Engine.spark,
+    config_path: Annotated[
+        Path | None, typer.Option("--config", help="Changefeed TOML (TiCDC keys).")
+    ] = None,
+    engine: Annotated[Engine, typer.Option(help="Where the players run.")] = "spark",
     master: Annotated[str, typer.Option(help="Spark master URL.")] = "local[*]",
-    seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
-    rows: Annotated[int | None, typer.Option(help="Workload rows (default: scenario's).")] = None,
+    seed: Seed = 0,
+    rows: Rows = None,
     rate: Annotated[
         str | None,
         typer.Option(
@@ -182,16 +174,21 @@ def play(
             "'ramp:1000-5000/30s,hold:5000/60s,spike:20000/2s,idle:10s' (inline engine)."
         ),
     ] = None,
-    duration: Annotated[
+    duration_s: Annotated[
         float | None,
-        typer.Option(help="With --rate and a workload: play rate x duration rows (seconds)."),
+        typer.Option(
+            "--duration", help="With --rate and a workload: play rate x duration rows (seconds)."
+        ),
     ] = None,
     clock: Annotated[
         ClockMode, typer.Option(help="wall: real time for buildTs; feed: commit ts (reproducible).")
-    ] = ClockMode.wall,
-    watermark_interval: Annotated[
+    ] = "wall",
+    watermark_interval_s: Annotated[
         float,
-        typer.Option(help="Seconds of commit time between watermarks (TiCDC ticks every 1 s)."),
+        typer.Option(
+            "--watermark-interval",
+            help="Seconds of commit time between watermarks (TiCDC ticks every 1 s).",
+        ),
     ] = 1.0,
     spark_archive: Annotated[
         str,
@@ -200,13 +197,8 @@ def play(
             "ships nothing (executors have tisink), or a packed venv .tar.gz (venv-pack)."
         ),
     ] = "auto",
-    summary_json: Annotated[
-        Path | None, typer.Option(help="Write a machine-readable summary here.")
-    ] = None,
-    report: Annotated[
-        Path | None,
-        typer.Option(help="Write summary.json and play.png (rows/s and p99 over time) here."),
-    ] = None,
+    summary_json: SummaryJson = None,
+    report: ReportDir = None,
     verify_after: Annotated[
         bool, typer.Option("--verify/--no-verify", help="Read a Kafka/file stream back after.")
     ] = True,
@@ -229,9 +221,9 @@ def play(
     """Play a change feed or a generated workload through the sink framework to a sink.
     Ctrl-C (or SIGTERM) stops reading, lets sent messages finish, prints and writes the
     summary, and exits 130 (143); a second one stops at once."""
+    given = dict(locals())  # the parameters: each named as the PlaySpec field it sets
     from tisink.play.errors import PlayFailed, PlayRefused
-    from tisink.play.options import parse_rate
-    from tisink.play.run import PlayOptions, run_play
+    from tisink.play.run import run_play
     from tisink.progress import progress_display
     from tisink.run.interrupt import StopRequest, stop_on_signals
 
@@ -242,53 +234,27 @@ def play(
     _feed_not_sql(feed)
     if schema_sql is not None:
         if workload is not None or feed is not None:
-            console.print("[bold red]play refused:[/] give one of --feed, --workload, --schema-sql")
-            raise typer.Exit(2)
+            refuse("play", "give one of --feed, --workload, --schema-sql")
         workload = _sql_workload(schema_sql, "play")
     try:
-        rate_value, rate_profile = parse_rate(rate)
-        options = PlayOptions(
-            feed=feed,
-            workload=workload,
-            sink_uri=sink_uri,
-            config_path=config,
-            engine=engine.value,
-            master=master,
-            seed=seed,
-            rows=rows,
-            rate=rate_value,
-            rate_profile=rate_profile,
-            duration_s=duration,
-            feed_clock=clock is ClockMode.feed,
-            verify_after=verify_after,
-            watermark_interval_s=watermark_interval,
-            spark_archive=spark_archive,
-            append=append,
-            faults=faults,
-        )
+        spec = spec_of(PlaySpec, given, workload=workload)
     except ValueError as err:
-        console.print(f"[bold red]play refused:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        refuse("play", str(err))
     stop = StopRequest()
     try:
         with stop_on_signals(stop), progress_display(console) as line:
-            summary = run_play(options, line, stop, line.phase if line else None)
+            summary = run_play(spec, line, stop, line.phase if line else None)
     except PlayRefused as err:
-        console.print(f"[bold red]play refused:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        refuse("play", str(err))
     except PlayFailed as err:
         if summary_json:
             err.summary.write(summary_json)
         _print_summary(err.summary.to_dict())
-        refused = refusal_in(err) is not None and stop.signum is None
-        said = "play refused" if refused else "play failed"
-        console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2 if refused else 1 if stop.signum is None else stop.exit_code) from err
+        if stop.signum is not None:
+            fail("play", str(err), stop.exit_code)
+        end_on("play", err)
     except (TisinkError, ValueError) as err:
-        refused = refusal_in(err) is not None
-        said = "play refused" if refused else "play failed"
-        console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2 if refused else 1) from err
+        end_on("play", err)
     if summary_json:
         summary.write(summary_json)
     if report is not None:
@@ -297,40 +263,31 @@ def play(
         write_play_report(summary, report)
     _print_summary(summary.to_dict())
     if summary.stopped_by is not None:
-        console.print(f"[bold yellow]play stopped by {summary.stopped_by}[/]")
-        raise typer.Exit(stop.exit_code)
+        exit_with(f"[bold yellow]play stopped by {summary.stopped_by}[/]", stop.exit_code)
     if summary.verified is False:
         raise typer.Exit(1)
 
 
-def _sql_workload(schema_sql: Path | None, command: str) -> str:
+def _sql_workload(schema_sql: Path, command: str) -> str:
     """``--schema-sql FILE``: the workload path (a ``.sql`` path loads as a dump)."""
-    assert schema_sql is not None
-    shown = escape(str(schema_sql))
     if schema_sql.suffix.lower() != ".sql":
-        problem = f"--schema-sql needs a .sql file (a MySQL CREATE TABLE dump): {shown}"
-    elif not schema_sql.exists():
-        problem = f"--schema-sql {shown}: the file does not exist"
-    elif not schema_sql.is_file():
-        problem = f"--schema-sql {shown} is a folder, not a .sql file"
-    else:
-        return str(schema_sql)
-    console.print(f"[bold red]{command} refused:[/] {problem}", soft_wrap=True)
-    raise typer.Exit(2)
+        refuse(command, f"--schema-sql needs a .sql file (a MySQL CREATE TABLE dump): {schema_sql}")
+    if not schema_sql.exists():
+        refuse(command, f"--schema-sql {schema_sql}: the file does not exist")
+    if not schema_sql.is_file():
+        refuse(command, f"--schema-sql {schema_sql} is a folder, not a .sql file")
+    return str(schema_sql)
 
 
 def _feed_not_sql(feed: Path | None) -> None:
     """A .sql file given as ``--feed`` is a CREATE TABLE dump, not JSON lines: say which
     option takes it before the reader fails on its first line."""
     if feed is not None and feed.suffix.lower() == ".sql" and feed.is_file():
-        shown = escape(str(feed))
-        console.print(
-            f"[bold red]play refused:[/] --feed {shown}: a feed is JSON lines (one change "
-            f"record a line, as tisink generate writes); for a CREATE TABLE dump use "
-            f"--schema-sql {shown}",
-            soft_wrap=True,
+        refuse(
+            "play",
+            f"--feed {feed}: a feed is JSON lines (one change record a line, as tisink "
+            f"generate writes); for a CREATE TABLE dump use --schema-sql {feed}",
         )
-        raise typer.Exit(2)
 
 
 def _check_writable(path: Path, *, command: str = "play", what: str = "the summary") -> None:
@@ -339,43 +296,34 @@ def _check_writable(path: Path, *, command: str = "play", what: str = "the summa
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
-        console.print(f"[bold red]{command} refused:[/] cannot write {what} to {escape(str(path))}")
-        raise typer.Exit(2)
+        refuse(command, f"cannot write {what} to {path}")
 
 
 @app.command()
 def generate(
     out: Annotated[Path, typer.Option(help="The feed file to write.")],
-    workload: Annotated[
-        str | None,
-        typer.Option(help="Built-in scenario (demo, all-types, bank, sysbench) or a TOML file."),
-    ] = None,
-    schema_sql: Annotated[
-        Path | None,
-        typer.Option(help="Or a MySQL CREATE TABLE dump: a default workload over its tables."),
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same bytes.")] = 0,
-    rows: Annotated[int | None, typer.Option(help="Rows (default: the scenario's).")] = None,
+    workload: Workload = None,
+    schema_sql: SchemaSql = None,
+    seed: Seed = 0,
+    rows: Rows = None,
 ) -> None:
     """Write a seeded workload as a change feed file."""
     from tisink.feed.workload import ScenarioError, generate_feed
 
     if rows is not None and rows <= 0:
-        console.print(f"[bold red]generate refused:[/] --rows must be positive, got {rows}")
-        raise typer.Exit(2)
-    if (workload is None) == (schema_sql is None):
-        console.print("[bold red]generate refused:[/] give --workload or --schema-sql")
-        raise typer.Exit(2)
-    workload = workload or _sql_workload(schema_sql, "generate")
+        refuse("generate", f"--rows must be positive, got {rows}")
+    if schema_sql is not None and workload is None:
+        workload = _sql_workload(schema_sql, "generate")
+    elif (workload is None) == (schema_sql is None):
+        refuse("generate", "give --workload or --schema-sql")
+    assert workload is not None
     _check_writable(out, command="generate", what="the feed")
     try:
         counts = generate_feed(workload, seed, rows, out)
     except ScenarioError as err:
-        console.print(f"[bold red]generate refused:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        refuse("generate", str(err))
     except TisinkError as err:
-        console.print(f"[bold red]generate failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(1) from err
+        fail("generate", str(err))
     console.print(f"wrote {escape(str(out))}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
@@ -400,7 +348,7 @@ def verify(
         Path | None, typer.Option(help="Changefeed TOML (dispatcher topics).")
     ] = None,
     max_violations: Annotated[int, typer.Option(help="Violations to list.")] = 20,
-    summary_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+    summary_json: SummaryJson = None,
     allow_empty: Annotated[
         bool,
         typer.Option(
@@ -425,8 +373,7 @@ def verify(
             allow_empty=allow_empty,
         )
     except TisinkError as err:
-        console.print(f"[bold red]verify failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        fail("verify", str(err), REFUSED)
     typer.echo(render_text(report))
     if summary_json:
         summary_json.parent.mkdir(parents=True, exist_ok=True)
@@ -451,11 +398,9 @@ def check(
         str | None,
         typer.Option(help="The expected database URL, or a feed file to apply (temporary SQLite)."),
     ] = None,
-    workload: Annotated[
-        str | None, typer.Option(help="Or a workload (built-in or TOML) to apply, as play does.")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
-    rows: Annotated[int | None, typer.Option(help="Workload rows (default: scenario's).")] = None,
+    workload: Workload = None,
+    seed: Seed = 0,
+    rows: Rows = None,
     table: Annotated[
         list[str] | None, typer.Option(help="Compare only schema.table (wildcards; repeatable).")
     ] = None,
@@ -469,7 +414,8 @@ def check(
         list[str] | None, typer.Option(help="SRC=DST: table s.t is s2.t2 on the actual side.")
     ] = None,
     max_differences: Annotated[int, typer.Option(help="Differences to list.")] = 20,
-    report_json: Annotated[Path | None, typer.Option(help="Write the report here.")] = None,
+    summary_json: SummaryJson = None,
+    report_json: ReportJson = None,
     strict_column_order: Annotated[
         bool,
         typer.Option(
@@ -478,13 +424,15 @@ def check(
         ),
     ] = False,
 ) -> None:
-    """Compare a consumer's database with the state a change feed implies.
-    Exit 0 when equal, 1 when different, 2 when a database cannot be opened or read."""
+    """Compare a consumer's database with the state a change feed implies: the --expected
+    database or feed, or a --workload applied as play does. Exit 0 when equal, 1 when
+    different, 2 when a database cannot be opened or read."""
     from tisink.check import CheckError, command_options, render_text, write_json
     from tisink.check import check as run_check
 
-    if report_json is not None:
-        _check_writable(report_json, command="check", what="the report")
+    summary_json = summary_json or report_json
+    if summary_json is not None:
+        _check_writable(summary_json, command="check", what="the report")
     try:
         options = command_options(
             expected=expected,
@@ -501,11 +449,10 @@ def check(
         )
         report = run_check(options)
     except (CheckError, ValueError) as err:
-        console.print(f"[bold red]check failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        fail("check", str(err), REFUSED)
     typer.echo(render_text(report))
-    if report_json is not None:
-        write_json(report, report_json)
+    if summary_json is not None:
+        write_json(report, summary_json)
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -546,23 +493,20 @@ def bench(
     paths = write_outputs(results, meta, out, chart=run.stopped_by is None)
     print_tables(results)
     wrote = ", ".join(str(p) for p in paths)
-    if run.stopped_by is not None or run.failed is not None:
-        said = (
-            f"[bold yellow]bench stopped by {run.stopped_by}[/]"
-            if run.stopped_by
-            else f"[bold red]bench failed:[/] {run.failed}"
+    ended = (
+        f"after {meta['wall_s']} s: {len(run.finished)} group(s) finished, "
+        f"{len(run.not_run)} not run; wrote {wrote}"
+    )
+    if run.stopped_by is not None:
+        exit_with(
+            f"[bold yellow]bench stopped by {run.stopped_by}[/] {escape(ended)}", stop.exit_code
         )
-        console.print(
-            f"{said} after {meta['wall_s']} s: {len(run.finished)} "
-            f"group(s) finished, {len(run.not_run)} not run; wrote {wrote}",
-            soft_wrap=True,
-        )
-        raise typer.Exit(stop.exit_code if run.stopped_by else 1)
+    if run.failed is not None:
+        fail("bench", f"{run.failed} {ended}")
     console.print(f"{meta['wall_s']} s; wrote {wrote}")
     failed = [r for r in results if r.error]
     if failed:
-        console.print(f"[bold red]{len(failed)} case(s) failed[/]")
-        raise typer.Exit(1)
+        exit_with(f"[bold red]{len(failed)} case(s) failed[/]", FAILED)
 
 
 @app.command()
@@ -578,8 +522,7 @@ def broker(
     try:
         code = run_broker_foreground(port)
     except BrokerStartError as err:
-        console.print(f"[bold red]broker failed:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        fail("broker", str(err), REFUSED)
     raise typer.Exit(code)
 
 

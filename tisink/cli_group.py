@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-import typer
 from pydantic import ValidationError
-from rich.console import Console
-from rich.markup import escape
 from typer._click.core import Command, Context, HelpFormatter, Parameter
 from typer._click.exceptions import BadParameter, MissingParameter, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup, TyperOption
+
+from tisink.exits import refuse
 
 NUMBER_ERRORS = {
     "int_parsing": "is not a whole number",
@@ -97,26 +96,20 @@ class TisinkGroup(TyperGroup):
         try:
             return super().make_context(info_name, args, parent, **extra)
         except UsageError as err:
-            refuse(err, info_name or "tisink")
+            refuse_usage(err, info_name or "tisink")
 
     def invoke(self, ctx: Context) -> Any:
         try:
             return super().invoke(ctx)
         except UsageError as err:
-            refuse(err, ctx.info_name or "tisink")
+            refuse_usage(err, ctx.info_name or "tisink")
 
 
-def refuse(err: UsageError, fallback: str) -> NoReturn:
+def refuse_usage(err: UsageError, fallback: str) -> NoReturn:
     """Say ``err`` in one line and exit 2; the no-arguments help passes through untouched."""
     if isinstance(err, NoArgsIsHelpError):
         raise err
     context = err.ctx
     command = (context.info_name if context is not None else None) or fallback
     path = context.command_path if context is not None else fallback
-    Console(stderr=True).print(
-        f"[bold red]{escape(command)} refused:[/] {escape(refusal_text(err))} "
-        f"(see {escape(path)} --help)",
-        soft_wrap=True,
-        highlight=False,
-    )
-    raise typer.Exit(err.exit_code) from err
+    refuse(command, f"{refusal_text(err)} (see {path} --help)")

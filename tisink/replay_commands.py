@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-from tisink.core.errors import TisinkError, refusal_in
+from tisink.core.errors import TisinkError
+from tisink.exits import console, end_on, refuse
+from tisink.options import ReportDir, SummaryJson
 from tisink.replay.routing import Routing
-
-console = Console(stderr=True)
 
 
 def capture(
@@ -66,9 +65,7 @@ def capture(
                 on_progress=on_progress,
             )
     except TisinkError as err:
-        said = "capture refused" if refusal_in(err) is not None else "capture failed"
-        console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2 if refusal_in(err) is not None else 1) from err
+        end_on("capture", err)
     resumed = "".join(
         f", partition {p} resumed at offset {o}" for p, o in sorted(stats.resumed.items())
     )
@@ -115,12 +112,8 @@ def replay(
     timeout: Annotated[
         float, typer.Option(help="A Kafka source: seconds without a record before giving up.")
     ] = 30.0,
-    summary_json: Annotated[
-        Path | None, typer.Option(help="Write a machine-readable summary here.")
-    ] = None,
-    report: Annotated[
-        Path | None, typer.Option(help="Write summary.json and play.png here.")
-    ] = None,
+    summary_json: SummaryJson = None,
+    report: ReportDir = None,
 ) -> None:
     """Send recorded records again (keys, headers, partitions and order kept) at line rate,
     at --rate, or at the source's own pace (--speed); the summary is play's."""
@@ -133,8 +126,7 @@ def replay(
     try:
         pace = None if speed is None or speed == "max" else float(speed)
     except ValueError:
-        console.print(f"[bold red]replay refused:[/] --speed {escape(str(speed))}: a number or max")
-        raise typer.Exit(2) from None
+        refuse("replay", f"--speed {speed}: a number or max")
     options = ReplayOptions(
         source=source,
         sink_uri=sink_uri,
@@ -156,15 +148,14 @@ def replay(
 
             summary = run_replay(options, on_progress)
     except ReplayRefused as err:
-        console.print(f"[bold red]replay refused:[/] {escape(str(err))}", soft_wrap=True)
-        raise typer.Exit(2) from err
+        refuse("replay", str(err))
     except ReplayStopped as err:
         if summary_json:
             err.summary.write(summary_json)
         print_summary(console, err.summary.to_dict())
-        _replay_ended(err)
+        end_on("replay", err)
     except TisinkError as err:
-        _replay_ended(err)
+        end_on("replay", err)
     if summary_json:
         summary.write(summary_json)
     if report is not None:
@@ -172,12 +163,3 @@ def replay(
 
         write_play_report(summary, report)
     print_summary(console, summary.to_dict())
-
-
-def _replay_ended(err: TisinkError) -> NoReturn:
-    """One line and the exit code: a setting or input the replay will not take (found before
-    or part way) is refused, exit 2; anything else failed the run, exit 1."""
-    refused = refusal_in(err) is not None
-    said = "replay refused" if refused else "replay failed"
-    console.print(f"[bold red]{said}:[/] {escape(str(err))}", soft_wrap=True)
-    raise typer.Exit(2 if refused else 1) from err

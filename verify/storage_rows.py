@@ -10,7 +10,7 @@ import orjson
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.csv.decoder import parse_row, split_fields
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.codec.errors import MessageDecodeError
 from tisink.core.clock import TSO_LOGICAL_BITS
 

@@ -5,14 +5,14 @@ message.
 follows the last map (``_tidb`` or nothing), both made once per commitTs; the parts fixed per
 table version are joined around them, never concatenated per transaction. Each image is read
 column by column into locals, the common feed values are converted inline (integers through
-``str``, strings passed as they are, binary through base64 and the native helper's JSON string
-(``NATIVE_JSON_TEXT``; without it, ISO-8859-1 text), ENUM names through a dict) and everything
-else goes through the column's converter, which gives the exact text or the error. A string
-text (a binary one too without the helper) is tested for a backspace or form feed as it is
-read; an unsigned integer whose value widens the sqlType sets its bit in the mask behind the
-same type test as its text. Each map costs one dict display and one ``orjson.dumps``; the rest
-of the message is bytes, joined. Names, converters and templates reach the code as default
-arguments (fast locals), never through the source text.
+``str``, strings passed as they are, binary through base64 to ISO-8859-1 text, ENUM names
+through a dict; DECIMAL, DOUBLE and FLOAT as Simple JSON's, ``json_fast``) and everything else
+goes through the column's converter, which gives the exact text or the error. A string or
+binary text is tested for a backspace or form feed as it is read; an unsigned integer whose
+value widens the sqlType sets its bit in the mask behind the same type test as its text.
+Each map costs one dict display and one ``orjson.dumps``; the rest of the message is bytes,
+joined. Names, converters and templates reach the code as default arguments (fast locals),
+never through the source text.
 """
 
 from __future__ import annotations
@@ -34,27 +34,12 @@ from tisink.codec.canal.jsontext import (
 )
 from tisink.codec.canal.values import Converter
 from tisink.codec.gojson import html_escape
-from tisink.codec.values import float32_text, float64_text
+from tisink.codec.json_fast import HELPERS, number_text
+from tisink.core.codegen import run_generated
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
 RowEncoder = Callable[[Any, bytes, bytes], bytes]
-JsonText = Callable[[bytes], bytes]
-
-
-def _native_json_text() -> JsonText | None:
-    try:
-        from tisink.codec.canal._latin1 import json_text
-    except ImportError:  # built without a C compiler (hatch_build.py): same bytes, slower
-        return None
-    return json_text
-
-
-NATIVE_JSON_TEXT = _native_json_text()
-"""The native helper writing a binary value's JSON string (``_latin1.c``), when it was built.
-Binary texts are then never decoded to ISO-8859-1 strings here: CPython's UTF-8 conversion of
-random bytes and the escapes around it cost canal-json about 8 % of its time on the demo rows
-(a quarter of it on the events table, four binary columns)."""
 
 _TEXT = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
 _INTEGRAL = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT)
@@ -100,21 +85,9 @@ def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
         return f"{v} if _type({v}) is str else {slow}"
     if family is TypeFamily.TIMESTAMP:
         return f"z{i}({v}) if _type({v}) is str else {slow}"
-    if family is TypeFamily.DECIMAL:
-        s = f"s{i}"
-        digits = f"({s} := {v}.strip('0123456789')) == '.' and {v}[0] != '.' and {v}[-1] != '.'"
-        return f"{v} if _type({v}) is str and ({digits} or not {s} and {v}) else {slow}"
-    if family is TypeFamily.DOUBLE:
-        # float64_text inline: orjson writes the shortest digits as repr does, already in Go's
-        # 'f' form but for a trailing ".0", unless it needs an exponent (101 is "e") or the
-        # value is not finite ("null", 110 is "n"): those take float64_text.
-        t = f"t{i}"
-        special = f"_f64({v}) if 101 in ({t} := _dumps({v})) or 110 in {t}"
-        return (
-            f"({special} else {t}.decode().removesuffix('.0')) if _type({v}) is float else {slow}"
-        )
-    if family is TypeFamily.FLOAT:
-        return f"_f32({v}) if _type({v}) is float else {slow}"
+    number = number_text(i, family, slow)
+    if number is not None:
+        return number
     if family is TypeFamily.BINARY:
         condition, text = _binary(i, column, f"t{i}")
         return f"{text} if {condition} else {slow}"
@@ -133,28 +106,14 @@ def _binary(i: int, column: ColumnInfo, target: str) -> tuple[str, str]:
     return f"_type(v{i}) is str", latin
 
 
-def _native_binary(i: int, column: ColumnInfo) -> tuple[str, str]:
-    """``_binary`` with the native helper: the text is the value's whole JSON string, escapes
-    done, as a Fragment of the map (``r{i}`` holds the bytes of a ``binary(N)``)."""
-    raw = f"_a2b(v{i}, strict_mode=True)"
-    if column.mysql_type == "binary":
-        condition = f"_type(v{i}) is str and _len(r{i} := {raw}) == {column.length}"
-        return condition, f"_fragment(_json_text(r{i}))"
-    return f"_type(v{i}) is str", f"_fragment(_json_text({raw}))"
-
-
 def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
     """Lines setting ``target`` to a string or binary column's text, a Fragment with Go's
-    escapes when it holds a backspace or form feed (``jsontext.CONTROLS``; a binary text is
-    always one with the native helper): the common case tests only the text, not its type or
-    NULL again. With ``same`` (the prefix of the before image's texts, read into ``w{i}``),
-    an UPDATE's unchanged value takes the before image's text as it is: an unchanged blob is
-    neither decoded nor escaped twice."""
-    native = column.family is TypeFamily.BINARY and NATIVE_JSON_TEXT is not None
+    escapes when it holds a backspace or form feed (``jsontext.CONTROLS``): the common case
+    tests only the text, not its type or NULL again. With ``same`` (the prefix of the before
+    image's texts, read into ``w{i}``), an UPDATE's unchanged value takes the before image's
+    text as it is: an unchanged blob is neither decoded nor escaped twice."""
     if column.family is TypeFamily.STRING:
         condition, text = f"_type(v{i}) is str", f"v{i}"
-    elif native:
-        condition, text = _native_binary(i, column)
     else:
         condition, text = _binary(i, column, target)
     lines = [f"    if v{i} == w{i}:", f"        {target} = {same}{i}"] if same else []
@@ -163,7 +122,7 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
         lines.append(f"        {target} = {text}")
     return [
         *lines,
-        *([] if native else _escapes(target)),
+        *_escapes(target),
         "    else:",
         f"        {target} = None if v{i} is None else _go_text(c{i}(v{i}), _dumps)",
     ]
@@ -316,11 +275,9 @@ def compile_row_encoder(
         "_html": html_escape,
         "_fix": fix,
         "_join": b"".join,
-        "_f32": float32_text,
-        "_f64": float64_text,
+        **HELPERS,
         "_a2b": binascii.a2b_base64,
         "_latin": bytes.decode,
-        "_json_text": NATIVE_JSON_TEXT,
         "ti": templates.types[0],
         "tu": templates.types[1],
         "td": templates.types[2],
@@ -384,6 +341,5 @@ def compile_row_encoder(
     ]
     defaults = ", ".join(f"{name}={name}" for name in namespace)
     source = "\n".join([f"def generated(row, mid, tail, {defaults}):", *body])
-    exec(compile(source, "<canal-json-row-encoder>", "exec"), namespace)
-    encoder: RowEncoder = namespace["generated"]
+    encoder: RowEncoder = run_generated(source, "canal-json row writer", namespace)["generated"]
     return encoder

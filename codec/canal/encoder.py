@@ -12,25 +12,18 @@ clock's time, read once per call.
 
 from __future__ import annotations
 
-import base64
-import datetime
 import logging
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import repeat
-
-import orjson
 
 from tisink.codec.canal.ddl import encode_ddl, encode_watermark
 from tisink.codec.canal.jsontext import dumps
-from tisink.codec.canal.protocol import NAME, CanalOptions
+from tisink.codec.canal.options import NAME, CanalOptions
 from tisink.codec.canal.rows import RowRenderer
-from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig
-from tisink.codec.errors import MessageTooLargeError
+from tisink.codec.encoder_base import EncoderBase
 from tisink.codec.message import EncodedRows, Message, MessageType
-from tisink.codec.values import zone_for
-from tisink.core.clock import Clock, WallClock
+from tisink.codec.renderer_cache import RendererCache
 from tisink.core.errors import ConfigError
 from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model.events import DDLEvent, RowChangedEvent
@@ -38,79 +31,39 @@ from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
-CLAIM_CHECK_SCHEMES = ("file://",)
-"""Claim-check storages this codec can name; the sink writes the files."""
 
-
-class CanalJSONEncoder:
-    """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=canal-json``.
-
-    Renderers are cached per table id, schema version and name and checked against the
-    TableInfo, so a RENAME (same version, new names) gets its own and rows still carrying the old
-    names keep theirs instead of compiling it again.
-    """
+class CanalJSONEncoder(EncoderBase):
+    """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=canal-json``."""
 
     message_per_row = True
 
-    def __init__(
-        self,
-        config: EncoderConfig,
-        clock: Clock | None = None,
-        *,
-        uuid_factory: Callable[[], object] = uuid.uuid4,
-    ) -> None:
-        options = config.options
-        if not isinstance(options, CanalOptions):
-            raise ConfigError(f"protocol {NAME} takes CanalOptions, not {options!r}")
-        self._options = options
-        self._config = config
-        self._clock = clock or WallClock()
-        self._tz: datetime.tzinfo = zone_for(config.time_zone)[1]
-        self._compress = compressor(config.large_message_handle_compression)
-        self._compressing = config.large_message_handle_compression != "none"
-        self._limit = config.max_message_bytes - RECORD_OVERHEAD
-        self._large = config.large_message_handle_option
-        if self._large != "none" and not options.enable_tidb_extension:
+    def _set_up(self, config: EncoderConfig) -> None:
+        self._options = options = config.options_as(CanalOptions)
+        option = config.large_message_handle_option
+        if option != "none" and not options.enable_tidb_extension:
             raise ConfigError(
-                f"large-message-handle-option={self._large} with protocol {NAME} needs "
+                f"large-message-handle-option={option} with protocol {NAME} needs "
                 "enable-tidb-extension=true"
             )
-        self._uuid_factory = uuid_factory
-        self._claim_check_prefix = ""
-        if self._large == "claim-check":
-            uri = config.claim_check_storage_uri
-            if not uri.startswith(CLAIM_CHECK_SCHEMES):
-                raise ConfigError(
-                    f"claim-check-storage-uri {uri!r} is not supported; "
-                    f"use one of {', '.join(CLAIM_CHECK_SCHEMES)}"
-                )
-            self._claim_check_prefix = uri.rstrip("/") + "/"
-        self._renderers: dict[tuple[int, int, str, str], RowRenderer] = {}
+        self._renderers = RendererCache(self._new_renderer, NAME)
         self._now_ms = -1
         self._ts_part = b""
         """``"ts"`` to ``"sqlType":`` for the clock reading ``_now_ms``, kept while the clock
         reads the same millisecond."""
-        self._last: RowRenderer | None = None
+
+    def _new_renderer(self, table: TableInfo) -> RowRenderer:
+        options = self._options
+        return RowRenderer(
+            table,
+            self._tz,
+            content_compatible=options.content_compatible,
+            only_updated=options.only_updated,
+            delete_key_only=options.delete_only_output_handle_key_columns,
+        )
 
     def renderer(self, table: TableInfo) -> RowRenderer:
-        """The renderer of ``table``'s version, built on first use."""
-        last = self._last
-        if last is not None and last.table is table:
-            return last
-        key = (table.table_id, table.version, table.schema, table.table)
-        renderer = self._renderers.get(key)
-        if renderer is None or (renderer.table is not table and renderer.table != table):
-            options = self._options
-            renderer = RowRenderer(
-                table,
-                self._tz,
-                content_compatible=options.content_compatible,
-                only_updated=options.only_updated,
-                delete_key_only=options.delete_only_output_handle_key_columns,
-            )
-            self._renderers[key] = renderer
-        self._last = renderer
-        return renderer
+        """The renderer of ``table``'s version (``RendererCache``)."""
+        return self._renderers.get(table)
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """One record per row, in order; the ``es``/``ts`` bytes made once per commitTs."""
@@ -167,44 +120,21 @@ class CanalJSONEncoder:
     ) -> bytes:
         """The fallback message of a row whose message does not fit (TiCDC's
         ``AppendRowChangedEvent``); a claim-check payload is added to ``encoded``."""
-        option, max_bytes = self._large, self._config.max_message_bytes
+        large = self._large
         length = len(value) + RECORD_OVERHEAD
-        if option == "none":
-            raise MessageTooLargeError(
-                f"{row.describe()}: message of {length} bytes exceeds max-message-bytes "
-                f"{max_bytes} (large-message-handle-option=none)"
-            )
+        large.refuse_if_none(row, length)
         commit = b'],"_tidb":{"commitTs":%d' % row.commit_ts
-        if option == "claim-check":
-            location = f"{self._claim_check_prefix}{self._uuid_factory()}.json"
-            encoded.claim_checks.append((location, self._claim_check_payload(value)))
+        if large.claim_check:
+            location = large.location()
+            encoded.claim_checks.append((location, large.payload(value)))
             tail = commit + b',"claimCheckLocation":' + dumps(location) + b"}}"
         else:
             tail = commit + b',"onlyHandleKey":true}}'
         reduced = self.renderer(row.table).encode(row, mid, tail, key_only=True)
         if self._compressing:
             reduced = self._compress(reduced)
-        if len(reduced) > self._limit:
-            raise MessageTooLargeError(
-                f"{row.describe()}: even the {option} message of "
-                f"{len(reduced) + RECORD_OVERHEAD} bytes exceeds max-message-bytes {max_bytes}"
-            )
-        log.warning(
-            "%s: %d-byte message exceeds max-message-bytes %d, sent as %s (%d bytes)",
-            row.describe(),
-            length,
-            max_bytes,
-            option,
-            len(reduced) + RECORD_OVERHEAD,
-        )
+        large.sent_reduced(row, length, len(reduced) + RECORD_OVERHEAD)
         return reduced
-
-    def _claim_check_payload(self, value: bytes) -> bytes:
-        """The stored file: the (compressed) full message raw, or TiCDC's ClaimCheckMessage
-        JSON (``key`` null, ``value`` its base64)."""
-        if self._config.claim_check_raw_value:
-            return value
-        return orjson.dumps({"key": None, "value": base64.b64encode(value).decode("ascii")})
 
     def encode_row(self, row: RowChangedEvent) -> Message:
         """One row as a Message (tests, tools): the same bytes ``encode_rows`` gives."""

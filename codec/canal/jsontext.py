@@ -9,22 +9,18 @@ orjson writes ``\\b`` and ``\\f`` short and nothing HTML-safe, so ``fix`` rewrit
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from orjson import Fragment
 
-from tisink.codec.gojson import html_escape
+from tisink.codec.gojson import html_escape, repaired_dumps
 
 CONTROLS = ("\x08", "\x0c")
 """Backspace and form feed: orjson writes ``\\b``/``\\f``, Go ``\\u0008``/``\\u000c``. Row
 renderers test their texts for them and escape only those texts (``text_fragment``): finding the
 two-byte escape in a dumped map costs far more than a memchr per text. The HTML-safe escapes and
 U+2028/U+2029 are done on the whole map (``gojson.html_escape``, behind a memchr each)."""
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def fix(out: bytes) -> bytes:
@@ -113,27 +109,4 @@ def fix_controls(out: bytes) -> bytes:
 def dumps(value: Any) -> bytes:
     """Canal-json bytes of dicts (insertion order), lists, strings, ints, bools and None. A lone
     surrogate, which no Go string holds, becomes U+FFFD."""
-    try:
-        out = orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        out = orjson.dumps(repair(value))
-    return fix(out)
-
-
-def safe_dumps(value: Any) -> bytes:
-    """``orjson.dumps`` that repairs lone surrogates instead of failing (the slow path)."""
-    try:
-        return orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        return orjson.dumps(repair(value))
-
-
-def repair(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {repair(k): repair(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [repair(v) for v in value]
-    return value
+    return fix(repaired_dumps(value))

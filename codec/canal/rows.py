@@ -25,10 +25,12 @@ import orjson
 
 from tisink.codec.canal import types
 from tisink.codec.canal.codegen import RowEncoder, Templates, compile_row_encoder
-from tisink.codec.canal.jsontext import dumps, safe_dumps
-from tisink.codec.canal.values import VALUE_ERRORS, Converter, converter_for
+from tisink.codec.canal.jsontext import dumps
+from tisink.codec.canal.values import Converter, converter_for
 from tisink.codec.errors import CodecError
+from tisink.codec.gojson import repaired_dumps
 from tisink.codec.values import timestamp_texts
+from tisink.codec.values.checks import VALUE_ERRORS, failing_column
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo
 
@@ -74,7 +76,7 @@ class _Variant:
         except TypeError:  # orjson.JSONEncodeError is TypeError: a lone surrogate, or a bad value
             pass
         if self.safe is None:
-            self.safe = self.build(self.columns, self.templates, safe_dumps)
+            self.safe = self.build(self.columns, self.templates, repaired_dumps)
         return self.safe(row, mid, tail)
 
 
@@ -162,24 +164,8 @@ class RowRenderer:
     def _error(self, row: RowChangedEvent, variant: _Variant, err: Exception) -> CodecError:
         """Name the failing column, trying one column at a time."""
         where = row.describe()
-        for image in (row.after, row.before):
-            if image is None:
-                continue
-            for column, convert in variant.columns:
-                if column.name not in image:
-                    return CodecError(
-                        f"{where}: column {column.name!r}: missing from the row image"
-                    )
-                value = image[column.name]
-                try:
-                    if value is not None:
-                        convert(value)
-                except VALUE_ERRORS as column_err:
-                    return CodecError(
-                        f"{where}: column {column.name!r}: cannot render {column.mysql_type} "
-                        f"value {value!r}: {column_err}"
-                    )
-        return CodecError(f"{where}: cannot render the row: {type(err).__name__}: {err}")
+        failure = failing_column(where, (row.after, row.before), variant.columns)
+        return failure or CodecError(f"{where}: cannot render the row: {type(err).__name__}: {err}")
 
 
 def _templates(head: bytes, columns: list[ColumnInfo], content_compatible: bool) -> Templates:

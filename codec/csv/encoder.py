@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from tisink.codec.config import EncoderConfig
-from tisink.codec.csv.protocol import NAME, CSVOptions, check_options
+from tisink.codec.csv.options import NAME, CSVOptions, check_options
 from tisink.codec.csv.values import Field, field_for, meta_field
 from tisink.codec.errors import CodecError
 from tisink.codec.message import EncodedRows, Message, Record
+from tisink.codec.renderer_cache import RendererCache
 from tisink.codec.values import zone_for
 from tisink.core.errors import ConfigError
 from tisink.model.events import DDLEvent, Image, RowChangedEvent, RowOp
@@ -50,9 +51,7 @@ class CSVEncoder:
     message_per_row = True
 
     def __init__(self, config: EncoderConfig) -> None:
-        options = config.options
-        if not isinstance(options, CSVOptions):
-            raise ConfigError(f"protocol {NAME} takes CSVOptions, not {options!r}")
+        options = config.options_as(CSVOptions)
         try:
             check_options(options)
         except ValueError as err:
@@ -61,14 +60,10 @@ class CSVEncoder:
             log.warning("csv: output-handle-key is not supported, as in TiCDC; ignored")
         self.options = options
         self._tz = zone_for(config.time_zone)[1]
-        self._renderers: dict[tuple[int, int, str], _TableRenderer] = {}
+        self._renderers = RendererCache(self._new_renderer, NAME)
 
-    def _renderer(self, table: TableInfo) -> _TableRenderer:
-        key = (table.table_id, table.version, table.qualified_name)
-        renderer = self._renderers.get(key)
-        if renderer is None or renderer.table != table:
-            renderer = self._renderers[key] = _TableRenderer(table, self.options, self._tz)
-        return renderer
+    def _new_renderer(self, table: TableInfo) -> _TableRenderer:
+        return _TableRenderer(table, self.options, self._tz)
 
     def header(self, table: TableInfo) -> bytes:
         """The header line of a file of ``table`` (TiCDC ``encodeHeader``); b"" unless
@@ -87,7 +82,7 @@ class CSVEncoder:
     def encode_row(self, row: RowChangedEvent) -> bytes:
         """The line(s) of one row, without the last terminator (the storage sink ends each
         record with it, as it does canal-json's)."""
-        renderer = self._renderer(row.table)
+        renderer = self._renderers.get(row.table)
         options = self.options
         op = row.op
         if op is RowOp.UPDATE and options.output_old_value:

@@ -14,44 +14,25 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.codec.csv.text import escaped, go_g_text, quoted
 from tisink.codec.errors import CodecError
 from tisink.codec.values import (
     binary_bytes,
     float32_text,
     float64_text,
-    json_text,
-    set_bitmask,
-    timestamp_texts,
+    set_names,
 )
 from tisink.codec.values.checks import (
-    TEXT_FAMILIES,
     as_number,
     as_text,
-    bit_text,
-    decimal_text,
-    integer_text,
-    vector_list_text,
 )
+from tisink.codec.values.texts import tidb_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
 Field = Callable[[Any], str]
 """A non-NULL feed value of one column to its CSV field text."""
-
-
-def _set_names(column: ColumnInfo) -> Callable[[Any], str]:
-    """TiDB's ``ParseSetValue(elems, bitmask).Name``: the members in declaration order."""
-    elements = column.elements
-
-    def names(v: Any) -> str:
-        if type(v) is not list and type(v) is not str:
-            raise TypeError(f"want a list of members, got {type(v).__name__}")
-        mask = set_bitmask(column, v)
-        return ",".join(name for i, name in enumerate(elements) if mask >> i & 1)
-
-    return names
 
 
 def _binary(column: ColumnInfo, method: str) -> Callable[[Any], str]:
@@ -60,48 +41,43 @@ def _binary(column: ColumnInfo, method: str) -> Callable[[Any], str]:
     return lambda v: base64.b64encode(binary_bytes(column, as_text(v))).decode("ascii")
 
 
-def _string_value(column: ColumnInfo, options: CSVOptions, tz: datetime.tzinfo) -> Field | None:
-    """The Go-string rendering of ``column``; None when its values are numbers."""
+_NUMBERS = frozenset(
+    (
+        TypeFamily.INT,
+        TypeFamily.BIGINT,
+        TypeFamily.YEAR,
+        TypeFamily.BIT,
+        TypeFamily.FLOAT,
+        TypeFamily.DOUBLE,
+    )
+)
+"""The families whose values are Go numbers, printed with ``%v`` and never quoted."""
+
+
+def _text(column: ColumnInfo, options: CSVOptions, tz: datetime.tzinfo) -> Field:
     family = column.family
-    if family is TypeFamily.DECIMAL:
-        return decimal_text
-    if family in TEXT_FAMILIES:
-        return as_text
-    if family is TypeFamily.TIMESTAMP:
-        texts = timestamp_texts(tz)
-        return lambda v: texts(as_text(v))
+    if family is TypeFamily.FLOAT:
+        return lambda v: go_g_text(float32_text(as_number(v)))
+    if family is TypeFamily.DOUBLE:
+        return lambda v: go_g_text(float64_text(as_number(v)))
     if family is TypeFamily.BINARY:
         return _binary(column, options.binary_encoding_method)
     if family is TypeFamily.ENUM:
         return as_text
     if family is TypeFamily.SET:
-        return _set_names(column)
-    if family is TypeFamily.JSON:
-        return json_text
-    if family is TypeFamily.VECTOR:
-        return vector_list_text
-    return None
-
-
-def _number_value(column: ColumnInfo) -> Field:
-    family = column.family
-    if family in (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR):
-        return integer_text
-    if family is TypeFamily.BIT:
-        return bit_text
-    if family is TypeFamily.FLOAT:
-        return lambda v: go_g_text(float32_text(as_number(v)))
-    if family is TypeFamily.DOUBLE:
-        return lambda v: go_g_text(float64_text(as_number(v)))
-    raise CodecError(f"column {column.name!r}: no CSV rendering for {column.mysql_type}")
+        return set_names(column)
+    text = tidb_text(column, tz)
+    if text is None:
+        raise CodecError(f"column {column.name!r}: no CSV rendering for {column.mysql_type}")
+    return text
 
 
 def field_for(column: ColumnInfo, options: CSVOptions, tz: datetime.tzinfo) -> Field:
     """The field text of a non-NULL value of ``column``: a string quoted or escaped as the
     options say, a number as ``%v`` prints it."""
-    text = _string_value(column, options, tz)
-    if text is None:
-        return _number_value(column)
+    text = _text(column, options, tz)
+    if column.family in _NUMBERS:
+        return text
     if options.quote:
         quote = options.quote
         return lambda v: quoted(text(v), quote)

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from tisink.codec.debezium.jsonwriter import escape_fix
+from tisink.core.codegen import run_generated
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -124,5 +125,4 @@ def compile_row_encoder(
     ]
     defaults = ", ".join(f"{name}={name}" for name in namespace)
     source = "\n".join([f"def generated(row, now_ms, {defaults}):", *body])
-    exec(compile(source, "<debezium-row-encoder>", "exec"), namespace)
-    return namespace["generated"]
+    return run_generated(source, "debezium row writer", namespace)["generated"]

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from tisink.codec.compression import decompress
-from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.codec.debezium.options import DebeziumOptions
 from tisink.codec.debezium.schemacheck import check_envelope, check_key
 from tisink.codec.decoded import DDL, DML, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import MessageDecodeError

@@ -9,72 +9,51 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.ddl import ddl_names, encode_ddl
-from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.codec.debezium.options import DebeziumOptions
 from tisink.codec.debezium.rows import RowRenderer
 from tisink.codec.debezium.source import source_block
 from tisink.codec.debezium.watermark import encode_watermark
+from tisink.codec.encoder_base import EncoderBase
 from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message, MessageType, Record
-from tisink.codec.values import zone_for
-from tisink.core.clock import Clock, WallClock
-from tisink.core.errors import ConfigError
-from tisink.core.framing import RECORD_OVERHEAD
+from tisink.codec.renderer_cache import RendererCache
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 
 
-class DebeziumEncoder:
-    """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=debezium``.
-
-    Renderers are cached per (table id, schema version) and checked against the TableInfo, so
-    a RENAME (same version, new names) gets its own.
-    """
+class DebeziumEncoder(EncoderBase):
+    """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=debezium``."""
 
     message_per_row = True
 
-    def __init__(self, config: EncoderConfig, clock: Clock | None = None) -> None:
-        options = config.options
-        if not isinstance(options, DebeziumOptions):
-            raise ConfigError(f"protocol debezium takes DebeziumOptions, not {options!r}")
-        self._options = options
-        self._clock = clock or WallClock()
-        self._tz = zone_for(config.time_zone)[1]
-        self._compress = compressor(config.large_message_handle_compression)
-        self._compressing = config.large_message_handle_compression != "none"
-        self._max_bytes = config.max_message_bytes
-        self._renderers: dict[tuple[int, int], RowRenderer] = {}
-        self._last: RowRenderer | None = None
+    def _set_up(self, config: EncoderConfig) -> None:
+        self._options = config.options_as(DebeziumOptions)
+        self._renderers = RendererCache(self._new_renderer, "debezium")
+
+    def _new_renderer(self, table: TableInfo) -> RowRenderer:
+        options = self._options
+        return RowRenderer(
+            table,
+            self._tz,
+            cluster_id=options.cluster_id,
+            with_schema=not options.disable_schema,
+            tidb_extension=options.enable_tidb_extension,
+            include_start_ts=options.include_start_ts,
+            output_old_value=options.output_old_value,
+        )
 
     def renderer(self, table: TableInfo) -> RowRenderer:
-        last = self._last
-        if last is not None and last.table is table:
-            return last
-        key = (table.table_id, table.version)
-        renderer = self._renderers.get(key)
-        if renderer is None or (renderer.table is not table and renderer.table != table):
-            options = self._options
-            renderer = RowRenderer(
-                table,
-                self._tz,
-                cluster_id=options.cluster_id,
-                with_schema=not options.disable_schema,
-                tidb_extension=options.enable_tidb_extension,
-                include_start_ts=options.include_start_ts,
-                output_old_value=options.output_old_value,
-            )
-            self._renderers[key] = renderer
-        self._last = renderer
-        return renderer
+        """The renderer of ``table``'s version (``RendererCache``)."""
+        return self._renderers.get(table)
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """One record per row, in order; one clock reading for the run."""
         now_ms = self._clock.now_ms()
         records: list[Record] = []
         size = 0
-        limit = self._max_bytes - RECORD_OVERHEAD
+        limit = self._limit
         last_table: TableInfo | None = None
         encode = None
         for row in rows:
@@ -141,7 +120,7 @@ class DebeziumEncoder:
         key, value = encoded
         if self._compressing:
             key, value = self._compress(key), self._compress(value)
-        if len(key) + len(value) > self._max_bytes - RECORD_OVERHEAD:
+        if len(key) + len(value) > self._limit:
             raise MessageTooLargeError(
                 f"{kind.value} {what}: message of {len(key) + len(value)} bytes exceeds "
                 f"max-message-bytes {self._max_bytes}"

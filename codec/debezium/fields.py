@@ -13,8 +13,8 @@ from typing import Any
 
 from tisink.codec.debezium import temporal
 from tisink.codec.debezium.jsonwriter import Fragment, dumps, float64_json
-from tisink.codec.debezium.values import VALUE_ERRORS
 from tisink.codec.values import bit_default_number
+from tisink.codec.values.checks import VALUE_ERRORS
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 

@@ -20,13 +20,13 @@ from typing import Any
 import orjson
 
 from tisink.codec.errors import CodecError
+from tisink.codec.gojson import repaired_dumps
 from tisink.codec.values import float32_text, float64_text, to_float32
 
 Fragment = orjson.Fragment
 
 _SHORT_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*)\\([bf])")
 _LONG_ESCAPES = {b"b": b"\\u0008", b"f": b"\\u000c"}
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _F32_E_BELOW = to_float32(1e-6)
 
 
@@ -45,21 +45,7 @@ def escape_fix(out: bytes) -> bytes:
 def dumps(value: Any) -> bytes:
     """Compact json-iterator bytes of dicts (insertion order), lists, str, int, bool, None and
     orjson Fragments. A lone surrogate, which no Go string can hold, becomes U+FFFD."""
-    try:
-        out = orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        out = orjson.dumps(_repair(value))
-    return escape_fix(out)
-
-
-def _repair(value: Any) -> Any:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_repair(k): _repair(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_repair(v) for v in value]
-    return value
+    return escape_fix(repaired_dumps(value))
 
 
 def quote(text: str) -> bytes:

@@ -12,8 +12,9 @@ import datetime
 from typing import Any
 
 from tisink.codec.debezium import temporal
-from tisink.codec.debezium.values import VALUE_ERRORS, converter_for
+from tisink.codec.debezium.values import converter_for
 from tisink.codec.values import bit_default_number
+from tisink.codec.values.checks import VALUE_ERRORS
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 

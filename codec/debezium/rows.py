@@ -27,8 +27,9 @@ from tisink.codec.debezium.keys import handle_key_columns
 from tisink.codec.debezium.names import schema_topic_name
 from tisink.codec.debezium.nulls import null_value_for
 from tisink.codec.debezium.source import source_template
-from tisink.codec.debezium.values import VALUE_ERRORS, converter_for
+from tisink.codec.debezium.values import converter_for
 from tisink.codec.errors import CodecError
+from tisink.codec.values.checks import VALUE_ERRORS, failing_column
 from tisink.model.events import Image, RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo
 
@@ -147,24 +148,14 @@ class RowRenderer:
 
     def _error(self, row: RowChangedEvent, err: Exception) -> CodecError:
         """Name the column that fails, trying one column at a time."""
-        where = f"{row.describe()}"
-        for image in (row.after, row.before):
-            if image is None:
-                continue
-            for name, convert, _ in self._columns:
-                if name not in image:
-                    return CodecError(f"{where}: column {name!r}: missing from the row image")
-                value = image[name]
-                try:
-                    if value is not None:
-                        dumps(convert(value))
-                except VALUE_ERRORS as column_err:
-                    return CodecError(
-                        f"{where}: column {name!r}: cannot render "
-                        f"{self.table.column_by_name[name].mysql_type} value {value!r}: "
-                        f"{column_err}"
-                    )
-        return CodecError(f"{where}: cannot render the row: {err}")
+        where = row.describe()
+        by_name = self.table.column_by_name
+        columns = [
+            (by_name[name], lambda v, convert=convert: dumps(convert(v)))
+            for name, convert, _ in self._columns
+        ]
+        failure = failing_column(where, (row.after, row.before), columns)
+        return failure or CodecError(f"{where}: cannot render the row: {err}")
 
 
 def _columns(columns: tuple[ColumnInfo, ...], tz: datetime.tzinfo) -> tuple[Column, ...]:

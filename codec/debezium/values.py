@@ -2,8 +2,8 @@
 
 ``converter_for`` gives, once per column, the function from a non-NULL feed value to what
 orjson writes for it (int, str, bool or an orjson Fragment); NULLs are ``nulls``' business. A bad
-value raises one of ``VALUE_ERRORS``; the row renderer turns it into a CodecError naming the
-table and the column.
+value raises one of ``codec.values.checks.VALUE_ERRORS``; the row renderer turns it into a
+CodecError naming the table and the column.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from typing import Any
 from tisink.codec.debezium import temporal
 from tisink.codec.debezium.jsonwriter import double, single
 from tisink.codec.errors import CodecError
-from tisink.codec.values import binary_bytes, json_text, vector_text
+from tisink.codec.values import binary_bytes, json_text, set_names, vector_text
 from tisink.codec.values.checks import as_number, as_text
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
 
 Converter = Callable[[Any], Any]
 
-VALUE_ERRORS = (KeyError, TypeError, ValueError, OverflowError, AttributeError, CodecError)
 """What a bad row value raises inside a converter."""
 
 _INT64_LIMIT = 1 << 63
@@ -83,24 +82,6 @@ def _enum(column: ColumnInfo) -> Converter:
     names = {name: name for name in column.elements}
     names[""] = ""
     return names.__getitem__
-
-
-def _set(column: ColumnInfo) -> Converter:
-    """Members joined by ",", in the column's member order, as TiDB's ``ParseSetValue`` names
-    the bitmask; a comma-joined string is accepted too."""
-    bits = {name: 1 << position for position, name in reversed(list(enumerate(column.elements)))}
-    members = list(enumerate(column.elements))
-
-    def convert(v: Any) -> str:
-        names = v.split(",") if type(v) is str and v else ([] if type(v) is str else v)
-        if type(names) is not list:
-            raise TypeError(f"want a list of members, got {type(v).__name__}")
-        mask = 0
-        for name in names:
-            mask |= bits[name]
-        return ",".join(name for position, name in members if mask >> position & 1)
-
-    return convert
 
 
 def _date(column: ColumnInfo) -> Converter:
@@ -167,7 +148,7 @@ def converter_for(column: ColumnInfo) -> Converter:
     if family is TypeFamily.ENUM:
         return _enum(column)
     if family is TypeFamily.SET:
-        return _set(column)
+        return set_names(column)
     if family is TypeFamily.DATE:
         return _date(column)
     if family is TypeFamily.DATETIME:
@@ -189,4 +170,4 @@ def _year(v: Any) -> int:
     return v
 
 
-__all__ = ["VALUE_ERRORS", "Converter", "converter_for"]
+__all__ = ["Converter", "converter_for"]

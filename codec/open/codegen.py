@@ -27,6 +27,7 @@ from tisink.codec.open.columns import ColumnSpec
 from tisink.codec.open.escapes import long_escapes
 from tisink.codec.open.expressions import expression, namespace
 from tisink.codec.open.values import TEXT_TYPES, Converter
+from tisink.core.codegen import run_generated
 from tisink.model.mysqltypes import TypeFamily
 
 ValueWriter = Callable[[Any], bytes]
@@ -183,5 +184,4 @@ def compile_value_writer(
     body.append("return out")
     defaults = ", ".join(f"{name}={name}" for name in names)
     source = "\n".join([f"def generated(row, {defaults}):", *("    " + line for line in body)])
-    exec(compile(source, "<open-value-writer>", "exec"), names)
-    return names["generated"]
+    return run_generated(source, "open-protocol value writer", names)["generated"]

@@ -15,81 +15,40 @@ location in ``ccl`` with the handle key columns. Resolved events are never check
 
 from __future__ import annotations
 
-import base64
 import logging
-import uuid
 from collections.abc import Callable, Sequence
 
-import orjson
-
-from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.jsonwriter import dumps
-from tisink.codec.errors import MessageTooLargeError
+from tisink.codec.encoder_base import EncoderBase
 from tisink.codec.message import EncodedRows, Message, MessageType, Record
 from tisink.codec.open import batch, ddl
-from tisink.codec.open.protocol import OpenOptions
+from tisink.codec.open.options import OpenOptions
 from tisink.codec.open.rows import RENDER_ERRORS, RowRenderer
-from tisink.codec.values import zone_for
-from tisink.core.clock import Clock, WallClock
-from tisink.core.errors import ConfigError
+from tisink.codec.renderer_cache import RendererCache
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
-CLAIM_CHECK_SCHEMES = ("file://",)
 RESOLVED_TYPE = 3
 
 
-class OpenEncoder:
+class OpenEncoder(EncoderBase):
     """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=open``."""
 
     message_per_row = False
 
-    def __init__(
-        self,
-        config: EncoderConfig,
-        clock: Clock | None = None,
-        *,
-        uuid_factory: Callable[[], object] = uuid.uuid4,
-    ) -> None:
-        options = config.options
-        if not isinstance(options, OpenOptions):
-            raise ConfigError(f"protocol open takes OpenOptions, not {options!r}")
-        self._options = options
-        self._config = config
-        self._clock = clock or WallClock()  # Open Protocol carries no wall-clock time
-        self._tz = zone_for(config.time_zone)[1]
-        self._compress = compressor(config.large_message_handle_compression)
-        self._compressing = config.large_message_handle_compression != "none"
-        self._max_bytes = config.max_message_bytes
-        self._uuid_factory = uuid_factory
-        self._claim_check_prefix = ""
-        if config.large_message_handle_option == "claim-check":
-            uri = config.claim_check_storage_uri
-            if not uri.startswith(CLAIM_CHECK_SCHEMES):
-                raise ConfigError(
-                    f"claim-check-storage-uri {uri!r} is not supported; "
-                    f"use one of {', '.join(CLAIM_CHECK_SCHEMES)}"
-                )
-            self._claim_check_prefix = uri.rstrip("/") + "/"
-        self._renderers: dict[tuple[int, int, str], RowRenderer] = {}
-        self._last: RowRenderer | None = None
+    def _set_up(self, config: EncoderConfig) -> None:
+        self._options = config.options_as(OpenOptions)  # Open Protocol carries no wall-clock time
+        self._renderers = RendererCache(self._new_renderer, "open")
+
+    def _new_renderer(self, table: TableInfo) -> RowRenderer:
+        return RowRenderer(table, self._tz, self._options)
 
     def renderer(self, table: TableInfo) -> RowRenderer:
-        """The renderer of ``table``'s version, by identity first: a version's rows share one
-        TableInfo object; a RENAME (same version, new names) gets its own."""
-        last = self._last
-        if last is not None and last.table is table:
-            return last
-        key = (table.table_id, table.version, table.qualified_name)
-        renderer = self._renderers.get(key)
-        if renderer is None or (renderer.table is not table and renderer.table != table):
-            log.debug("open: renderer of %s version %d", table.qualified_name, table.version)
-            renderer = self._renderers[key] = RowRenderer(table, self._tz, self._options)
-        self._last = renderer
-        return renderer
+        """The renderer of ``table``'s version (``RendererCache``)."""
+        return self._renderers.get(table)
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """The batched messages of a run of rows (one partition's share of a transaction),
@@ -160,47 +119,19 @@ class OpenEncoder:
         value: bytes,
         claim_checks: list[tuple[str, bytes]],
     ) -> tuple[bytes, bytes]:
-        option = self._config.large_message_handle_option
+        large = self._large
         length = len(key) + len(value) + batch.SINGLE_EVENT_OVERHEAD
-        if option == "none":
-            raise MessageTooLargeError(
-                f"{row.describe()}: message of {length} bytes exceeds max-message-bytes "
-                f"{self._max_bytes} (large-message-handle-option=none)"
-            )
+        large.refuse_if_none(row, length)
         location = ""
-        if option == "claim-check":
-            location = f"{self._claim_check_prefix}{self._uuid_factory()}.json"
-            claim_checks.append((location, self._claim_check_payload(key, value)))
+        if large.claim_check:
+            location = large.location()
+            framed_key, framed_value = batch.single(key, value)
+            claim_checks.append((location, large.payload(framed_value, framed_key)))
         reduced_key = renderer.key(row, handle_key_only=True, claim_check=location)
         reduced = self._compress(renderer.render(row, handle_key_only=True))
         reduced_length = len(reduced_key) + len(reduced) + batch.SINGLE_EVENT_OVERHEAD
-        if reduced_length > self._max_bytes:
-            raise MessageTooLargeError(
-                f"{row.describe()}: even the {option} message of {reduced_length} bytes "
-                f"exceeds max-message-bytes {self._max_bytes}"
-            )
-        log.warning(
-            "%s: %d-byte event exceeds max-message-bytes %d, sent as %s (%d bytes)",
-            row.describe(),
-            length,
-            self._max_bytes,
-            option,
-            reduced_length,
-        )
+        large.sent_reduced(row, length, reduced_length, "event")
         return reduced_key, reduced
-
-    def _claim_check_payload(self, key: bytes, value: bytes) -> bytes:
-        """The stored file: the framed event as ticdc's ClaimCheckMessage JSON (``key`` and
-        ``value`` base64), or the framed value alone with ``claim-check-raw-value``."""
-        framed_key, framed_value = batch.single(key, value)
-        if self._config.claim_check_raw_value:
-            return framed_value
-        return orjson.dumps(
-            {
-                "key": base64.b64encode(framed_key).decode("ascii"),
-                "value": base64.b64encode(framed_value).decode("ascii"),
-            }
-        )
 
     def encode_ddl(self, event: DDLEvent) -> Message | None:
         """A DDL event alone in its message; bootstraps are not Open Protocol's."""

@@ -15,8 +15,9 @@ from tisink.codec.debezium.jsonwriter import quote
 from tisink.codec.errors import CodecError
 from tisink.codec.open.codegen import Shape, ValueWriter, compile_value_writer
 from tisink.codec.open.columns import column_specs
-from tisink.codec.open.protocol import OpenOptions
-from tisink.codec.open.values import VALUE_ERRORS, converter_for
+from tisink.codec.open.options import OpenOptions
+from tisink.codec.open.values import converter_for
+from tisink.codec.values.checks import VALUE_ERRORS, failing_column
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
 
@@ -109,20 +110,9 @@ class RowRenderer:
 
     def _failure(self, row: RowChangedEvent) -> CodecError | None:
         """The first column that fails on its own, as an error naming it."""
+        columns = [
+            (spec.column, convert)
+            for spec, convert in zip(self._specs, self._converters, strict=True)
+        ]
         where = f"table {self.table.qualified_name}"
-        for image in (row.after, row.before):
-            if image is None:
-                continue
-            for spec, convert in zip(self._specs, self._converters, strict=True):
-                if spec.name not in image:
-                    return CodecError(f"{where}: column {spec.name!r}: missing from the row image")
-                value = image[spec.name]
-                try:
-                    if value is not None:
-                        convert(value)
-                except RENDER_ERRORS as err:
-                    return CodecError(
-                        f"{where}: column {spec.name!r}: cannot render {spec.column.mysql_type} "
-                        f"value {value!r}: {err}"
-                    )
-        return None
+        return failing_column(where, (row.after, row.before), columns, RENDER_ERRORS)

@@ -9,7 +9,8 @@ orjson writes for it; the JSON writer is json-iterator's (``codec.debezium.jsonw
 * CHAR / VARCHAR: the text; BINARY / VARBINARY: Go's ``strconv.Quote`` of the bytes without
   its quotes; TEXT and BLOB types (TiDB's blob types): the base64 of the bytes.
 
-A bad value raises one of ``VALUE_ERRORS``; the row renderer names the table and column.
+A bad value raises one of ``codec.values.checks.VALUE_ERRORS``; the row renderer names the table
+and column.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from typing import Any
 
 from tisink.codec.debezium.jsonwriter import double, single
 from tisink.codec.errors import CodecError
+from tisink.codec.gojson import LONE_SURROGATE
 from tisink.codec.values import (
     binary_bytes,
     enum_index,
+    enum_indexes,
     json_text,
-    set_bitmask,
+    set_mask,
     timestamp_texts,
     vector_text,
 )
@@ -36,7 +39,6 @@ from tisink.model.table import ColumnInfo
 
 Converter = Callable[[Any], Any]
 
-VALUE_ERRORS = (KeyError, TypeError, ValueError, OverflowError, AttributeError, CodecError)
 """What a bad row value raises inside a converter."""
 
 TEXT_TYPES = frozenset({"tinytext", "text", "mediumtext", "longtext"})
@@ -108,16 +110,13 @@ def _bit(v: Any) -> int:
     raise ValueError(f"want an unsigned integer, got {v!r}")
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _utf8(v: Any) -> bytes:
     """A TEXT value's bytes; a lone surrogate, which no Go string holds, becomes U+FFFD."""
     text = as_text(v)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+        return LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 def _base64(raw: bytes) -> str:
@@ -132,24 +131,9 @@ def _bytes_converter(column: ColumnInfo) -> Converter:
 
 def _members(column: ColumnInfo) -> Converter:
     if column.family is TypeFamily.ENUM:
-        indexes = {"": 0} | {name: enum_index(column, name) for name in column.elements}
+        indexes = enum_indexes(column)
         return lambda v: indexes[v] if v in indexes else enum_index(column, v)
-    bits: dict[str, int] = {}
-    for position, name in enumerate(column.elements):
-        bits.setdefault(name, 1 << position)  # the first of equal members, as set_bitmask
-
-    def bitmask(v: Any) -> int:
-        if type(v) is list:
-            mask = 0
-            try:
-                for name in v:
-                    mask |= bits[name]
-                return mask
-            except (KeyError, TypeError):
-                pass
-        return set_bitmask(column, v)  # comma strings, and the error naming the member
-
-    return bitmask
+    return set_mask(column)
 
 
 def converter_for(column: ColumnInfo, tz: datetime.tzinfo) -> Converter:

@@ -9,31 +9,22 @@ payload travels on ``Message.claim_check`` for the sink to store.
 
 from __future__ import annotations
 
-import base64
 import logging
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import repeat
 
-import orjson
-
-from tisink.codec.compression import compressor
 from tisink.codec.config import EncoderConfig
+from tisink.codec.encoder_base import EncoderBase
 from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message, MessageType
 from tisink.codec.simple.json_marshaller import JSONMarshaller
 from tisink.codec.simple.marshaller import Marshaller
-from tisink.core.clock import Clock, WallClock
-from tisink.core.errors import ConfigError
 from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
-
-CLAIM_CHECK_SCHEMES = ("file://",)
-"""Claim-check storages this codec can name; the sink writes the files."""
 
 _DML = MessageType.DML
 
@@ -52,38 +43,17 @@ def _without_checksum(row: RowChangedEvent) -> RowChangedEvent:
     return row.replace(checksum=None)
 
 
-class SimpleEncoder:
+class SimpleEncoder(EncoderBase):
     """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=simple``."""
 
     message_per_row = True
 
-    def __init__(
-        self,
-        config: EncoderConfig,
-        clock: Clock | None = None,
-        *,
-        uuid_factory: Callable[[], object] = uuid.uuid4,
-    ) -> None:
-        self._config = config
-        self._clock = clock or WallClock()
+    def _set_up(self, config: EncoderConfig) -> None:
         self._marshaller = marshaller_for(config)
-        self._compress = compressor(config.large_message_handle_compression)
-        self._limit = config.max_message_bytes - RECORD_OVERHEAD
         # The per-row path reads these once here, not through config and marshaller each row.
         self._keep_checksum = config.enable_row_checksum
         self._now_ms = self._clock.now_ms
         self._marshal_row = self._marshaller.marshal_row
-        self._compress_rows = config.large_message_handle_compression != "none"
-        self._uuid_factory = uuid_factory
-        self._claim_check_prefix = ""
-        if config.large_message_handle_option == "claim-check":
-            uri = config.claim_check_storage_uri
-            if not uri.startswith(CLAIM_CHECK_SCHEMES):
-                raise ConfigError(
-                    f"claim-check-storage-uri {uri!r} is not supported; "
-                    f"use one of {', '.join(CLAIM_CHECK_SCHEMES)}"
-                )
-            self._claim_check_prefix = uri.rstrip("/") + "/"
 
     @property
     def marshaller(self) -> Marshaller:
@@ -94,7 +64,7 @@ class SimpleEncoder:
             row = _without_checksum(row)
         build_ts = self._now_ms()
         value = self._marshal_row(row, build_ts)
-        if self._compress_rows:
+        if self._compressing:
             value = self._compress(value)
         if len(value) <= self._limit:
             return Message(value, b"", _DML, 1, row.table.qualified_name)
@@ -107,7 +77,7 @@ class SimpleEncoder:
         if not self._keep_checksum:
             rows = [row if row.checksum is None else _without_checksum(row) for row in rows]
         values = self._marshaller.marshal_rows(rows, build_ts)
-        if self._compress_rows:
+        if self._compressing:
             values = [self._compress(value) for value in values]
         limit = self._limit
         size = sum(map(len, values))
@@ -124,44 +94,22 @@ class SimpleEncoder:
         return encoded
 
     def _large_row(self, row: RowChangedEvent, build_ts: int, value: bytes) -> Message:
-        option = self._config.large_message_handle_option
-        if option == "none":
-            raise MessageTooLargeError(
-                f"{row.describe()}: message of {len(value)} bytes exceeds max-message-bytes "
-                f"{self._config.max_message_bytes} (large-message-handle-option=none)"
-            )
+        large = self._large
+        large.refuse_if_none(row, len(value) + RECORD_OVERHEAD)
         claim_check: tuple[str, bytes] | None = None
         location: str | None = None
-        if option == "claim-check":
-            location = f"{self._claim_check_prefix}{self._uuid_factory()}.json"
-            claim_check = (location, self._claim_check_payload(value))
+        if large.claim_check:
+            location = large.location()
+            claim_check = (location, large.payload(value))
         reduced = self._compress(
             self._marshaller.marshal_row(
                 row, build_ts, handle_key_only=True, claim_check_location=location
             )
         )
-        if len(reduced) > self._limit:
-            raise MessageTooLargeError(
-                f"{row.describe()}: even the {option} message of {len(reduced)} bytes exceeds "
-                f"max-message-bytes {self._config.max_message_bytes}"
-            )
-        log.warning(
-            "%s: %d-byte message exceeds max-message-bytes %d, sent as %s (%d bytes)",
-            row.describe(),
-            len(value),
-            self._config.max_message_bytes,
-            option,
-            len(reduced),
-        )
+        large.sent_reduced(row, len(value) + RECORD_OVERHEAD, len(reduced) + RECORD_OVERHEAD)
         return Message(
             reduced, b"", MessageType.DML, 1, row.table.qualified_name, claim_check=claim_check
         )
-
-    def _claim_check_payload(self, value: bytes) -> bytes:
-        """The stored file: the compressed full value raw, or TiCDC's ClaimCheckMessage JSON."""
-        if self._config.claim_check_raw_value:
-            return value
-        return orjson.dumps({"key": None, "value": base64.b64encode(value).decode("ascii")})
 
     def encode_ddl(self, ddl: DDLEvent) -> Message:
         """A DDL message (a BOOTSTRAP for ``DDLEvent.bootstrap``), with a null key."""

@@ -16,11 +16,11 @@ from typing import Any
 from tisink.codec.errors import CodecError
 from tisink.codec.values import (
     binary_bytes,
-    enum_index,
+    enum_indexes,
     float32_text,
     float64_text,
     json_text,
-    set_bitmask,
+    set_mask,
     timestamp_text,
     vector_text,
 )
@@ -68,28 +68,12 @@ def _unsigned_text(v: Any) -> str:
 
 def _enum_texts(column: ColumnInfo) -> Converter:
     """A C-level lookup from member name to its index text ("" is MySQL's error member, 0)."""
-    texts = {"": "0"}
-    texts.update((name, str(enum_index(column, name))) for name in column.elements)
-    return texts.__getitem__
+    return {name: str(index) for name, index in enum_indexes(column).items()}.__getitem__
 
 
 def _set_texts(column: ColumnInfo) -> Converter:
-    """Bitmask text of a list of member names, with the member bits looked up once."""
-    members = list(enumerate(column.elements))
-    bits = {name: 1 << position for position, name in reversed(members)}  # first one wins
-
-    def convert(v: Any) -> str:
-        if type(v) is list:
-            mask = 0
-            try:
-                for name in v:
-                    mask |= bits[name]
-                return str(mask)
-            except (KeyError, TypeError):
-                pass
-        return str(set_bitmask(column, v))  # comma strings, and the error naming the member
-
-    return convert
+    mask = set_mask(column)
+    return lambda v: str(mask(v))
 
 
 def converter_for(column: ColumnInfo, tz: datetime.tzinfo, zone_name: str) -> Converter:

@@ -16,6 +16,7 @@ import orjson
 
 from tisink.codec.errors import CodecError
 from tisink.codec.gojson import go_dumps
+from tisink.codec.renderer_cache import RendererCache
 from tisink.codec.simple.json_rows import RENDER_ERRORS, JSONRowRenderer
 from tisink.codec.simple.json_schema import table_schema
 from tisink.codec.values import zone_for
@@ -38,40 +39,32 @@ def _checksum(checksum: RowChecksum) -> bytes:
     )
 
 
+def _schema_fragment(table: TableInfo) -> orjson.Fragment:
+    return orjson.Fragment(go_dumps(table_schema(table)))
+
+
 class JSONMarshaller:
     """Implements ``codec.simple.marshaller.Marshaller`` for JSON.
 
-    Row renderers and serialised ``tableSchema`` objects are cached per (table id, schema
-    version) and checked against the TableInfo, so a new version of a table is picked up on its
-    first event and the per-row path never rebuilds anything.
+    Row renderers and serialised ``tableSchema`` objects are built once per table version
+    (``RendererCache``), so the per-row path never rebuilds anything.
     """
 
     def __init__(self, time_zone: str | None = None) -> None:
         self._zone_name, self._tz = zone_for(time_zone)
-        self._renderers: dict[tuple[int, int], JSONRowRenderer] = {}
-        self._last: JSONRowRenderer | None = None
-        self._schemas: dict[tuple[int, int], tuple[TableInfo, orjson.Fragment]] = {}
+        self._renderers = RendererCache(self._new_renderer, "simple")
+        self._schemas = RendererCache(_schema_fragment, "simple schema")
 
     @property
     def zone_name(self) -> str:
         """The ``location`` written in timestamp values."""
         return self._zone_name
 
+    def _new_renderer(self, table: TableInfo) -> JSONRowRenderer:
+        return JSONRowRenderer(table, self._tz, self._zone_name)
+
     def renderer(self, table: TableInfo) -> JSONRowRenderer:
-        last = self._last
-        if last is not None and last.table is table:
-            return last
-        key = (table.table_id, table.version)
-        renderer = self._renderers.get(key)
-        if renderer is None or (renderer.table is not table and renderer.table != table):
-            renderer = JSONRowRenderer(table, self._tz, self._zone_name)
-            self._renderers[key] = renderer
-        else:
-            # an equal TableInfo object of another origin (another feed, a decoded schema):
-            # from now on the identity checks of the row paths find it
-            renderer.table = table
-        self._last = renderer
-        return renderer
+        return self._renderers.get(table)
 
     def marshal_row(
         self,
@@ -81,10 +74,7 @@ class JSONMarshaller:
         handle_key_only: bool = False,
         claim_check_location: str | None = None,
     ) -> bytes:
-        table = row.table
-        renderer = self._last
-        if renderer is None or renderer.table is not table:
-            renderer = self.renderer(table)
+        renderer = self._renderers.get(row.table)
         if not (handle_key_only or claim_check_location or row.checksum is not None):
             dml = renderer.dml
             if dml is not None and row.physical_table_id:
@@ -105,7 +95,7 @@ class JSONMarshaller:
         for row in rows:
             if row.table is not table:
                 table = row.table
-                renderer = self.renderer(table)
+                renderer = self._renderers.get(table)
                 dml, table_id = renderer.dml, 0
             if dml is not None and row.checksum is None and row.physical_table_id:
                 if row.physical_table_id != table_id or row.commit_ts != commit_ts:
@@ -178,12 +168,7 @@ class JSONMarshaller:
         return go_dumps({"version": 1, "type": "WATERMARK", "commitTs": ts, "buildTs": build_ts})
 
     def _schema(self, table: TableInfo) -> orjson.Fragment:
-        key = (table.table_id, table.version)
-        cached = self._schemas.get(key)
-        if cached is None or (cached[0] is not table and cached[0] != table):
-            cached = (table, orjson.Fragment(go_dumps(table_schema(table))))
-            self._schemas[key] = cached
-        return cached[1]
+        return self._schemas.get(table)
 
     @staticmethod
     def _dumps(message: dict[str, Any], describe: Any) -> bytes:

@@ -20,18 +20,15 @@ import orjson
 
 from tisink.codec.errors import CodecError
 from tisink.codec.gojson import go_dumps, html_escape
+from tisink.codec.json_fast import HELPERS, number_text
 from tisink.codec.simple.json_converters import (
     INT_FAMILIES,
     TEXT_FAMILIES,
     Converter,
     converter_for,
 )
-from tisink.codec.values import (
-    CANONICAL_PADDED_TAILS,
-    float32_text,
-    float64_text,
-    timestamp_texts,
-)
+from tisink.codec.values import CANONICAL_PADDED_TAILS, timestamp_texts
+from tisink.core.codegen import run_generated
 from tisink.model.events import Image, RowChangedEvent
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
@@ -62,23 +59,9 @@ def _value_expr(i: int, column: ColumnInfo, utc: bool) -> str:
         return f"_str({v}) if _type({v}) is int else {slow}"
     if family in TEXT_FAMILIES:
         return f"{v} if _type({v}) is str else {slow}"
-    if family is TypeFamily.DECIMAL:
-        # ASCII digits with at most one inner dot pass as given; signs and the rest meet the
-        # converter's regex. ``strip`` leaves "." or "" exactly for those shapes.
-        s = f"s{i}"
-        digits = f"({s} := {v}.strip('0123456789')) == '.' and {v}[0] != '.' and {v}[-1] != '.'"
-        return f"{v} if _type({v}) is str and ({digits} or not {s} and {v}) else {slow}"
-    if family is TypeFamily.DOUBLE:
-        # float64_text inline: orjson writes the same shortest digits as repr, and already in
-        # Go's 'f' form apart from a trailing ".0", unless it needs an exponent (101 is "e") or
-        # the value is not finite ("null", 110 is "n"); those take float64_text.
-        t = f"t{i}"
-        special = f"float64_text({v}) if 101 in ({t} := _dumps({v})) or 110 in {t}"
-        return (
-            f"({special} else {t}.decode().removesuffix('.0')) if _type({v}) is float else {slow}"
-        )
-    if family is TypeFamily.FLOAT:
-        return f"float32_text({v}) if _type({v}) is float else {slow}"
+    number = number_text(i, family, slow)
+    if number is not None:
+        return number
     if family is TypeFamily.BINARY:
         # TiCDC writes the base64 of the bytes: a canonical base64 value is its own text, so
         # it passes as given once strict decoding accepts it (a bad one raises, and the
@@ -127,8 +110,7 @@ def _namespace(
         "_len": len,
         "_a2b": binascii.a2b_base64,
         "_padded": CANONICAL_PADDED_TAILS,
-        "float32_text": float32_text,
-        "float64_text": float64_text,
+        **HELPERS,
     }
     texts = timestamp_texts(tz)
     for i, (column, convert) in enumerate(columns):
@@ -141,8 +123,7 @@ def _namespace(
 def _define(signature: str, body: list[str], namespace: dict[str, Any]) -> Callable[..., Any]:
     defaults = ", ".join(f"{name}={name}" for name in namespace)
     source = "\n".join([f"def generated({signature}, {defaults}):", *body])
-    exec(compile(source, "<simple-json-row-renderer>", "exec"), namespace)
-    return namespace["generated"]
+    return run_generated(source, "simple-json row renderer", namespace)["generated"]
 
 
 def _compile_render(

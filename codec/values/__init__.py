@@ -13,7 +13,10 @@ from tisink.codec.values.members import (
     binary_bytes,
     bit_default_number,
     enum_index,
+    enum_indexes,
     set_bitmask,
+    set_mask,
+    set_names,
 )
 from tisink.codec.values.zones import timestamp_text, timestamp_texts, zone_for
 
@@ -22,10 +25,13 @@ __all__ = [
     "binary_bytes",
     "bit_default_number",
     "enum_index",
+    "enum_indexes",
     "float32_text",
     "float64_text",
     "json_text",
     "set_bitmask",
+    "set_mask",
+    "set_names",
     "timestamp_text",
     "timestamp_texts",
     "to_float32",

@@ -5,10 +5,26 @@ reason; the renderer names the table and column."""
 from __future__ import annotations
 
 import re
+import struct
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from tisink.codec.errors import CodecError
 from tisink.codec.values.floats import vector_text
 from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ColumnInfo
+
+VALUE_ERRORS = (
+    KeyError,
+    TypeError,
+    ValueError,
+    OverflowError,
+    AttributeError,
+    struct.error,
+    CodecError,
+)
+"""What a bad row image raises inside a converter or a generated writer; the row renderer then
+names the table and column."""
 
 TEXT_FAMILIES = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
 """The families whose feed value is their text as TiDB prints it."""
@@ -61,3 +77,30 @@ def vector_list_text(v: Any) -> str:
     if type(v) is not list:
         raise TypeError(f"want a list of numbers, got {type(v).__name__}")
     return vector_text(v)
+
+
+def failing_column(
+    where: str,
+    images: Iterable[Mapping[str, Any] | None],
+    columns: Sequence[tuple[ColumnInfo, Callable[[Any], object]]],
+    errors: tuple[type[Exception], ...] = VALUE_ERRORS,
+) -> CodecError | None:
+    """The first column of ``images`` that fails on its own, as an error naming it; None when
+    every value converts. A row renderer calls it when the whole row failed, which names no
+    column by itself."""
+    for image in images:
+        if image is None:
+            continue
+        for column, convert in columns:
+            if column.name not in image:
+                return CodecError(f"{where}: column {column.name!r}: missing from the row image")
+            value = image[column.name]
+            try:
+                if value is not None:
+                    convert(value)
+            except errors as err:
+                return CodecError(
+                    f"{where}: column {column.name!r}: cannot render {column.mysql_type} "
+                    f"value {value!r}: {err}"
+                )
+    return None

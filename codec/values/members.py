@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import binascii
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -45,6 +46,59 @@ def set_bitmask(column: ColumnInfo, value: list[str] | str) -> int:
             )
         mask |= 1 << position
     return mask
+
+
+def enum_indexes(column: ColumnInfo) -> dict[str, int]:
+    """Every member's ``enum_index`` (and "" -> 0), for converters that look a name up once."""
+    return {"": 0} | {
+        name: position + 1 for name, position in _member_positions(column.elements).items()
+    }
+
+
+def set_mask(column: ColumnInfo) -> Callable[[Any], int]:
+    """``set_bitmask`` of a column's values with the member bits looked up once (the first of
+    equal members wins, as TiDB's ``ParseSetValue``); a comma-joined string and a stranger (the
+    error names it) take ``set_bitmask`` itself."""
+    bits = {name: 1 << position for name, position in _member_positions(column.elements).items()}
+
+    def mask(v: Any) -> int:
+        if type(v) is list:
+            found = 0
+            try:
+                for name in v:
+                    found |= bits[name]
+                return found
+            except (KeyError, TypeError):
+                pass
+        elif type(v) is not str:
+            raise TypeError(f"want a list of members, got {type(v).__name__}")
+        return set_bitmask(column, v)
+
+    return mask
+
+
+_SET_TEXTS_LIMIT = 1 << 12
+"""Names texts kept per SET column; the cache starts again beyond this."""
+
+
+def set_names(column: ColumnInfo) -> Callable[[Any], str]:
+    """A SET value as MySQL prints it (TiDB's ``ParseSetValue(elems, bitmask).Name``): its
+    members in the column's order, joined by ","; each bitmask's text is made once."""
+    mask = set_mask(column)
+    members = tuple(enumerate(column.elements))
+    texts: dict[int, str] = {}
+
+    def names(v: Any) -> str:
+        bitmask = mask(v)
+        text = texts.get(bitmask)
+        if text is None:
+            text = ",".join(name for position, name in members if bitmask >> position & 1)
+            if len(texts) >= _SET_TEXTS_LIMIT:
+                texts.clear()
+            texts[bitmask] = text
+        return text
+
+    return names
 
 
 def binary_bytes(column: ColumnInfo, value: str) -> bytes:

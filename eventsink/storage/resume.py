@@ -20,9 +20,9 @@ from pathlib import Path
 
 import orjson
 
-from tisink.codec.canal.protocol import CanalOptions
+from tisink.codec.canal.options import CanalOptions
 from tisink.codec.csv.decoder import parse_row, split_fields
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.codec.errors import MessageDecodeError
 from tisink.core.clock import TSO_LOGICAL_BITS
 from tisink.eventsink.storage.config import StorageLayout

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tisink.core.codegen import run_generated
 from tisink.feed.format import shapes
 from tisink.feed.format.values import FLOAT32_MAX
 from tisink.model.mysqltypes import DEFAULT_LENGTH, INTEGER_RANGES, TypeFamily
@@ -182,6 +183,4 @@ def define(source: str, name: str, constants: dict[str, Any], what: str) -> Any:
     Globals, not keyword-only parameters with defaults: Python reads a global through a
     per-instruction cache almost as fast as a local, while every call of a function fills in
     each defaulted keyword-only parameter with a dict lookup (some 10 ns a column)."""
-    namespace = dict(constants)
-    exec(compile(source, f"<{what}>", "exec"), namespace)
-    return namespace[name]
+    return run_generated(source, what, dict(constants))[name]

@@ -21,7 +21,7 @@ from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSet
 from tisink.core.clock import FeedClock, FixedClock
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.plan import AFTER_ALL, Key, PlayPlan
-from tisink.feed.spark.reports import ChunkReport
+from tisink.feed.spark.reports import ChunkReport, TableInterval
 from tisink.feed.spark.routing import make_factory
 from tisink.feed.watermarks import interval_end_ts, point_before
 from tisink.model.table import TableInfo
@@ -30,21 +30,6 @@ from tisink.sink.mq_sinks import new_router
 
 TICK_SUB = 1
 """A tick's sends sort right after the watermark point they follow."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableInterval:
-    """One table's messages in one watermark interval, as one chunk of stage one saw them."""
-
-    table_id: int
-    interval: int
-    count: int
-    first: Key
-    """(commitTs, seq) of the first message: where a first-row BOOTSTRAP goes."""
-    first_ref: int
-    """The plan DDL index of that message's table version."""
-    last: Key
-    last_ref: int
 
 
 class TableIntervals:

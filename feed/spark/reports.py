@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from tisink.feed.spark.bootstraps import TableInterval
+from tisink.feed.spark.plan import Key
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +23,21 @@ class InputProblem:
     reason: str
     table: str | None = None
     column: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableInterval:
+    """One table's messages in one watermark interval, as one chunk of stage one saw them."""
+
+    table_id: int
+    interval: int
+    count: int
+    first: Key
+    """(commitTs, seq) of the first message: where a first-row BOOTSTRAP goes."""
+    first_ref: int
+    """The plan DDL index of that message's table version."""
+    last: Key
+    last_ref: int
 
 
 @dataclass(frozen=True, slots=True)

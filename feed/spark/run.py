@@ -26,7 +26,6 @@ import dataclasses
 import logging
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from tisink.core.clock import WallClock
@@ -34,7 +33,7 @@ from tisink.core.errors import TisinkError
 from tisink.eventsink.capabilities import merge_ends, merge_seconds
 from tisink.eventsink.faults import merge_faults
 from tisink.eventsink.stats import SinkStats
-from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.failures import job_failure
 from tisink.feed.spark.jvm_output import take_fatal_error
@@ -42,7 +41,7 @@ from tisink.feed.spark.owner import play_partition
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.progress import OnPhase, SparkProgress
 from tisink.feed.spark.routing import make_factory
-from tisink.feed.spark.session import AUTO_ARCHIVE, spark_session
+from tisink.feed.spark.session import spark_session
 from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
 from tisink.feed.spark.stop_marker import StartupStop
 from tisink.feed.spark.task_result import SparkRun, TaskResult
@@ -58,41 +57,31 @@ log = logging.getLogger(__name__)
 
 
 def run_spark_play(
+    spec: PlaySpec,
     *,
-    feed_path: str | None,
-    workload: str | None,
-    seed: int,
-    rows: int | None,
-    sink_uri: str,
-    config_path: str | None,
-    master: str,
-    feed_clock: bool,
-    rate: float | None,
-    watermark_interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
-    archive: str = AUTO_ARCHIVE,
     started_at: float | None = None,
     stop_marker: str | None = None,
-    faults: str | None = None,
     on_phase: OnPhase | None = None,
 ) -> SparkRun:
-    """Play a feed or a workload on Spark into ``sink_uri``: rows, DDLs, what the sinks
-    delivered (messages by type, bytes), startup_s, rows_per_s, elapsed_s, checkpoint_ts and
-    engine details. ``started_at`` (``time.time()``) is when the command
+    """Play ``spec`` (a feed or a workload) on Spark into its sink URI: rows, DDLs, what the
+    sinks delivered (messages by type, bytes), startup_s, rows_per_s, elapsed_s,
+    checkpoint_ts and engine details. ``started_at`` (``time.time()``) is when the command
     started, for ``startup_s``; once the file ``stop_marker`` exists the tasks stop taking
     records and drain (Ctrl-C), and before any owner started the jobs are cancelled and the
     run is empty. ``on_phase`` gets a progress line every half second (``SparkProgress``).
     Raises SparkPlayError when the play stopped on an error."""
-    if (feed_path is None) == (workload is None):
-        raise ValueError("give exactly one of feed_path and workload")
+    feed_path = str(spec.feed) if spec.feed is not None else None
+    workload, rows = spec.scenario, spec.workload_rows
+    watermark_interval_ms, faults, rate = spec.watermark_interval_ms, spec.faults, spec.mean_rate
     started_at = started_at or time.time()
     started = time.perf_counter()
-    config_text = Path(config_path).read_text(encoding="utf-8") if config_path else None
-    factory = make_factory(sink_uri, config_text, WallClock(), faults)
+    config_text = spec.config_path.read_text(encoding="utf-8") if spec.config_path else None
+    factory = make_factory(spec.target_uri, config_text, WallClock(), faults)
     take_fatal_error()  # an earlier job's, in this process
     progress = SparkProgress(on_phase, stop_marker)
     with _spark_failures_in_one_line(), progress:
-        progress.phase(f"starting Spark ({master})")
-        spark = spark_session(master, archive=archive)
+        progress.phase(f"starting Spark ({spec.master})")
+        spark = spark_session(spec.master, archive=spec.spark_archive)
         with StartupStop(spark.sparkContext, stop_marker) as stop:
             progress.watch(spark.sparkContext, stop.group)
             try:
@@ -104,10 +93,12 @@ def run_spark_play(
                 else:
                     progress.phase(f"planning the workload {workload}")
                     slots = spark.sparkContext.defaultParallelism
-                    scenario = load_scenario(workload or "")
-                    source = WorkloadInput(scenario, seed, rows, slots, watermark_interval_ms)
+                    scenario = load_scenario(workload)
+                    source = WorkloadInput(scenario, spec.seed, rows, slots, watermark_interval_ms)
                 progress.phase("asking the sink for its topics' partitions")
-                plan = _plan(factory, source, config_text, feed_clock, watermark_interval_ms, rate)
+                plan = _plan(
+                    factory, source, config_text, spec.feed_clock, watermark_interval_ms, rate
+                )
                 plan = dataclasses.replace(plan, stop_marker=stop_marker, faults=faults)
                 log.info(
                     "playing into %d partition owners (%s), %d DDLs, %d watermark points",

@@ -14,7 +14,8 @@ from tisink.feed.workload.generator import (
     merge_partitions,
     record_line,
 )
-from tisink.feed.workload.scenario import Scenario, builtin_scenarios, load_scenario, parse_scenario
+from tisink.feed.workload.loader import builtin_scenarios, load_scenario
+from tisink.feed.workload.scenario import Scenario, parse_scenario
 from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
 
 __all__ = [

@@ -25,9 +25,10 @@ import orjson
 from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.feed.format.writer import ddl_record, row_record
 from tisink.feed.workload.errors import ScenarioError
-from tisink.feed.workload.scenario import Scenario, load_scenario
+from tisink.feed.workload.loader import load_scenario
 from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
 from tisink.feed.workload.selection import RowSelection, SkippedRow, selectable
+from tisink.feed.workload.specs import Scenario
 from tisink.feed.workload.table_state import TableState, scenario_modifies
 
 log = logging.getLogger(__name__)

@@ -10,12 +10,11 @@ column, gives the values an UPDATE or a MODIFY COLUMN draws.
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Callable, Sequence
-from types import CodeType
 from typing import Any, NamedTuple
 
+from tisink.core.codegen import run_generated
 from tisink.feed.workload.draws import ColumnCode, ValueGen
 from tisink.feed.workload.values import SHARED
 
@@ -71,17 +70,10 @@ def compile_draws(
         functions += [*lines, f"    return v{i}"]
     display = ", ".join(f"{name!r}: {local[name]}" for name in order)
     body.append(f"    return {{{display}}}")
-    exec(_compiled("\n".join(body + functions), f"<draws of {table}>"), namespace)
+    run_generated("\n".join(body + functions), f"draws of {table}", namespace)
     names = [name for name, _, _, _ in plan]
     return Draws(
         namespace["insert"],
         {name: namespace[f"value{i}"] for i, name in enumerate(names)},
         {name: namespace[f"change{i}"] for i, name in enumerate(names)},
     )
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(source: str, filename: str) -> CodeType:
-    """Compiling costs milliseconds; the same table version comes back after a RENAME or an
-    index DDL, and in every generation of the scenario a process runs."""
-    return compile(source, filename, "exec")

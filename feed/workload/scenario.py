@@ -1,17 +1,15 @@
 """Scenario files: the TOML that describes a workload (format in feed/workload/README.md).
 
-``load_scenario`` takes a built-in name (``demo``, ``bank``...) or a path, checks every
-section and key (an unknown key is an error, so a typo never silently falls back to a
-default) and returns a frozen Scenario.
+``parse_scenario`` checks every section and key (an unknown key is an error, so a typo never
+silently falls back to a default) and returns a frozen Scenario; ``loader`` finds the text (a
+built-in name, a file, or a SQL dump that ``sql_schema`` turns into one).
 """
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import replace
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +29,6 @@ __all__ = [
     "Oversized",
     "Scenario",
     "TableSpec",
-    "builtin_scenarios",
-    "load_scenario",
     "parse_scenario",
     "read_scenario_text",
     "scenario_from_doc",
@@ -53,31 +49,6 @@ _TOP_KEYS = {"name", "description", "rows", "duration_s", "rate", "start", "txn_
 _TOP_KEYS |= {"null_ratio", "keys", "zipf_s", "tables", "ddl"}
 _TOP_KEYS |= {"transactions", "ddl_storm", "resolved_every_ms", "rate_profile"}
 _DDL_KEYS = {"at", "table", "action", "column", "name", "index", "to"}
-
-
-def builtin_scenarios() -> list[str]:
-    folder = resources.files("tisink.feed.workload") / "scenarios"
-    return sorted(
-        p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
-    )
-
-
-def load_scenario(name_or_path: str | os.PathLike[str]) -> Scenario:
-    """A built-in scenario by name, the scenario file at a path, or the default workload
-    over the tables of a ``.sql`` dump (``sql_schema``)."""
-    text_name = str(name_or_path)
-    if text_name in builtin_scenarios():
-        resource = resources.files("tisink.feed.workload") / "scenarios" / f"{text_name}.toml"
-        return parse_scenario(resource.read_text(encoding="utf-8"), f"{text_name}.toml")
-    path = Path(name_or_path)
-    if not path.is_file():
-        known = ", ".join(builtin_scenarios())
-        raise ScenarioError(f"no scenario file {path} and no built-in {text_name!r} ({known})")
-    if path.suffix.lower() == ".sql":
-        from tisink.feed.workload.sql_schema import load_sql_scenario
-
-        return load_sql_scenario(path)
-    return parse_scenario(read_scenario_text(path, str(path)), str(path))
 
 
 def read_scenario_text(path: Path, source: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from tisink.feed.workload.draws import below
 from tisink.feed.workload.errors import ScenarioError
-from tisink.feed.workload.specs import Scenario
+from tisink.feed.workload.specs import Scenario, TxnSpec
 from tisink.feed.workload.steps import (
     NO_TABLE,
     PRELOAD_TXN_ROWS,
@@ -33,7 +33,6 @@ from tisink.feed.workload.steps import (
 )
 from tisink.feed.workload.storm_ddls import StormSteps
 from tisink.feed.workload.timeline import SchemaTimeline
-from tisink.feed.workload.transactions import TxnSpec
 
 __all__ = [
     "NO_TABLE",

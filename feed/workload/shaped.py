@@ -9,20 +9,19 @@
 
 from __future__ import annotations
 
+import random
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
 from tisink.feed.format.records import FeedRow
 from tisink.feed.workload.draws import below
+from tisink.feed.workload.specs import TableSpec
 from tisink.feed.workload.steps import PlannedTxn
 from tisink.model.events import RowChangedEvent
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
-
-if TYPE_CHECKING:
-    from tisink.feed.workload.table_state import TableState
 
 MAX_AMOUNT_WHOLE = 1000
 """A transfer moves at most this much (in the column's whole units)."""
@@ -30,7 +29,24 @@ _AFTER = len(b',"after":')
 _BEFORE = len(b',"before":')
 
 
-def shaped_commit(state: TableState, txn: PlannedTxn, info: TableInfo) -> list[FeedRow]:
+class ShapedTable(Protocol):
+    """What a shaped commit asks of its table (``table_state.TableState``, which calls it)."""
+
+    spec: TableSpec
+    rng: random.Random
+
+    def insert(self, rng: random.Random) -> tuple[dict[str, Any], bytes]: ...
+
+    def update(self, index: int) -> tuple[dict[str, Any], dict[str, Any]]: ...
+
+    def store(self, index: int, image: dict[str, Any]) -> bytes: ...
+
+    def pick(self) -> int: ...
+
+    def live_rows(self) -> int: ...
+
+
+def shaped_commit(state: ShapedTable, txn: PlannedTxn, info: TableInfo) -> list[FeedRow]:
     envelope = 6 + len(
         b'{"type":"row","commitTs":%d,"startTs":%d,"tableID":%d,"op":""}'
         % (txn.commit_ts, txn.start_ts, info.table_id)
@@ -56,7 +72,7 @@ def shaped_commit(state: TableState, txn: PlannedTxn, info: TableInfo) -> list[F
     return out
 
 
-def _distinct_rows(state: TableState, size: int) -> list[int]:
+def _distinct_rows(state: ShapedTable, size: int) -> list[int]:
     """``size`` different live rows (fewer if the table has fewer), by the key law; a row
     already picked gives way to the next one along."""
     count = state.live_rows()
@@ -89,12 +105,12 @@ def _largest(col: ColumnInfo) -> int:
     return unsigned_max if col.unsigned else high
 
 
-def _amount(state: TableState, col: ColumnInfo, giver: int, taker: int) -> int:
+def _amount(state: ShapedTable, col: ColumnInfo, giver: int, taker: int) -> int:
     cap = min(giver, _largest(col) - taker, MAX_AMOUNT_WHOLE * 10**col.decimal)
     return below(state.rng, cap + 1) if cap > 0 else 0
 
 
-def _insert(state: TableState, txn: PlannedTxn, info: TableInfo, envelope: int) -> FeedRow:
+def _insert(state: ShapedTable, txn: PlannedTxn, info: TableInfo, envelope: int) -> FeedRow:
     after, stored = state.insert(state.rng)
     row = RowChangedEvent(txn.start_ts, txn.commit_ts, info, None, after)
     row.approximate_size = envelope + _AFTER + len(stored)
@@ -102,7 +118,7 @@ def _insert(state: TableState, txn: PlannedTxn, info: TableInfo, envelope: int) 
 
 
 def _update(
-    state: TableState,
+    state: ShapedTable,
     txn: PlannedTxn,
     info: TableInfo,
     envelope: int,

@@ -1,5 +1,6 @@
 """The frozen description of a scenario that the parser (``scenario``) builds: tables,
-columns, DDLs, and the scenario itself, which the schedule and the tables generate from."""
+columns, DDLs, multi-table transactions (``transactions`` parses them), DDL storms (``storm``)
+and the scenario itself, which the schedule and the tables generate from."""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ _YEAR_10000_MS = 253_402_300_800_000
 
 if TYPE_CHECKING:
     from tisink.feed.rate_profile import RateProfile
-    from tisink.feed.workload.storm import StormSpec
-    from tisink.feed.workload.transactions import TxnSpec
 
 
 @dataclass(frozen=True)
@@ -76,6 +75,38 @@ class DDLSpec:
     name: str = ""
     index: IndexInfo | None = None
     to: str = ""
+
+
+@dataclass(frozen=True)
+class TxnPart:
+    """One table of a multi-table transaction: picked among ``tables`` by ``cumulative``
+    weights (one table unless a template was named), writing ``rows`` = [low, high] rows."""
+
+    tables: tuple[int, ...]
+    cumulative: tuple[float, ...]
+    rows: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TxnSpec:
+    name: str
+    weight: float
+    parts: tuple[TxnPart, ...]
+
+
+@dataclass(frozen=True)
+class StormSpec:
+    """``per_minute`` DDLs per minute of commit time, kinds by ``cumulative`` weight, on
+    the ``tables`` (indexes in Scenario.tables)."""
+
+    per_minute: float
+    kinds: tuple[str, ...]
+    cumulative: tuple[float, ...]
+    tables: tuple[int, ...]
+
+    @property
+    def interval_ms(self) -> float:
+        return 60_000.0 / self.per_minute
 
 
 @dataclass(frozen=True)

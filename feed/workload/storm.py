@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
-if TYPE_CHECKING:
-    from tisink.feed.workload.specs import Scenario
+from tisink.feed.workload.specs import Scenario, StormSpec
 
 Fail = Callable[..., NoReturn]
 STORM_KINDS = (
@@ -29,21 +27,6 @@ STORM_KINDS = (
     "drop_database",
 )
 _STORM_KEYS = {"per_minute", "kinds", "tables"}
-
-
-@dataclass(frozen=True)
-class StormSpec:
-    """``per_minute`` DDLs per minute of commit time, kinds by ``cumulative`` weight, on
-    the ``tables`` (indexes in Scenario.tables)."""
-
-    per_minute: float
-    kinds: tuple[str, ...]
-    cumulative: tuple[float, ...]
-    tables: tuple[int, ...]
-
-    @property
-    def interval_ms(self) -> float:
-        return 60_000.0 / self.per_minute
 
 
 def parse_storm(obj: Any, scenario: Scenario, fail: Fail) -> StormSpec:

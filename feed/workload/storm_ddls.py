@@ -13,9 +13,8 @@ import random
 from collections.abc import Iterator
 
 from tisink.feed.workload.draws import below
-from tisink.feed.workload.specs import ColumnSpec, DDLSpec, Scenario
+from tisink.feed.workload.specs import ColumnSpec, DDLSpec, Scenario, StormSpec
 from tisink.feed.workload.steps import NO_TABLE, PlannedDDL, TsoClock, derive_seed
-from tisink.feed.workload.storm import StormSpec
 from tisink.feed.workload.timeline import SchemaTimeline
 from tisink.feed.workload.types import parse_column_type
 from tisink.model.events import DDLEvent, DDLType

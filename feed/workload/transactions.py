@@ -10,31 +10,12 @@ transaction's commitTs and startTs, which is what a consumer regroups by.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
-if TYPE_CHECKING:
-    from tisink.feed.workload.specs import Scenario
+from tisink.feed.workload.specs import Scenario, TxnPart, TxnSpec
 
 Fail = Callable[..., NoReturn]
 _TXN_KEYS = {"name", "weight", "tables", "rows"}
-
-
-@dataclass(frozen=True)
-class TxnPart:
-    """One table of a multi-table transaction: picked among ``tables`` by ``cumulative``
-    weights (one table unless a template was named), writing ``rows`` = [low, high] rows."""
-
-    tables: tuple[int, ...]
-    cumulative: tuple[float, ...]
-    rows: tuple[int, int]
-
-
-@dataclass(frozen=True)
-class TxnSpec:
-    name: str
-    weight: float
-    parts: tuple[TxnPart, ...]
 
 
 def parse_transaction(obj: Any, scenario: Scenario, fail: Fail) -> TxnSpec:

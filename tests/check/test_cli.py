@@ -1,4 +1,4 @@
-"""``tisink check`` through Typer's runner: exit codes, the text report, ``--report-json``, and
+"""``tisink check`` through Typer's runner: exit codes, the text report, ``--summary-json``, and
 messages that never show a password."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_different_exits_1_and_writes_the_report(tmp_path, databases):
     expected, actual = databases
     execute(actual, 'UPDATE "shop.orders" SET amount = ? WHERE id = 42', "1.25")
     out = tmp_path / "out" / "report.json"
-    result = check("--expected", expected, "--actual", actual, "--report-json", str(out))
+    result = check("--expected", expected, "--actual", actual, "--summary-json", str(out))
     assert result.exit_code == 1, result.output
     line = "shop.orders key (id=42): column amount: expected '1.50', actual '1.25'"
     assert line in result.output

@@ -10,7 +10,7 @@ from tisink.check.schemas import feed_types, meta_types
 from tisink.check.urls import DatabaseURL
 from tisink.feed.workload import generate_feed
 from tisink.model.mysqltypes import TypeFamily
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 SIGNED = (
     TypeFamily.INT,
@@ -26,7 +26,7 @@ def test_feed_types_match_the_appliers_meta_table(tmp_path, workload):
     feed = tmp_path / "feed.jsonl"
     generate_feed(workload, 11, 800, feed)
     url = f"sqlite:///{tmp_path / 'applied.db'}"
-    run_play(PlayOptions(feed=feed, sink_uri=url, engine="inline", verify_after=False))
+    run_play(PlaySpec(feed=feed, sink_uri=url, engine="inline", verify_after=False))
     with Database(DatabaseURL.parse(url)) as db:
         from_meta = meta_types(db)
     from_feed = feed_types(feed)

@@ -1,6 +1,6 @@
 """Issue 44 item 1: ``tisink check`` never shows a secret of a URL, whether given as
 ``user:password@`` or as a parameter (``?password=``), in its console report, its
-``--report-json``, its log or its "check failed" line; with the sink URIs' one mask."""
+``--summary-json``, its log or its "check failed" line; with the sink URIs' one mask."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_a_password_parameter_is_masked_in_the_report_and_its_json(tmp_path, sql
     urls[side] += f"?sslmode=disable&password={SECRET}"
     out = tmp_path / "report.json"
     args = ["check", "--expected", urls["--expected"], "--actual", urls["--actual"]]
-    result = CliRunner().invoke(app, [*args, "--report-json", str(out)])
+    result = CliRunner().invoke(app, [*args, "--summary-json", str(out)])
     assert result.exit_code == 1, result.output
     assert SECRET not in result.output
     assert f"password={MASK}" in result.output

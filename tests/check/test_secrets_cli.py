@@ -1,5 +1,5 @@
 """Issue 44 item 1, as a user runs it: ``tisink check --expected FEED --actual
-'sqlite:///...?password=S3cret' --report-json r.json`` never shows the password on stdout, on
+'sqlite:///...?password=S3cret' --summary-json r.json`` never shows the password on stdout, on
 stderr or in the report, nor in the "check failed" line. Runs ``tisink`` in a subprocess."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_the_command_never_prints_a_password_parameter(tmp_path: Path) -> None:
         str(feed),
         "--actual",
         actual,
-        "--report-json",
+        "--summary-json",
         str(report),
         cwd=tmp_path,
     )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tisink.codec.canal.encoder import CanalJSONEncoder
 from tisink.codec.config import EncoderConfig
+from tisink.codec.open.options import OpenOptions
 from tisink.core.errors import ConfigError
 
 FORMATS = {"debezium": "json", "tencent-dts": "protobuf", "alibaba-dts": "avro"}
@@ -29,3 +31,10 @@ def test_large_message_handling_is_refused_where_the_protocol_has_none(
 def test_protocols_with_a_fallback_take_it(protocol: str) -> None:
     config = EncoderConfig(protocol=protocol, large_message_handle_option="handle-key-only")
     assert config.large_message_handle_option == "handle-key-only"
+
+
+def test_an_encoder_reads_its_own_protocols_options_only() -> None:
+    config = EncoderConfig(protocol="open")
+    assert config.options_as(OpenOptions) is config.options
+    with pytest.raises(ConfigError, match="protocol open has OpenOptions options, not CanalOpt"):
+        CanalJSONEncoder(config)

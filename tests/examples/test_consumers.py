@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from tests.kafka_support.readback import unique_topic
 from tisink.cli import app
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "consumers"
 ROWS = 3000
@@ -25,18 +25,18 @@ def expected_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The demo workload applied by tisink's own SQL sink: the state the feed implies."""
     path = tmp_path_factory.mktemp("expected") / "expected.db"
     uri = f"sqlite:///{path}"
-    run_play(PlayOptions(workload="demo", rows=ROWS, sink_uri=uri, engine="inline"))
+    run_play(PlaySpec(workload="demo", rows=ROWS, sink_uri=uri, engine="inline"))
     return uri
 
 
 def _play(sink_uri: str, faults: str | None) -> dict:
     summary = run_play(
-        PlayOptions(
+        PlaySpec(
             workload="demo",
             rows=ROWS,
             sink_uri=sink_uri,
             engine="inline",
-            feed_clock=True,
+            clock="feed",
             watermark_interval_s=0.5,
             faults=faults,
         )

@@ -1,4 +1,5 @@
-"""A third-party MQ target, ``queue://DIR?partitions=N``, written against ``tisink.plugin`` alone.
+"""A third-party MQ target, ``queue://DIR?partitions=N``, written against ``tisink.plugin`` alone
+(its core and ``tisink.plugin.mq``).
 
 Its producer appends each (topic, partition) to ``DIR/<topic>/<partition>.log`` (one JSON line
 per record, offsets from 0). By declaring the capabilities, the plugin gets what the built-in
@@ -14,14 +15,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from tisink.plugin import (
-    ChangefeedConfig,
+from tisink.plugin import ChangefeedConfig, SinkURI
+from tisink.plugin.mq import (
     MQSinkProvider,
     MQTarget,
     OnRecord,
     OpenedProducer,
     Record,
-    SinkURI,
     StreamReadError,
 )
 

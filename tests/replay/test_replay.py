@@ -14,7 +14,7 @@ from confluent_kafka import Producer
 
 from tests.kafka_support.readback import create_topic, unique_topic
 from tisink.eventsink.kafka import KafkaConfig
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.replay.capture import capture_topic
 from tisink.replay.errors import ReplayFailed
 from tisink.replay.kafka_source import Bound, KafkaTopicSource
@@ -40,12 +40,12 @@ def _write_capture(folder: Path, topic: str, parts: dict[int, list[ReplayRecord]
 def test_a_replayed_play_verifies(kafka_bootstrap: str, tmp_path: Path, client: str) -> None:
     folder = tmp_path / "play"
     played = run_play(
-        PlayOptions(
+        PlaySpec(
             workload="demo",
             rows=3000,
             sink_uri=f"file://{folder}?protocol=simple&partition-num=3",
             engine="inline",
-            feed_clock=True,
+            clock="feed",
         )
     )
     assert played.verified is True
@@ -228,12 +228,12 @@ def test_speed_follows_commit_ts_in_a_file_sink_folder(tmp_path: Path) -> None:
     paces by the commit ts of its messages (0.2 s of commit time at an eighth of its speed)."""
     folder = tmp_path / "play"
     run_play(
-        PlayOptions(
+        PlaySpec(
             workload="demo",
             rows=400,
             sink_uri=f"file://{folder}?protocol=simple&partition-num=2",
             engine="inline",
-            feed_clock=True,
+            clock="feed",
             verify_after=False,
         )
     )

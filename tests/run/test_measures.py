@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.run.measures import Measured, apply_measures, series, steadiness
 from tisink.run.summary import RunSummary
 from tisink.tablesink import LatencyReport
@@ -80,7 +80,7 @@ def test_apply_measures_fills_the_summary() -> None:
 
 def test_an_inline_play_measures_every_row(tmp_path: Path) -> None:
     uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num=3"
-    options = PlayOptions(workload="all-types", rows=400, sink_uri=uri, engine="inline")
+    options = PlaySpec(workload="all-types", rows=400, sink_uri=uri, engine="inline")
     summary = run_play(options)
     assert summary.verified is True
     latency = summary.latency_ms
@@ -94,7 +94,7 @@ def test_an_inline_play_measures_every_row(tmp_path: Path) -> None:
 
 def test_a_paced_play_reports_the_rate_it_held(tmp_path: Path) -> None:
     uri = f"file://{tmp_path / 'out'}?protocol=simple"
-    options = PlayOptions(
+    options = PlaySpec(
         workload="all-types", rate=2000, duration_s=0.25, sink_uri=uri, engine="inline"
     )
     assert options.workload_rows == 500
@@ -116,4 +116,4 @@ def test_a_paced_play_reports_the_rate_it_held(tmp_path: Path) -> None:
 )
 def test_durations_that_mean_nothing_are_refused(changes: dict, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
-        PlayOptions(**changes)
+        PlaySpec(**changes)

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from tests.kafka_support.readback import unique_topic
 from tisink.feed.format.samples import DEMO_FEED
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.run.written_partitions import written_partitions
 from tisink.sink import SinkFactory
 
 
 def _play(uri: str, config: Path | None = None) -> int:
-    options = PlayOptions(feed=DEMO_FEED, sink_uri=uri, config_path=config, engine="inline")
+    options = PlaySpec(feed=DEMO_FEED, sink_uri=uri, config_path=config, engine="inline")
     summary = run_play(options)
     assert summary.verified is True
     return summary.partitions

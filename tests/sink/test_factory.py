@@ -12,8 +12,8 @@ import pytest
 from tisink.core.clock import FixedClock
 from tisink.eventsink.blackhole import BlackholeSink
 from tisink.eventsink.file import list_file_topics, read_file_topic
-from tisink.eventsink.log import LogSink
 from tisink.eventsink.mq.dml_sink import MQDMLSink
+from tisink.logsink import LogSink
 from tisink.model.events import DDLEvent, DDLType, ResolvedTs, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, make_table
 from tisink.model.tso import compose_ts

@@ -1,7 +1,8 @@
 """The ``tisink.sinks`` entry point path with a real installed plugin (tests/plugin_dist).
 
 The plugin is built and installed by pip into a temporary target folder; a fresh interpreter
-with that folder on its path must list the scheme and build working sinks from ``memory://``.
+with that folder on its path must list the scheme and build working sinks from ``memory://``,
+whose event sink tells its listeners of each acknowledgement.
 ``test_plugin_capabilities`` plays its MQ target ``queue://`` on Spark and verifies it.
 """
 
@@ -17,6 +18,7 @@ CHECK = """
 import asyncio, json
 from tisink.model.events import ResolvedTs, RowChangedEvent
 from tisink.model.table import ColumnInfo, make_table
+from tisink.plugin.capabilities import NotifiesAcks
 from tisink.sink import SinkFactory
 from tisink.sink.capabilities import declared_capabilities
 from tisink.sink.registry import available_schemes, load_provider
@@ -25,11 +27,14 @@ import tisink_memory_sink
 async def main():
     factory = SinkFactory("memory://?name=probe")
     event_sink = await factory.create_event_sink()
+    acked = asyncio.Event()
+    event_sink.add_ack_listener(acked.set)
     ddl_sink = await factory.create_ddl_sink()
     table = make_table("s", "t", 7, 1, [ColumnInfo("id", "int")])
     table_sink = factory.create_table_sink(7, event_sink)
     table_sink.append_row_changed_events([RowChangedEvent(1, 2, table, after={"id": 1})])
     table_sink.update_resolved_ts(ResolvedTs.normal(2))
+    await asyncio.wait_for(acked.wait(), 10)
     await ddl_sink.write_checkpoint_ts(2, [table])
     checkpoint = table_sink.get_checkpoint_ts().resolved_mark
     await table_sink.close()
@@ -39,6 +44,7 @@ async def main():
     return {
         "schemes": available_schemes(),
         "sink": type(event_sink).__name__,
+        "notifies_acks": isinstance(event_sink, NotifiesAcks),
         "rows": len(store["rows"]),
         "checkpoint": checkpoint,
         "watermarks": store["checkpoints"],
@@ -56,7 +62,7 @@ def test_installed_plugin_scheme_is_listed_and_works(tmp_path):
     result = json.loads(run_python(CHECK, env))
     assert result["schemes"]["memory"] == "tisink-memory-sink"
     assert result["schemes"]["file"] == "built-in"
-    assert result["sink"] == "MemoryEventSink"
+    assert result["sink"] == "MemoryEventSink" and result["notifies_acks"]
     assert (result["rows"], result["checkpoint"], result["watermarks"]) == (1, 2, [2])
     assert result["closed"] == ["event sink", "ddl sink"]
     assert result["declared"] == {"memory": ["ddl"], "queue": ["ddl", "spark partitions", "verify"]}

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tisink.logsink import LogProvider
 from tisink.sink.errors import UnknownSchemeError
-from tisink.sink.providers import BlackholeProvider, FileProvider, LogProvider, kafka_available
+from tisink.sink.providers import BlackholeProvider, FileProvider, kafka_available
 from tisink.sink.registry import available_schemes, load_provider
 
 

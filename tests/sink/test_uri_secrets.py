@@ -11,7 +11,7 @@ import pytest
 
 from tisink.core.errors import TisinkError
 from tisink.play.engines import redacted
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink import SinkFactory
 from tisink.sink.uri import MASK, is_secret_param, mask_uri, parse_sink_uri, scrub
 from tisink.verify.run import verify
@@ -64,7 +64,7 @@ def test_the_play_summary_and_its_log_never_hold_a_secret(
 ) -> None:
     uri = f"file://{tmp_path / 'out'}?protocol=simple&access-token={SECRET}"
     with caplog.at_level(logging.INFO):
-        summary = run_play(PlayOptions(workload="demo", rows=50, sink_uri=uri, engine="inline"))
+        summary = run_play(PlaySpec(workload="demo", rows=50, sink_uri=uri, engine="inline"))
     text = orjson.dumps(summary.to_dict()).decode()
     assert SECRET not in text and "access-token=xxxxx" in text
     assert SECRET not in caplog.text

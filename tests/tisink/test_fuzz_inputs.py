@@ -24,7 +24,7 @@ from tisink.eventsink.faults import FAULT_KINDS
 from tisink.eventsink.faults.partition_log import PartitionLog
 from tisink.eventsink.mq.producer import Mark
 from tisink.play.errors import PlayRefused
-from tisink.play.run import PlayOptions, check_play
+from tisink.play.run import PlaySpec, check_play
 from tisink.sink import ChangefeedConfig
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -78,7 +78,7 @@ _MARKS = [
 @given(fault_specs)
 def test_a_fault_spec_is_read_or_refused_in_one_line(spec: str) -> None:
     try:
-        PlayOptions(workload="demo", engine="inline", faults=spec)
+        PlaySpec(workload="demo", engine="inline", faults=spec)
     except ValueError as err:  # what the command prints as "play refused" (exit 2)
         _one_line(err)
         with pytest.raises(TisinkError) as refused:  # the changefeed's [sink] faults key
@@ -145,7 +145,7 @@ def test_a_sink_uri_is_taken_or_refused_in_one_line(
 ) -> None:
     with tempfile.TemporaryDirectory() as base:
         uri = data.draw(sink_uris(base))
-        options = PlayOptions(
+        options = PlaySpec(
             workload="demo", engine="inline", sink_uri=uri, faults=faults, append=True
         )
         try:
@@ -256,7 +256,7 @@ def test_a_scenario_is_read_or_refused_in_one_line(text: str) -> None:
         path = Path(folder) / "fuzz.toml"
         path.write_text(text, encoding="utf-8")
         try:
-            check_play(PlayOptions(workload=str(path), engine="inline"))
+            check_play(PlaySpec(workload=str(path), engine="inline"))
         except PlayRefused as err:
             _one_line(err)
 
@@ -281,7 +281,7 @@ def test_a_scenario_value_of_another_type_is_refused(
     path = tmp_path / "typed.toml"
     path.write_text("".join(f"{_toml(k)} = {_toml(v)}\n" for k, v in doc.items()))
     with pytest.raises(PlayRefused) as refused:
-        check_play(PlayOptions(workload=str(path), engine="inline"))
+        check_play(PlaySpec(workload=str(path), engine="inline"))
     _one_line(refused.value)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from tisink.feed.format.samples import DEMO_FEED
 from tisink.play import run as play
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.run.summary import RunSummary
 
 
@@ -43,5 +43,5 @@ def test_an_empty_stream_verifies_only_a_play_that_delivered_nothing(
     out = tmp_path / "out"
     monkeypatch.setattr(play, "play_inline", _engine_leaving_nothing(out, delivered))
     uri = f"file://{out}?protocol=simple&topic=cdc"
-    summary = run_play(PlayOptions(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
+    summary = run_play(PlaySpec(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
     assert summary.verified is verified

@@ -16,7 +16,7 @@ from tests.kafka_support.readback import read_partition, unique_topic
 from tisink.cli import app
 from tisink.eventsink.file import partition_file
 from tisink.play.errors import PlayRefused
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 
@@ -39,12 +39,12 @@ PROTOCOLS = [
 
 def _play(uri: str, faults: str = FAULTS, **options: Any) -> dict[str, Any]:
     summary = run_play(
-        PlayOptions(
+        PlaySpec(
             workload="demo",
             rows=ROWS,
             sink_uri=uri,
             engine="inline",
-            feed_clock=True,
+            clock="feed",
             watermark_interval_s=0.5,
             faults=faults,
             **options,
@@ -163,9 +163,9 @@ def _b64(text: str) -> bytes:
 
 def test_a_bad_spec_or_skew_on_spark_is_refused_before_anything_starts(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown fault 'restart'"):
-        PlayOptions(workload="demo", engine="inline", faults="restart:every=1s")
+        PlaySpec(workload="demo", engine="inline", faults="restart:every=1s")
     with pytest.raises(ValueError, match="skew needs --engine inline"):
-        PlayOptions(workload="demo", engine="spark", faults="skew:by=2s")
+        PlaySpec(workload="demo", engine="spark", faults="skew:by=2s")
     result = CliRunner().invoke(
         app,
         ["play", "--engine", "inline", "--sink-uri", f"file://{tmp_path}", "--faults", "bab:p=3"],
@@ -181,7 +181,7 @@ def test_verify_counts_messages_in_the_units_of_the_play(tmp_path: Path, protoco
     CHECKPOINTs are WATERMARK messages; an Open Protocol batch is one DML message)."""
     out = tmp_path / "out"
     uri = f"file://{out}?protocol={protocol}&file-layout=partitions&partition-num={PARTITIONS}"
-    summary = run_play(PlayOptions(workload="demo", rows=800, sink_uri=uri, engine="inline"))
+    summary = run_play(PlaySpec(workload="demo", rows=800, sink_uri=uri, engine="inline"))
     report = verify(uri)
     assert report.ok
     assert dict(report.kinds) == summary.messages
@@ -192,7 +192,7 @@ def test_faults_need_topics_and_partitions(tmp_path: Path, uri: str) -> None:
     """Refused before anything starts: the scheme has no partitions to fault."""
     with pytest.raises(PlayRefused, match=r"delivery faults \(--faults\) are injected into"):
         run_play(
-            PlayOptions(
+            PlaySpec(
                 workload="demo",
                 rows=10,
                 sink_uri=uri.format(tmp=tmp_path),

@@ -12,7 +12,7 @@ from tisink.codec.compression import decompress
 from tisink.codec.simple.avro.generic import decode_message
 from tisink.eventsink.file import partition_file
 from tisink.feed.format.samples import DEMO_FEED
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import VerifyError, verify
 
@@ -22,7 +22,7 @@ PARTITIONS = 3
 
 def _play(tmp_path: Path, params: str) -> tuple[str, dict[str, int]]:
     uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num={PARTITIONS}{params}"
-    summary = run_play(PlayOptions(feed=SAMPLE, sink_uri=uri, config_path=None, engine="inline"))
+    summary = run_play(PlaySpec(feed=SAMPLE, sink_uri=uri, config_path=None, engine="inline"))
     return uri, summary.messages
 
 
@@ -119,7 +119,7 @@ def test_verify_reads_topics_routed_by_dispatcher_rules(tmp_path: Path) -> None:
         '[[sink.dispatchers]]\nmatcher = ["metrics.*"]\ntopic = "m_{schema}"\n', encoding="utf-8"
     )
     uri = f"file://{tmp_path / 'out'}?protocol=simple&topic=cdc"
-    run_play(PlayOptions(feed=SAMPLE, sink_uri=uri, config_path=config, engine="inline"))
+    run_play(PlaySpec(feed=SAMPLE, sink_uri=uri, config_path=config, engine="inline"))
     alone = verify(uri)
     assert alone.topics == ["cdc"]
     assert "metrics.events" not in alone.tables
@@ -150,7 +150,7 @@ def test_all_types_workload_passes_verify(tmp_path, encoding):
     """Every MySQL type, generated, encoded and read back: the stream keeps its promises."""
     uri = f"file://{tmp_path}?protocol=simple&partition-num=3&encoding-format={encoding}"
     summary = run_play(
-        PlayOptions(workload="all-types", seed=11, rows=2000, sink_uri=uri, engine="inline")
+        PlaySpec(workload="all-types", seed=11, rows=2000, sink_uri=uri, engine="inline")
     )
     assert summary.verified is True
     report = verify(uri)

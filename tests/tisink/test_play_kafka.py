@@ -18,7 +18,7 @@ from tests.docs_examples import DOCS_DELETE_TS, DOCS_INSERT_TS, DOCS_UPDATE_TS, 
 from tests.kafka_support.readback import create_topic, read_partition, unique_topic
 from tests.verify.streams import bootstrap, insert, table_schema, watermark
 from tisink.feed.format.samples import DEMO_FEED
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.verify import verify
 
 PARTITIONS = 3
@@ -52,7 +52,7 @@ def test_docs_user_scenario_lands_where_ticdc_puts_it_and_verifies(
     topic = unique_topic("verify-user")
     uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}"
     run_play(
-        PlayOptions(
+        PlaySpec(
             feed=_user_feed(simple_golden, tmp_path / "user.jsonl"),
             sink_uri=uri,
             config_path=None,
@@ -139,9 +139,7 @@ def test_sample_feed_played_to_kafka_verifies(
         encoding="utf-8",
     )
     uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}{params}"
-    summary = run_play(
-        PlayOptions(feed=DEMO_FEED, sink_uri=uri, config_path=config, engine="inline")
-    )
+    summary = run_play(PlaySpec(feed=DEMO_FEED, sink_uri=uri, config_path=config, engine="inline"))
     report = verify(uri, timeout_s=15, config_path=config)
     assert report.ok, [str(v) for v in report.violations]
     assert report.topics == [topic, f"{topic}-metrics"]
@@ -166,7 +164,7 @@ def test_an_inline_play_verifies_against_what_the_broker_acknowledged(
     monkeypatch.setattr(tisink.play.run, "verify", spy)
     topic = unique_topic("acked-play")
     uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num=3"
-    summary = run_play(PlayOptions(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
+    summary = run_play(PlaySpec(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
     assert summary.verified is True
     acknowledged = seen["acknowledged"]
     assert isinstance(acknowledged, dict) and set(acknowledged) == {(topic, p) for p in range(3)}

@@ -8,7 +8,7 @@ import pytest
 
 from tisink.codec.registry import protocols
 from tisink.feed.format.samples import DEMO_FEED
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 CASES = [
     (name, encoding) for name, spec in protocols().items() for encoding in spec.encoding_formats
@@ -18,7 +18,7 @@ CASES = [
 @pytest.mark.parametrize(("protocol", "encoding"), CASES)
 def test_log_sink_plays_every_protocol(protocol: str, encoding: str) -> None:
     uri = f"log://?protocol={protocol}&encoding-format={encoding}"
-    summary = run_play(PlayOptions(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
+    summary = run_play(PlaySpec(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
     assert summary.error is None
     assert summary.rows > 0 and summary.ddl > 0
     assert summary.checkpoint_ts > 0

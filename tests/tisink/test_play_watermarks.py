@@ -16,7 +16,7 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.watermarks import points_of_intervals
 from tisink.feed.workload import generate_records
 from tisink.model.tso import physical_ms
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 SCENARIO = """
 name = "one-table"
@@ -43,12 +43,12 @@ def test_every_partition_gets_a_watermark_each_second_of_commit_time(
     config.write_text('[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n')
     out = tmp_path / "out"
     summary = run_play(
-        PlayOptions(
+        PlaySpec(
             workload=str(scenario),
             sink_uri=f"file://{out}?protocol=simple&partition-num=3",
             config_path=config,
             engine="inline",
-            feed_clock=feed_clock,
+            clock="feed" if feed_clock else "wall",
         )
     )
     assert summary.verified is True

@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.kafka_support.readback import unique_topic
 from tisink.eventsink.file import partition_file
 from tisink.eventsink.kafka import KafkaConfig, new_kafka_producer
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 
@@ -17,7 +17,7 @@ TOPIC = DEFAULT_FILE_TOPIC
 
 def _played(tmp_path: Path) -> str:
     uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num=3"
-    run_play(PlayOptions(workload="demo", rows=300, sink_uri=uri, engine="inline"))
+    run_play(PlaySpec(workload="demo", rows=300, sink_uri=uri, engine="inline"))
     return uri
 
 

@@ -15,6 +15,7 @@ from tisink.codec.dts.avro.mapping import BRANCH, ValueMapping, ValueType
 from tisink.codec.dts.avro.temporal import DateTimeParts
 from tisink.codec.dts.avro.wire import blob_bytes, double_bytes, long_bytes, str_bytes, text_bytes
 from tisink.codec.errors import CodecError
+from tisink.codec.values.checks import VALUE_ERRORS
 from tisink.model.events import RowChangedEvent
 
 ValueWriter = Callable[[Any], bytes]
@@ -128,7 +129,6 @@ def image_bytes(image: dict[str, Any], writers: list[ColumnWriter]) -> bytes:
     return b"".join(parts)
 
 
-_IMAGE_ERRORS = (KeyError, TypeError, ValueError, OverflowError, AttributeError, CodecError)
 """What a writer raises on a value that does not fit its column (UnicodeError is a ValueError)."""
 
 
@@ -136,7 +136,7 @@ def encode_image(row: RowChangedEvent, image: dict[str, Any], writers: list[Colu
     """``image_bytes``, with any failure turned into a CodecError naming table and column."""
     try:
         return image_bytes(image, writers)
-    except _IMAGE_ERRORS as err:
+    except VALUE_ERRORS as err:
         raise diagnose(row, image, writers, err) from err
 
 
@@ -152,7 +152,7 @@ def diagnose(
             continue
         try:
             write(value)
-        except _IMAGE_ERRORS as cause:
+        except VALUE_ERRORS as cause:
             column = row.table.column_by_name[name]
             return CodecError(
                 f"{row.describe()}: column {name!r} value {value!r} cannot be encoded as "

@@ -27,6 +27,7 @@ from tisink.codec.dts.avro.columns import (
 from tisink.codec.dts.avro.convert import integer_text, text_value
 from tisink.codec.dts.avro.mapping import ValueMapping, ValueType
 from tisink.codec.dts.avro.wire import double_bytes, long_bytes
+from tisink.core.codegen import run_generated
 from tisink.model.events import RowChangedEvent
 
 ImageWriter = Callable[[RowChangedEvent, dict[str, Any]], bytes]
@@ -110,5 +111,4 @@ def compile_image(
         else "    return HEAD + END"
     )
     lines += ["  except Exception:", "    return HEAD + encode_image(row, image, writers)"]
-    exec(compile("\n".join(lines), "<dts-avro image>", "exec"), namespace)
-    return namespace["write"]
+    return run_generated("\n".join(lines), "dts-avro image writer", namespace)["write"]

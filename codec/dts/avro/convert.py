@@ -9,23 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tisink.codec.values import enum_index, float32_text, set_bitmask
+from tisink.codec.dts.charsets import python_codec
+from tisink.codec.values import enum_index, float32_text
 from tisink.model.table import ColumnInfo
-
-CHARSET_CODECS: dict[str, str] = {
-    "utf8mb4": "utf-8",
-    "utf8": "utf-8",
-    "utf8mb3": "utf-8",
-    "ascii": "ascii",
-    "latin1": "cp1252",
-    "gbk": "gbk",
-    "gb18030": "gb18030",
-}
-"""MySQL charset -> Python codec for ``Character.value`` (MySQL's latin1 is cp1252); any other
-charset is written as UTF-8, TiDB's own storage form."""
-
-
-_SET_TEXTS_LIMIT = 1 << 12
 
 
 def integer_text(value: int) -> str:
@@ -45,7 +31,7 @@ def text_value(value: str) -> str:
 def charset_encoder(charset: str) -> Callable[[str], bytes]:
     """Text -> the column's bytes in its charset (UnicodeEncodeError when it has no such
     character)."""
-    codec = CHARSET_CODECS.get(charset.lower(), "utf-8")
+    codec = python_codec(charset)
     if codec == "utf-8":
         return str.encode
 
@@ -58,23 +44,6 @@ def charset_encoder(charset: str) -> Callable[[str], bytes]:
 def float32_value(value: float) -> float:
     """A FLOAT as MySQL shows it: the shortest text that reads back as the same float32."""
     return float(float32_text(value))
-
-
-def set_text(column: ColumnInfo) -> Callable[[list[str] | str], str]:
-    """Members in definition order, comma-joined, as MySQL prints a SET."""
-    texts: dict[int, str] = {}
-
-    def convert(value: list[str] | str) -> str:
-        mask = set_bitmask(column, value)
-        text = texts.get(mask)
-        if text is None:
-            text = ",".join(e for i, e in enumerate(column.elements) if mask >> i & 1)
-            if len(texts) >= _SET_TEXTS_LIMIT:
-                texts.clear()
-            texts[mask] = text
-        return text
-
-    return convert
 
 
 def enum_text(column: ColumnInfo) -> Callable[[str], str]:

@@ -13,8 +13,9 @@ from typing import Any
 import orjson
 
 from tisink.codec.dts import binlog
-from tisink.codec.dts.avro import alibaba_fields, tencent_fields
+from tisink.codec.dts.alibaba import fields as alibaba_fields
 from tisink.codec.dts.avro.layout import PRIMARY
+from tisink.codec.dts.tencent.avro import fields as tencent_fields
 
 DML_KINDS = frozenset({"INSERT", "UPDATE", "DELETE"})
 

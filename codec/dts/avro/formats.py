@@ -7,13 +7,13 @@ bytes (tests prove it), much slower; the tests and the benchmark use it as the r
 from __future__ import annotations
 
 from tisink.codec.config import EncoderConfig
-from tisink.codec.dts.avro.alibaba_datum import AlibabaDatums
-from tisink.codec.dts.avro.alibaba_record import AlibabaRecordWriter
+from tisink.codec.dts.alibaba.datum import AlibabaDatums
+from tisink.codec.dts.alibaba.record import AlibabaRecordWriter
 from tisink.codec.dts.avro.encoder import DTSAvroEncoder, RecordWriter
 from tisink.codec.dts.avro.generic import GenericRecordWriter
 from tisink.codec.dts.avro.schemas import FORMATS
-from tisink.codec.dts.avro.tencent_datum import TencentDatums
-from tisink.codec.dts.avro.tencent_record import TencentRecordWriter
+from tisink.codec.dts.tencent.avro.datum import TencentDatums
+from tisink.codec.dts.tencent.avro.record import TencentRecordWriter
 from tisink.core.clock import Clock
 
 

@@ -1,27 +1,19 @@
 """What both DTS Avro formats derive from one table version: columns, mappings, keys.
 
-Compiled once per ``TableInfo`` and kept by identity, as the Simple codec does: a row's table is
-the same object for every row of a schema version, so the lookup is one ``id()`` and one ``is``.
+Built once per table version: the writers keep it in a ``codec.renderer_cache.RendererCache``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 import orjson
 
 from tisink.codec.dts.avro.mapping import ValueMapping, value_mapping
 from tisink.model.table import TableInfo
 
-MAX_CACHED_TABLES = 4096
-"""Compiled table versions kept per writer; the oldest is dropped beyond this."""
-
 PRIMARY = "PRIMARY"
 """The key ``pk_uk_info`` gives the primary key, whatever TiDB calls the index."""
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,24 +46,3 @@ def table_layout(table: TableInfo) -> TableLayout:
         primary_key=primary,
         pk_uk_info=orjson.dumps(keys).decode(),
     )
-
-
-class TableCache(Generic[T]):
-    """Compiled state per table version, built on first use and kept by identity."""
-
-    __slots__ = ("_build", "_compiled")
-
-    def __init__(self, build: Callable[[TableInfo], T]) -> None:
-        self._build = build
-        self._compiled: dict[int, tuple[TableInfo, T]] = {}
-
-    def get(self, table: TableInfo) -> T:
-        found = self._compiled.get(id(table))
-        if found is not None and found[0] is table:
-            return found[1]
-        if len(self._compiled) >= MAX_CACHED_TABLES:
-            del self._compiled[next(iter(self._compiled))]
-        compiled = self._build(table)
-        # the entry keeps ``table`` alive, so its id cannot be reused while it is here
-        self._compiled[id(table)] = (table, compiled)
-        return compiled

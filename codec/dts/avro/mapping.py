@@ -20,7 +20,6 @@ from tisink.codec.dts.avro.convert import (
     enum_text,
     float32_value,
     integer_text,
-    set_text,
     text_value,
 )
 from tisink.codec.dts.avro.temporal import (
@@ -31,7 +30,7 @@ from tisink.codec.dts.avro.temporal import (
     year_parts,
 )
 from tisink.codec.dts.mysql_codes import type_code
-from tisink.codec.values import binary_bytes, json_text, vector_text
+from tisink.codec.values import binary_bytes, json_text, set_names, vector_text
 from tisink.model.mysqltypes import DEFAULT_LENGTH, TypeFamily
 from tisink.model.table import ColumnInfo
 
@@ -128,7 +127,7 @@ def value_mapping(column: ColumnInfo) -> ValueMapping:
     if family is TypeFamily.ENUM:
         return ValueMapping(ValueType.TEXT_OBJECT, code, ("ENUM",), enum_text(column))
     if family is TypeFamily.SET:
-        return ValueMapping(ValueType.TEXT_OBJECT, code, ("SET",), set_text(column))
+        return ValueMapping(ValueType.TEXT_OBJECT, code, ("SET",), set_names(column))
     if family is TypeFamily.JSON:
         return ValueMapping(ValueType.TEXT_OBJECT, code, ("JSON",), json_text)
     if family is TypeFamily.VECTOR:

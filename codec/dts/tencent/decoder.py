@@ -20,8 +20,7 @@ from __future__ import annotations
 from tisink.codec.decoded import DDL, DML, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.dts.tencent import reader
 from tisink.codec.dts.tencent.enums import HEADER_VERSION, DMLType, MessageType
-from tisink.codec.dts.tencent.framing import Framing, Headers
-from tisink.codec.dts.tencent.protocol import PARTITION_SEQUENCE_HEADER
+from tisink.codec.dts.tencent.framing import PARTITION_SEQUENCE_HEADER, Framing, Headers
 from tisink.codec.errors import MessageDecodeError
 
 _DML_NAMES = {DMLType.INSERT: "INSERT", DMLType.UPDATE: "UPDATE", DMLType.DELETE: "DELETE"}

@@ -24,6 +24,7 @@ from tisink.codec.dts.tencent.frames import TransactionFrames
 from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message
 from tisink.codec.message import MessageType as Kind
+from tisink.codec.renderer_cache import RendererCache
 from tisink.codec.values import zone_for
 from tisink.core.clock import Clock, WallClock
 from tisink.core.errors import ConfigError
@@ -66,23 +67,10 @@ class TencentProtobufEncoder:
         self._checkpoints = CheckpointCadence(options.checkpoint_interval_in_sec, self._clock)
         self._binlog = SyntheticBinlog()
         self._frames = TransactionFrames()
-        self._tables: dict[tuple[int, int, str], TableCodec] = {}
-        self._last_table: TableInfo | None = None
-        self._last_codec: TableCodec | None = None
+        self._tables = RendererCache(self._new_codec, "tencent-dts")
 
-    def table_codec(self, table: TableInfo) -> TableCodec:
-        """The codec of ``table``'s version, by identity first: a schema version's rows share
-        one TableInfo object."""
-        codec = self._last_codec
-        if table is self._last_table and codec is not None:
-            return codec
-        key = (table.table_id, table.version, table.qualified_name)
-        codec = self._tables.get(key)
-        if codec is None:
-            log.debug("tencent-dts: columns of %s version %d", table.qualified_name, table.version)
-            codec = self._tables[key] = TableCodec(table, self._tz)
-        self._last_table, self._last_codec = table, codec
-        return codec
+    def _new_codec(self, table: TableInfo) -> TableCodec:
+        return TableCodec(table, self._tz)
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         """The share's Envelopes; rows of several transactions (a new commit ts or start ts)
@@ -93,9 +81,7 @@ class TencentProtobufEncoder:
         kind = _INSERT if first.before is None else _DELETE if first.after is None else _UPDATE
         if len(rows) > 1 and not shares.one_run(rows, first, kind):
             return self._envelopes(self._transactions(rows))
-        table, codec = first.table, self._last_codec
-        if table is not self._last_table or codec is None:
-            codec = self.table_codec(table)
+        codec = self._tables.get(first.table)
         body, size = codec.run(kind, rows)
         ts = first.commit_ts
         seq = self._binlog.allocate(ts, 3)
@@ -117,7 +103,7 @@ class TencentProtobufEncoder:
         for start, end in shares.transactions(rows):
             dml = []
             for table, kind, run_start, run_end in shares.runs(rows, start, end):
-                codec = self.table_codec(table)
+                codec = self._tables.get(table)
                 body, _size = codec.run(kind, rows[run_start:run_end])
                 dml.append((codec.names_field, b"".join(body)))
             first = rows[start]

@@ -14,6 +14,9 @@ from tisink.codec.dts.tencent.enums import ENVELOPE_VERSION
 
 Headers = Sequence[tuple[str, bytes]]
 
+PARTITION_SEQUENCE_HEADER = "ps"
+"""Kafka header the demos check: per-partition message counter from 1."""
+
 
 class Framing:
     """The last ``ps`` seen and the slices of an unfinished ``Entries``."""

@@ -11,6 +11,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from tisink.codec.dts.options import OPTIONS, DTSOptions
+from tisink.codec.dts.tencent.framing import PARTITION_SEQUENCE_HEADER
 from tisink.codec.protocol import ProtocolSpec
 from tisink.core.errors import ConfigError
 
@@ -19,9 +20,6 @@ if TYPE_CHECKING:
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.protocol import Decoder
     from tisink.core.clock import Clock
-
-PARTITION_SEQUENCE_HEADER = "ps"
-"""Kafka header the demos check: per-partition message counter from 1."""
 
 
 def _protobuf_encoder(config: EncoderConfig, clock: Clock) -> RowEventEncoder:

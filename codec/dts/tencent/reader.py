@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tisink.codec.dts.charsets import python_codec
 from tisink.codec.dts.tencent.enums import SV_TYPES, DataType, DMLType, MessageType
-from tisink.codec.dts.tencent.values import python_codec
 from tisink.codec.dts.tencent.wire import LEN, VARINT, Reader, signed64
 
 EVENT_FIELD: dict[int, int] = {

@@ -27,6 +27,7 @@ from tisink.codec.dts.tencent.values import (
     utf8_bytes,
 )
 from tisink.codec.values import float64_text
+from tisink.core.codegen import run_generated
 from tisink.model.events import RowChangedEvent
 
 RowRenderer = Callable[[RowChangedEvent], bytes]
@@ -102,5 +103,4 @@ def compile_change(kind: DMLType, old: Columns, new: Columns) -> RowRenderer:
         outputs += _outputs("a", new)
     joined = f"b''.join(({', '.join(outputs)},))" if outputs else "b''"
     source = "\n".join(["def change(row):", *lines, f"    return {joined}"])
-    exec(compile(source, f"<tencent-dts {kind.name.lower()}>", "exec"), namespace)
-    return namespace["change"]
+    return run_generated(source, f"tencent-dts {kind.name.lower()} writer", namespace)["change"]

@@ -27,6 +27,7 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
+from tisink.codec.dts.charsets import python_codec
 from tisink.codec.dts.tencent.enums import DataType
 from tisink.codec.errors import CodecError
 from tisink.codec.values import (
@@ -55,21 +56,6 @@ _UNSIGNED = {
     "int": DataType.UINT32,
     "bigint": DataType.UINT64,
 }
-_PYTHON_CODECS = {
-    "utf8mb4": "utf-8",
-    "utf8": "utf-8",
-    "utf8mb3": "utf-8",
-    "ascii": "ascii",
-    "latin1": "cp1252",
-    "gbk": "gbk",
-    "gb18030": "gb18030",
-}
-"""MySQL charset -> Python codec for STRING bytes; MySQL's latin1 is Windows-1252."""
-
-
-def python_codec(charset: str) -> str:
-    """The codec of a MySQL charset name; UTF-8 for names it does not know."""
-    return _PYTHON_CODECS.get(charset.lower(), "utf-8")
 
 
 def integer_bytes(value: Any) -> bytes:

@@ -10,7 +10,6 @@ only the decoded map is comparable with its output, while ours is deterministic.
 from __future__ import annotations
 
 import datetime
-import struct
 
 from tisink.codec.errors import CodecError
 from tisink.codec.simple.avro.columns import ColumnWriter, column_writer
@@ -24,6 +23,7 @@ from tisink.codec.simple.avro.wire import (
     long_bytes,
     str_bytes,
 )
+from tisink.codec.values.checks import VALUE_ERRORS
 from tisink.model.events import RowChangedEvent, RowChecksum
 from tisink.model.table import TableInfo
 
@@ -31,16 +31,6 @@ DML_HEADER = b"\x16\x06\x06\x02"
 """Message branch 11, type DML (3), payload branch DML (3), version 1."""
 
 _HANDLE_KEY_ONLY = SECOND_BRANCH + TRUE
-
-_ENCODE_ERRORS = (
-    KeyError,
-    TypeError,
-    ValueError,
-    OverflowError,
-    AttributeError,
-    struct.error,
-    CodecError,
-)
 
 
 class DMLRecordEncoder:
@@ -99,7 +89,7 @@ class DMLRecordEncoder:
         try:
             data = NULL_BRANCH if after is None else map_bytes(after)
             old = NULL_BRANCH if before is None else map_bytes(before)
-        except _ENCODE_ERRORS as err:
+        except VALUE_ERRORS as err:
             columns = self._handle_columns if handle_key_only else self._columns
             raise self._diagnose(row, columns, err) from err
         commit_ts, commit_bytes = self._commit_ts
@@ -145,7 +135,7 @@ class DMLRecordEncoder:
                     continue
                 try:
                     write(value)
-                except _ENCODE_ERRORS as cause:
+                except VALUE_ERRORS as cause:
                     return CodecError(
                         f"{row.describe()}: column {name!r} value {value!r} cannot be "
                         f"encoded as {self.table.column_by_name[name].mysql_type}: {cause}"

@@ -17,6 +17,7 @@ from typing import Any
 
 from tisink.codec.simple.avro.columns import ColumnWriter, unsigned_bigint
 from tisink.codec.simple.avro.wire import END_OF_BLOCKS, SECOND_BRANCH, long_bytes
+from tisink.core.codegen import run_generated
 from tisink.model.events import Image
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
@@ -83,6 +84,5 @@ def compile_map(columns: Sequence[tuple[ColumnInfo, ColumnWriter]]) -> MapWriter
     defaults = ", ".join(f"{name}={name}" for name in namespace)
     body = [*reads, "    return _join((", *(f"        {part}," for part in parts), "    ))"]
     source = "\n".join([f"def map_bytes(image, *, {defaults}):", *body])
-    exec(compile(source, "<simple-avro-map>", "exec"), namespace)
-    writer: MapWriter = namespace["map_bytes"]
+    writer: MapWriter = run_generated(source, "simple-avro map writer", namespace)["map_bytes"]
     return writer

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from tisink.codec.canal.encoder import CanalJSONEncoder
-from tisink.codec.canal.protocol import CanalOptions
+from tisink.codec.canal.options import CanalOptions
 from tisink.codec.config import EncoderConfig
 from tisink.core.clock import FixedClock
 from tisink.model.events import RowChangedEvent

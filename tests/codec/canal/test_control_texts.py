@@ -16,8 +16,6 @@ from hypothesis import strategies as st
 from tests.codec.canal.support import encoder, row, table_of
 from tisink.codec.values import json_text
 
-pytestmark = pytest.mark.usefixtures("binary_way")
-
 TEXT = {"mysqlType": "varchar", "length": 40, "charset": "utf8mb4"}
 TABLE = table_of(
     [

@@ -34,7 +34,7 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.workload import generate_records, record_line
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.tablesink.split import changes_unique_key
 
@@ -147,9 +147,7 @@ def test_flink_reads_the_canal_json_stream(tmp_path: Path, workload: str) -> Non
         f"file://{out_dir}?protocol=canal-json&file-layout=partitions"
         "&partition-num=2&enable-tidb-extension=true"
     )
-    run_play(
-        PlayOptions(feed=feed, sink_uri=uri, engine="inline", feed_clock=True, verify_after=False)
-    )
+    run_play(PlaySpec(feed=feed, sink_uri=uri, engine="inline", clock="feed", verify_after=False))
     rows = [r.row for r in records if type(r) is FeedRow]
     expected = _expected(rows)
     seen = _run_flink(tmp_path, rows, out_dir)

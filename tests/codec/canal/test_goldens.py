@@ -11,8 +11,6 @@ from tisink.codec.canal.decoder import CanalJSONDecoder
 from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import TableInfo
 
-pytestmark = pytest.mark.usefixtures("binary_way")
-
 TYPES = vectors("types.json")["cases"]
 VALUES = vectors("values.json")
 MESSAGES = vectors("messages.json")

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from tests.codec.canal.support import COMMIT_TS, encoder, message, row, table_of
-from tisink.codec.canal.protocol import CanalOptions
+from tisink.codec.canal.options import CanalOptions
 from tisink.codec.compression import decompress
 from tisink.codec.errors import MessageTooLargeError
 from tisink.core.errors import ConfigError

@@ -18,7 +18,7 @@ import pytest
 
 from tisink.codec.compression import decompress
 from tisink.eventsink.file import read_file_topic
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 
@@ -31,12 +31,12 @@ def _play(directory: Path, workload: str, rows: int, params: str) -> tuple[str, 
         f"file://{directory}?protocol=canal-json&file-layout=partitions"
         f"&partition-num={PARTITIONS}{params}"
     )
-    options = PlayOptions(
+    options = PlaySpec(
         workload=workload,
         rows=rows,
         sink_uri=uri,
         engine="inline",
-        feed_clock=True,
+        clock="feed",
         verify_after=False,
     )
     return uri, run_play(options)
@@ -117,17 +117,10 @@ def test_a_spark_play_into_the_broker_verifies(kafka_bootstrap: str) -> None:
         f"kafka://{kafka_bootstrap}/{topic}?protocol=canal-json&partition-num={PARTITIONS}"
         "&enable-tidb-extension=true"
     )
-    summary = run_spark_play(
-        feed_path=None,
-        workload="all-types",
-        seed=5,
-        rows=1000,
-        config_path=None,
-        master="local[2]",
-        feed_clock=True,
-        rate=None,
-        sink_uri=uri,
+    spec = PlaySpec(
+        workload="all-types", seed=5, rows=1000, sink_uri=uri, master="local[2]", clock="feed"
     )
+    summary = run_spark_play(spec)
     assert summary.rows == 1000
     report = verify(uri, timeout_s=20, acknowledged=summary.acknowledged)
     assert report.ok, [str(v) for v in report.violations]

@@ -9,7 +9,6 @@ import json
 from decimal import Decimal
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,8 +16,6 @@ from tests.codec.canal.support import encoder
 from tisink.codec.canal.decoder import CanalJSONDecoder
 from tisink.codec.values import float32_text, float64_text, to_float32
 from tisink.model import ColumnInfo, IndexInfo, RowChangedEvent, make_table
-
-pytestmark = pytest.mark.usefixtures("binary_way")
 
 TEXT = {"charset": "utf8mb4", "collate": "utf8mb4_bin"}
 C = ColumnInfo

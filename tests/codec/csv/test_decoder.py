@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tisink.codec.config import EncoderConfig
 from tisink.codec.csv.decoder import parse_row, split_fields
 from tisink.codec.csv.encoder import CSVEncoder
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.codec.errors import MessageDecodeError
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo

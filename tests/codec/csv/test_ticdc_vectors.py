@@ -11,7 +11,7 @@ import pytest
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.csv.encoder import CSVEncoder
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.codec.csv.text import escaped, quoted
 from tisink.codec.csv.values import field_for
 from tisink.model.events import RowChangedEvent

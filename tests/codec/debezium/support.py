@@ -13,7 +13,7 @@ from typing import Any
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
-from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.codec.debezium.options import DebeziumOptions
 from tisink.core.clock import FixedClock
 from tisink.model import ColumnInfo, IndexInfo, TableInfo, make_table
 

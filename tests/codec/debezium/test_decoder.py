@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.codec.debezium.support import encoder, tiny_table
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.decoder import DebeziumDecoder
-from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.codec.debezium.options import DebeziumOptions
 from tisink.codec.decoded import DDL, DML, WATERMARK
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.registry import get_protocol

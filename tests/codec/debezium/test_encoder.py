@@ -12,7 +12,7 @@ from tests.codec.debezium.support import NOW_MS, encoder, tiny_table
 from tisink.codec.compression import decompress
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
-from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.codec.debezium.options import DebeziumOptions
 from tisink.codec.errors import CodecError, MessageTooLargeError
 from tisink.codec.message import MessageType
 from tisink.codec.registry import get_protocol

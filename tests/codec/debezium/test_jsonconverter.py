@@ -21,7 +21,7 @@ import pytest
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.encoder import DebeziumEncoder
-from tisink.codec.debezium.protocol import DebeziumOptions
+from tisink.codec.debezium.options import DebeziumOptions
 from tisink.codec.message import Message
 from tisink.core.clock import FixedClock
 from tisink.feed.format.records import FeedDDL, FeedRow

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tisink.eventsink.file import partition_file
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 
@@ -19,12 +19,12 @@ PARTITIONS = 3
 
 def _play(directory: Path, params: str) -> tuple[str, dict[str, int]]:
     uri = f"file://{directory}?protocol=debezium&partition-num={PARTITIONS}{params}"
-    options = PlayOptions(
+    options = PlaySpec(
         workload="all-types",
         rows=2000,
         sink_uri=uri,
         engine="inline",
-        feed_clock=True,
+        clock="feed",
         verify_after=False,
     )
     return uri, run_play(options).messages

@@ -13,7 +13,7 @@ from tests.codec.dts.avro.support import decode
 from tisink.codec.dts.tencent import reader
 from tisink.codec.dts.tencent.enums import MessageType
 from tisink.eventsink.file import read_file_topic_records
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 
@@ -46,13 +46,13 @@ def test_idle_partitions_hear_heartbeats(tmp_path: Path, protocol: str) -> None:
         "&dts-heartbeat-interval-in-sec=1"
     )
     summary = run_play(
-        PlayOptions(
+        PlaySpec(
             workload="demo",
             sink_uri=uri,
             config_path=config,
             engine="inline",
             rows=ROWS,
-            feed_clock=True,
+            clock="feed",
             verify_after=False,
         )
     )

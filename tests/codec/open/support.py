@@ -7,7 +7,7 @@ from typing import Any
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.open.encoder import OpenEncoder
-from tisink.codec.open.protocol import OpenOptions
+from tisink.codec.open.options import OpenOptions
 from tisink.core.clock import FixedClock
 from tisink.model import ColumnInfo, IndexInfo, RowChangedEvent, TableInfo, make_table
 

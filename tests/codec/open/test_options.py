@@ -10,7 +10,7 @@ from tests.codec.open.support import delete, encoder, events, insert, string_key
 from tisink.codec.compression import decompress
 from tisink.codec.errors import CodecError
 from tisink.codec.open.decoder import OpenDecoder
-from tisink.codec.open.protocol import OpenOptions
+from tisink.codec.open.options import OpenOptions
 from tisink.model import ColumnInfo, IndexInfo, make_table
 from tisink.sink import ChangefeedConfig, parse_sink_uri
 

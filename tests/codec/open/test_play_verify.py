@@ -17,7 +17,7 @@ import pytest
 
 from tests.codec.open.support import events
 from tisink.eventsink.file import read_file_topic
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 
@@ -27,12 +27,12 @@ PARTITIONS = 3
 
 def _play(directory: Path, workload: str, rows: int, params: str = "") -> tuple[str, Any]:
     uri = f"file://{directory}?protocol=open&partition-num={PARTITIONS}{params}"
-    options = PlayOptions(
+    options = PlaySpec(
         workload=workload,
         rows=rows,
         sink_uri=uri,
         engine="inline",
-        feed_clock=True,
+        clock="feed",
         verify_after=False,
     )
     return uri, run_play(options)

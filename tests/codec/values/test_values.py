@@ -18,10 +18,13 @@ from tisink.codec.values import (
     binary_bytes,
     bit_default_number,
     enum_index,
+    enum_indexes,
     float32_text,
     float64_text,
     json_text,
     set_bitmask,
+    set_mask,
+    set_names,
     timestamp_text,
     vector_text,
     zone_for,
@@ -219,6 +222,22 @@ def test_enum_and_set() -> None:
         enum_index(ENUM, "d")
     with pytest.raises(CodecError, match="'e'"):
         set_bitmask(ENUM, ["a", "x"])
+
+
+SET = ColumnInfo("s", "set", elements=("a", "b", "a", "c"))
+
+
+def test_member_lookups_built_once_agree_with_enum_index_and_set_bitmask() -> None:
+    assert enum_indexes(SET) == {"": 0, "a": 1, "b": 2, "c": 4}
+    mask, names = set_mask(SET), set_names(SET)
+    for value in (["a"], ["c", "b"], ["a", "a"], [], "b,c", ""):
+        assert mask(value) == set_bitmask(SET, value)
+    assert names(["c", "a", "b"]) == names("b,c,a") == "a,b,c"
+    assert names([]) == ""
+    with pytest.raises(CodecError, match="'x' is not a member"):
+        mask(["a", "x"])
+    with pytest.raises(TypeError, match="want a list of members, got int"):
+        names(3)
 
 
 def test_bit_default_number() -> None:

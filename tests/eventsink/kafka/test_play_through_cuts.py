@@ -12,7 +12,7 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from tests.kafka_support.proxy import FaultProxy
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.run.broker import free_port, start_broker
 
 ROWS = 100_000
@@ -71,7 +71,7 @@ def test_a_play_through_cut_connections_loses_nothing(
     proxy, bootstrap = cut_proxy
     uri = f"kafka://{bootstrap}/cuts?protocol=simple&partition-num=3&kafka-client={kafka_client}"
     summary = run_play(
-        PlayOptions(workload="demo", rows=ROWS, sink_uri=uri, engine="inline", feed_clock=True)
+        PlaySpec(workload="demo", rows=ROWS, sink_uri=uri, engine="inline", clock="feed")
     )
     assert proxy.cuts == CUTS  # every cut happened while the play was writing
     assert summary.verified is True  # per-handle order, watermarks, schemas: verify's rules

@@ -25,7 +25,7 @@ from tisink.eventsink.mq.txn_encoding import InlineEncoder
 from tisink.eventsink.router import DispatchRule, EventRouter
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.model.table import TableInfo
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 SIMPLE = EncoderConfig(protocol="simple")
 ROUTER = EventRouter(TOPIC, [DispatchRule(("*.*",), partition="index-value")])
@@ -181,8 +181,8 @@ def test_played_with_processes_the_streams_equal_an_in_process_play(tmp_path: Pa
         out = tmp_path / f"out{len(params)}"
         uri = f"file://{out}?protocol=simple&partition-num=3{params}"
         summary = run_play(
-            PlayOptions(
-                workload="demo", rows=3000, seed=3, sink_uri=uri, engine="inline", feed_clock=True
+            PlaySpec(
+                workload="demo", rows=3000, seed=3, sink_uri=uri, engine="inline", clock="feed"
             )
         )
         assert summary.verified

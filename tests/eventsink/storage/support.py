@@ -16,7 +16,7 @@ from tisink.feed.format.reader import read_feed
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_feed
 from tisink.model.events import RowChangedEvent
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.tablesink.split import SPLIT_KEY_UPDATES
 
 KIND = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
@@ -48,9 +48,7 @@ def counts(rows: list[RowChangedEvent]) -> Counter[tuple[str, str]]:
 
 
 def play(feed: Path, uri: str, **options: Any) -> dict[str, Any]:
-    summary = run_play(
-        PlayOptions(feed=feed, sink_uri=uri, engine="inline", feed_clock=True, **options)
-    )
+    summary = run_play(PlaySpec(feed=feed, sink_uri=uri, engine="inline", clock="feed", **options))
     return summary.to_dict()
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.eventsink.storage.support import demo_feed, kill_mid_play, stored_rows
 from tisink.codec.csv.decoder import parse_row, split_fields
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.eventsink.storage.paths import DATA_FILE
 from tisink.verify import verify
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.csv.encoder import CSVEncoder
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.core.clock import FixedClock
 from tisink.ddlsink.storage import StorageDDLSink
 from tisink.eventsink.base import CallbackableEvent, StateRef

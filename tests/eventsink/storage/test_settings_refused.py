@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tisink.cli import app
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_a_held_file_size_is_warned_about_once(
 ) -> None:
     uri = f"file://{tmp_path}/out?protocol=csv&file-size=17"  # a value no other test holds
     with caplog.at_level(logging.WARNING):
-        summary = run_play(PlayOptions(workload="demo", rows=50, sink_uri=uri, engine="inline"))
+        summary = run_play(PlaySpec(workload="demo", rows=50, sink_uri=uri, engine="inline"))
     assert summary.verified is True
     held = [r for r in caplog.records if r.getMessage().startswith("file-size 17 is out of")]
     assert len(held) == 1

@@ -12,7 +12,7 @@ import pytest
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.csv.encoder import CSVEncoder
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.core.clock import FixedClock, WallClock
 from tisink.eventsink.base import CallbackableEvent, StateRef
 from tisink.eventsink.errors import SinkDeadError

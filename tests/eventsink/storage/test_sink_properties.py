@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tisink.codec.config import EncoderConfig
 from tisink.codec.csv.decoder import parse_row, split_fields
 from tisink.codec.csv.encoder import CSVEncoder
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.core.clock import FixedClock
 from tisink.eventsink.base import CallbackableEvent, StateRef
 from tisink.eventsink.storage.config import StorageConfig

@@ -14,7 +14,7 @@ import pytest
 
 from tests.eventsink.storage.support import counts, demo_feed, feed_ddls, play, stored_rows
 from tisink.codec import new_encoder
-from tisink.codec.csv.protocol import CSVOptions
+from tisink.codec.csv.options import CSVOptions
 from tisink.core.clock import FixedClock
 from tisink.eventsink.storage.config import StorageConfig
 from tisink.eventsink.storage.paths import DATA_FILE

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from tisink.codec.bootstrap import BootstrapSettings
-from tisink.feed.spark.bootstraps import (
-    TICK_SUB,
-    TableInterval,
-    TableIntervals,
-    merge,
-    planned_bootstraps,
-)
+from tisink.feed.spark.bootstraps import TICK_SUB, TableIntervals, merge, planned_bootstraps
 from tisink.feed.spark.plan import AFTER_ALL, record_seq
+from tisink.feed.spark.reports import TableInterval
 from tisink.feed.watermarks import point_before
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tisink.model.tso import compose_ts

@@ -22,6 +22,7 @@ from tisink.core.clock import FeedClock
 from tisink.eventsink.file import FileRecord, list_file_topics, read_file_topic_records
 from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
 from tisink.feed.workload import generate_feed
 from tisink.sink.config import ChangefeedConfig
@@ -102,15 +103,14 @@ def _inline(feed: Path, out: Path, protocol: str, config: Path | None) -> None:
 
 def _spark(feed: Path, out: Path, protocol: str, config: Path | None) -> None:
     run_spark_play(
-        feed_path=str(feed),
-        workload=None,
-        seed=SEED,
-        rows=None,
-        sink_uri=_uri(out, protocol),
-        config_path=str(config) if config is not None else None,
-        master="local[2]",
-        feed_clock=True,
-        rate=None,
+        PlaySpec(
+            feed=feed,
+            seed=SEED,
+            sink_uri=_uri(out, protocol),
+            config_path=config,
+            master="local[2]",
+            clock="feed",
+        )
     )
 
 

@@ -20,6 +20,7 @@ from tisink.core.clock import FeedClock
 from tisink.eventsink.file import read_file_topic
 from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
 from tisink.sink.factory import SinkFactory
 
@@ -36,17 +37,7 @@ def _both(feed: Path, tmp_path: Path) -> dict[str, bytes]:
     inline, on_spark = tmp_path / "inline", tmp_path / "spark"
     factory = SinkFactory(_uri(inline), clock=FeedClock())
     asyncio.run(play_with_factory(read_feed(feed), factory))
-    run_spark_play(
-        feed_path=str(feed),
-        workload=None,
-        seed=0,
-        rows=None,
-        sink_uri=_uri(on_spark),
-        config_path=None,
-        master="local[2]",
-        feed_clock=True,
-        rate=None,
-    )
+    run_spark_play(PlaySpec(feed=feed, sink_uri=_uri(on_spark), master="local[2]", clock="feed"))
     files = output_files(inline)
     assert files == output_files(on_spark)
     return files

@@ -21,6 +21,7 @@ from tisink.core.clock import FeedClock
 from tisink.eventsink.file import list_file_topics, read_file_topic_records
 from tisink.feed.format.records import FeedRow
 from tisink.feed.inline import play_with_factory
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
 from tisink.feed.spark.owned_workload import owned_owners
 from tisink.feed.spark.sources import OWNED_TASKS_MAX, WorkloadInput
@@ -163,15 +164,15 @@ def test_a_workload_is_generated_in_the_owners_and_writes_the_inline_bytes(
     inline = _inline(workload, 2500, tmp_path / "inline", config)
     with caplog.at_level(logging.INFO, logger="tisink.feed.spark.run"):
         run = run_spark_play(
-            feed_path=None,
-            workload=workload,
-            seed=SEED,
-            rows=2500,
-            sink_uri=_uri(tmp_path / "spark"),
-            config_path=str(config),
-            master="local[2]",
-            feed_clock=True,
-            rate=None,
+            PlaySpec(
+                workload=workload,
+                seed=SEED,
+                rows=2500,
+                sink_uri=_uri(tmp_path / "spark"),
+                config_path=config,
+                master="local[2]",
+                clock="feed",
+            )
         )
     assert "2 tasks generate the workload" in caplog.text
     assert run.rows == 2500 and run.partitions == PARTITIONS

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 import tisink.feed.spark.run as spark_run
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import SparkPlayError, run_spark_play
 from tisink.feed.workload import generate_feed
 
@@ -32,10 +33,7 @@ def test_a_feed_cut_short_after_the_survey_names_the_cause(
 
     monkeypatch.setattr(spark_run, "FeedInput", CutAfterSurvey)
     with pytest.raises(SparkPlayError) as failed:
-        run_spark_play(
-            feed_path=str(feed), workload=None, seed=0, rows=None, sink_uri="blackhole://",
-            config_path=None, master="local[2]", feed_clock=False, rate=None,
-        )  # fmt: skip
+        run_spark_play(PlaySpec(feed=feed, sink_uri="blackhole://", master="local[2]"))
     cause = str(failed.value.cause)
     seek = cause.startswith("the Spark job failed: java.io.EOFException: Cannot seek after EOF")
     cut_line = cause.startswith(f"{feed.name}:") and "invalid JSON" in cause

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
 
@@ -19,7 +19,7 @@ def test_the_tasks_measurements_are_merged(spark: Any, tmp_path: Path) -> None:
     config = tmp_path / "changefeed.toml"
     config.write_text(INDEX_VALUE, encoding="utf-8")
     uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num=3"
-    options = PlayOptions(
+    options = PlaySpec(
         workload="all-types", rows=600, sink_uri=uri, config_path=config, master="local[2]"
     )
     summary = run_play(options)

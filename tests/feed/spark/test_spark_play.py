@@ -21,6 +21,7 @@ from tests.output_files import output_files
 from tisink.codec.message import MessageType
 from tisink.eventsink.file import list_file_topics, read_file_topic
 from tisink.feed.format.records import FeedDDL, FeedRow
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import SparkPlayError, run_spark_play
 from tisink.feed.spark.task_result import SparkRun
 from tisink.feed.watermarks import points_of_intervals
@@ -50,18 +51,7 @@ INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value
 
 
 def _play(**kwargs: Any) -> SparkRun:
-    options: dict[str, Any] = {
-        "feed_path": None,
-        "workload": None,
-        "seed": SEED,
-        "rows": None,
-        "config_path": None,
-        "master": "local[2]",
-        "feed_clock": True,
-        "rate": None,
-    }
-    options.update(kwargs)
-    return run_spark_play(**options)
+    return run_spark_play(PlaySpec(seed=SEED, master="local[2]", clock="feed", **kwargs))
 
 
 def _write(path: Path, text: str) -> Path:
@@ -84,7 +74,7 @@ def test_one_table_spreads_over_partitions_with_a_watermark_every_second(
     config = _write(tmp_path / "changefeed.toml", INDEX_VALUE)
     out = tmp_path / "out"
     uri = f"file://{out}?protocol=simple&partition-num={PARTITIONS}"
-    summary = _play(workload=str(scenario), sink_uri=uri, config_path=str(config))
+    summary = _play(workload=str(scenario), sink_uri=uri, config_path=config)
     assert verify(uri, config_path=config).ok
     records = list(generate_records(str(scenario), SEED, None))
     stamps = [r.row.commit_ts if isinstance(r, FeedRow) else r.commit_ts for r in records]  # type: ignore[union-attr]
@@ -135,7 +125,7 @@ def test_partition_files_are_the_same_bytes_on_local_1_and_local_2(
     config = _write(tmp_path / "changefeed.toml", INDEX_VALUE)
     outs = {master: tmp_path / master.replace("[", "").replace("]", "") for master in ("1", "2")}
     uri = "file://{}?protocol=simple&partition-num=" + str(PARTITIONS)
-    _play(feed_path=str(feed), sink_uri=uri.format(outs["2"]), config_path=str(config))
+    _play(feed=feed, sink_uri=uri.format(outs["2"]), config_path=config)
     tisink = Path(sys.executable).with_name("tisink")
     done = subprocess.run(
         [
@@ -186,7 +176,7 @@ def test_a_bad_line_mid_feed_stops_the_play_before_anything_is_written(
     (feed / "part-1.jsonl").write_bytes(b"".join(second))
     out = tmp_path / "out"
     with pytest.raises(SparkPlayError) as caught:
-        _play(feed_path=str(feed), sink_uri=f"file://{out}?protocol=simple&partition-num=3")
+        _play(feed=feed, sink_uri=f"file://{out}?protocol=simple&partition-num=3")
     assert f"part-1.jsonl:{bad_at + 1}:" in str(caught.value)
     assert f"column {column}" in str(caught.value)
     assert caught.value.last_checkpoint_ts == 0

@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
 
 OWNED_PHASE = "writing: every task generates the workload and writes the partitions it owns"
@@ -19,12 +20,11 @@ ROWS = re.compile(r"writing: rows ([\d,]+)  ([\d,]+) rows/s  \(\d/2 owner tasks 
 
 def test_the_phases_and_then_the_rows_acknowledged(spark: Any, tmp_path: Path) -> None:
     lines: list[str] = []
-    run = run_spark_play(
-        feed_path=None, workload="demo", seed=1, rows=3000, config_path=None,
+    spec = PlaySpec(
+        workload="demo", seed=1, rows=3000, master="local[2]", rate=1500,
         sink_uri=f"file://{tmp_path / 'out'}?protocol=simple&partition-num=2",
-        master="local[2]", feed_clock=False, rate=1500, stop_marker=str(tmp_path / "stop"),
-        on_phase=lines.append,
     )  # fmt: skip
+    run = run_spark_play(spec, stop_marker=str(tmp_path / "stop"), on_phase=lines.append)
     assert run.rows == 3000
     assert lines[0] == "starting Spark (local[2])"
     assert "planning the workload demo" in lines

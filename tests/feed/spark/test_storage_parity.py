@@ -16,6 +16,7 @@ from tests.output_files import output_files
 from tisink.core.clock import FeedClock
 from tisink.feed.format.reader import read_feed
 from tisink.feed.inline import play_with_factory
+from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
 from tisink.feed.workload import generate_feed
 from tisink.sink.factory import SinkFactory
@@ -42,16 +43,9 @@ def test_inline_and_spark_write_the_same_storage_files(
     inline_uri = f"file://{tmp_path / 'inline'}?{CASES[case]}"
     factory = SinkFactory(inline_uri, clock=FeedClock())
     asyncio.run(play_with_factory(read_feed(demo_feed), factory))
+    spark_uri = f"file://{tmp_path / 'spark'}?{CASES[case]}"
     run_spark_play(
-        feed_path=str(demo_feed),
-        workload=None,
-        seed=SEED,
-        rows=None,
-        sink_uri=f"file://{tmp_path / 'spark'}?{CASES[case]}",
-        config_path=None,
-        master="local[2]",
-        feed_clock=True,
-        rate=None,
+        PlaySpec(feed=demo_feed, seed=SEED, sink_uri=spark_uri, master="local[2]", clock="feed")
     )
     inline, on_spark = output_files(tmp_path / "inline", "*"), output_files(tmp_path / "spark", "*")
     assert len(inline) > 20 and "metadata" in inline

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from tisink.eventsink.file import list_file_topics, read_file_topic
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 PROTOCOLS = [
     "simple",
@@ -34,12 +34,12 @@ ROWS = {"bank": 150, "sysbench": 200}
 @pytest.mark.parametrize("workload", sorted(ROWS))
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_the_scenario_verifies(tmp_path: Path, workload: str, protocol: str) -> None:
-    options = PlayOptions(
+    options = PlaySpec(
         workload=workload,
         rows=ROWS[workload],
         sink_uri=f"file://{tmp_path}?protocol={protocol}&partition-num=3",
         engine="inline",
-        feed_clock=True,
+        clock="feed",
     )
     summary = run_play(options)
     assert summary.verified is True
@@ -50,12 +50,12 @@ def test_the_scenario_verifies(tmp_path: Path, workload: str, protocol: str) -> 
 def test_a_bank_consumer_sees_the_same_sum_at_every_watermark(tmp_path: Path) -> None:
     """Read the Simple JSON stream back as a consumer would: at each WATERMARK, the balances
     of every partition's rows up to it add up to the same sum."""
-    options = PlayOptions(
+    options = PlaySpec(
         workload="bank",
         rows=600,
         sink_uri=f"file://{tmp_path}?protocol=simple&partition-num=3",
         engine="inline",
-        feed_clock=True,
+        clock="feed",
         watermark_interval_s=0.02,
     )
     assert run_play(options).verified is True

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from tests.output_files import output_files
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 
 
 def test_bank_on_spark_writes_the_inline_bytes(tmp_path: Path) -> None:
@@ -19,13 +19,13 @@ def test_bank_on_spark_writes_the_inline_bytes(tmp_path: Path) -> None:
     for engine in ("inline", "spark"):
         out = tmp_path / engine
         summary = run_play(
-            PlayOptions(
+            PlaySpec(
                 workload="bank",
                 rows=240,
                 sink_uri=f"file://{out}?protocol=simple&partition-num=3",
                 engine=engine,
                 master="local[2]",
-                feed_clock=True,
+                clock="feed",
             )
         )
         assert summary.verified is True

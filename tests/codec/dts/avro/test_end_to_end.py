@@ -22,7 +22,7 @@ import pytest
 from tests.codec.dts.avro.support import decode
 from tisink.codec.dts.avro.schemas import schema_bytes
 from tisink.eventsink.file import partition_file, read_file_topic
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.verify import render_text, verify
 
 TOPIC = "tidb-cdc"
@@ -37,12 +37,12 @@ KIND = {"alibaba": "operation", "tencent": "messageType"}
 def _play(tmp_path: Path, fmt: str) -> tuple[str, Path]:
     directory = tmp_path / fmt
     uri = f"file://{directory}?{PROTOCOLS[fmt]}&partition-num=3"
-    options = PlayOptions(
+    options = PlaySpec(
         workload="all-types",
         rows=ROWS,
         sink_uri=uri,
         engine="inline",
-        feed_clock=True,
+        clock="feed",
         verify_after=False,
     )
     summary = run_play(options)

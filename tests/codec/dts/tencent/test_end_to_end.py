@@ -10,7 +10,7 @@ import pytest
 
 from tisink.codec.dts.tencent.decoder import TencentProtobufDecoder
 from tisink.eventsink.file import read_file_topic
-from tisink.play.run import PlayOptions, run_play
+from tisink.play.run import PlaySpec, run_play
 from tisink.sink.providers import DEFAULT_FILE_TOPIC
 from tisink.verify import verify
 from tisink.verify.checker import StreamChecker
@@ -26,12 +26,12 @@ def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     """The sink URI of one play of the demo workload (feed clock, inline engine)."""
     out = tmp_path_factory.mktemp("tdts") / "out"
     uri = f"file://{out}?protocol=tencent-dts&partition-num=3{request.param}"
-    options = PlayOptions(
+    options = PlaySpec(
         workload="demo",
         sink_uri=uri,
         engine="inline",
         rows=ROWS,
-        feed_clock=True,
+        clock="feed",
         verify_after=False,
     )
     run_play(options)

@@ -1,7 +1,7 @@
 """LogDDLSink: the DDL side of the log sink, one structured log line per DDL and checkpoint.
 
-A DDL sink is any object with the three async methods of ``ddlsink.base.DDLSink``; each returns
-once the destination has the event. Logging is immediate, so this one returns at once.
+A DDL sink is any object with the three async methods of ``tisink.plugin.DDLSink``; each
+returns once the destination has the event. Logging is immediate, so this one returns at once.
 """
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from tisink.codec.encoder import RowEventEncoder
-from tisink.codec.message import Message
-from tisink.model.events import DDLEvent
-from tisink.model.table import TableInfo
+from tisink.plugin.codec import Message, RowEventEncoder
+from tisink.plugin.events import DDLEvent, TableInfo
 
-log = logging.getLogger(__name__)
+LOGGER = "tisink.ddlsink.log"
+"""The logger ``log://``'s DDL and checkpoint lines have always carried."""
+
+log = logging.getLogger(LOGGER)
 
 
 def _size(message: Message | None) -> int:

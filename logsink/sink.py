@@ -1,20 +1,19 @@
 """LogSink: the smallest worked example of a custom sink. Read this file to write your own.
 
-A sink subclasses ``eventsink.batching.BatchingSink`` and implements one coroutine,
+A sink subclasses ``tisink.plugin.BatchingSink`` and implements one coroutine,
 ``write_batch(batch)``: ``batch`` holds whole transactions of one table in commit order
 (``batch.txns``, or ``batch.rows`` flattened). Return once the destination has the rows; raise
-to fail the batch. The base class does the rest of the EventSink contract
-(``eventsink/base.py``): ``write_events`` queues without blocking, callbacks fire only after
-``write_batch`` returned (that is what moves the table sink's checkpoint), rows of a closing
-table are acknowledged without being written, an exception is retried when ``is_retriable``
-says so and is fatal otherwise (the sink's ``error`` then names the table and the cause),
-``wait_for_capacity`` gives the player back-pressure and ``close`` drains.
+to fail the batch. The base class does the rest of the ``EventSink`` contract: ``write_events``
+queues without blocking, callbacks fire only after ``write_batch`` returned (that is what moves
+the table sink's checkpoint), rows of a closing table are acknowledged without being written,
+an exception is retried when ``is_retriable`` says so (``RetriableError``) and is fatal
+otherwise (the sink's ``error`` then names the table and the cause), ``wait_for_capacity``
+gives the player back-pressure and ``close`` drains.
 
 Optional hooks: ``write_ddl(ddl)`` and ``write_checkpoint(ts)`` make the same object a DDL sink
-(the log scheme keeps its own, ``ddlsink/log.py``), ``on_close()`` releases resources.
-To make a sink reachable from a sink URI, register a provider under the ``tisink.sinks`` entry
-point group (see ``sink/registry.py``; ``tests/plugin_dist/`` holds complete plugins, and
-``eventsink/sql`` is a larger ``BatchingSink``: the feed applied to SQL databases).
+(the log scheme keeps its own, ``ddl.py``), ``on_close()`` releases resources. To make a sink
+reachable from a sink URI, register a provider (``provider.py``) under the ``tisink.sinks``
+entry point group; ``tests/plugin_dist/`` holds complete plugins.
 
 This sink "delivers" a row by logging one line through stdlib logging, with the row's facts as
 ``extra=`` fields (structured: the CLI's structlog setup renders them as key/value or JSON).
@@ -28,11 +27,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from tisink.codec.encoder import RowEventEncoder
-from tisink.eventsink.batching import Batch, BatchingSink
-from tisink.model.events import RowChangedEvent
+from tisink.plugin import Batch, BatchingSink
+from tisink.plugin.codec import RowEventEncoder
+from tisink.plugin.events import RowChangedEvent
 
-log = logging.getLogger(__name__)
+LOGGER = "tisink.eventsink.log"
+"""The logger ``log://``'s row lines have always carried: filters on it keep working."""
+
+log = logging.getLogger(LOGGER)
 
 
 class LogSink(BatchingSink):

@@ -1,4 +1,4 @@
-"""Tencent ``Record``s as generic datums: the slow reference for ``tencent_record``.
+"""Tencent ``Record``s as generic datums: the slow reference for ``record``.
 
 Built as dicts from the same field helpers, for fastavro's ``schemaless_writer`` with the
 rebuilt schema; used by the equality tests and the benchmark's baseline.
@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tisink.codec.dts import binlog
-from tisink.codec.dts.avro.layout import TableCache, TableLayout, table_layout
+from tisink.codec.dts.avro.layout import table_layout
 from tisink.codec.dts.avro.native import native_image
 from tisink.codec.dts.avro.source import SOURCE_VERSION, position
-from tisink.codec.dts.avro.tencent_fields import (
+from tisink.codec.dts.tencent.avro.fields import (
     DDL_EXECUTION_TIME_S,
     INDEX,
     NAMESPACE,
@@ -24,6 +24,7 @@ from tisink.codec.dts.avro.tencent_fields import (
     ddl_subject,
     object_name,
 )
+from tisink.codec.renderer_cache import RendererCache
 from tisink.model.events import DDLEvent, RowChangedEvent
 
 Datum = dict[str, Any]
@@ -74,7 +75,7 @@ class TencentDatums:
     """Builds the datums ``TencentRecordWriter`` writes as bytes."""
 
     def __init__(self) -> None:
-        self._layouts: TableCache[TableLayout] = TableCache(table_layout)
+        self._layouts = RendererCache(table_layout, "tencent-dts")
 
     def transaction(
         self, rows: Sequence[RowChangedEvent], first_seq: int, now_ms: int

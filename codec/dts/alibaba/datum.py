@@ -1,4 +1,4 @@
-"""Alibaba ``Record``s as generic datums: the slow reference for ``alibaba_record``.
+"""Alibaba ``Record``s as generic datums: the slow reference for ``record``.
 
 The same records as the byte writer, built as dicts from the same field helpers, for fastavro's
 ``schemaless_writer`` with the verbatim schema. Used by the tests that prove the byte writer
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tisink.codec.dts import binlog
-from tisink.codec.dts.avro.alibaba_fields import (
+from tisink.codec.dts.alibaba.fields import (
     GTID,
     GTID_SET,
     NAMESPACE,
@@ -21,9 +21,10 @@ from tisink.codec.dts.avro.alibaba_fields import (
     object_name,
     tag_values,
 )
-from tisink.codec.dts.avro.layout import TableCache, TableLayout, table_layout
+from tisink.codec.dts.avro.layout import table_layout
 from tisink.codec.dts.avro.native import native_image
 from tisink.codec.dts.avro.source import SOURCE_VERSION, position
+from tisink.codec.renderer_cache import RendererCache
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.tso import physical_ms
 
@@ -56,7 +57,7 @@ class AlibabaDatums:
     """Builds the datums ``AlibabaRecordWriter`` writes as bytes."""
 
     def __init__(self) -> None:
-        self._layouts: TableCache[TableLayout] = TableCache(table_layout)
+        self._layouts = RendererCache(table_layout, "alibaba-dts")
 
     def transaction(
         self, rows: Sequence[RowChangedEvent], first_seq: int, now_ms: int

@@ -6,8 +6,8 @@ schemaName, tableName, objectName, columns, oldColumns, newColumns, sql, executi
 heartbeatTimestamp, syncedGtid, fakeGtid, pkNames, readerTimestamp, tags, total, index. The
 names, ``columns``, ``pkNames`` and image writer of a table version are compiled once; a
 transaction encodes its binlog fields and ids once for all its records. Records outside
-transactions come from ``tencent_control``. Tests prove every record equal to fastavro's
-``schemaless_writer`` on ``tencent_datum``'s datums.
+transactions come from ``control``. Tests prove every record equal to fastavro's
+``schemaless_writer`` on ``datum``'s datums.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from collections.abc import Sequence
 
 from tisink.codec.dts.avro.columns import column_writers
 from tisink.codec.dts.avro.compiled import ImageWriter, compile_image
-from tisink.codec.dts.avro.layout import TableCache, TableLayout, table_layout
+from tisink.codec.dts.avro.layout import TableLayout, table_layout
 from tisink.codec.dts.avro.source import POSITION_FORMAT, gtid_text, number_text
-from tisink.codec.dts.avro.tencent_control import (
+from tisink.codec.dts.avro.wire import LENGTHS, bool_bytes, id_run, long_bytes, str_bytes
+from tisink.codec.dts.tencent.avro.control import (
     END,
     END_FIELDS,
     NO_TABLE,
@@ -31,9 +32,9 @@ from tisink.codec.dts.avro.tencent_control import (
     heartbeat_record,
     names,
 )
-from tisink.codec.dts.avro.tencent_fields import column_fields
-from tisink.codec.dts.avro.wire import LENGTHS, bool_bytes, id_run, long_bytes, str_bytes
+from tisink.codec.dts.tencent.avro.fields import column_fields
 from tisink.codec.message import Record
+from tisink.codec.renderer_cache import RendererCache
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.model.tso import LOGICAL_BITS
@@ -80,7 +81,7 @@ class TencentRecordWriter:
     """The specialised ``RecordWriter`` of ``protocol=tencent-dts&encoding-format=avro``."""
 
     def __init__(self) -> None:
-        self._tables: TableCache[_TableRecords] = TableCache(_compile)
+        self._tables = RendererCache(_compile, "tencent-dts")
         self._now_ms = -1
         self._reader = b""
         self._second = -1

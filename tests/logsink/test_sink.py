@@ -10,7 +10,7 @@ from tisink.codec.debug import DebugEncoder
 from tisink.codec.errors import CodecError
 from tisink.eventsink.base import CallbackableEvent, StateRef, TableSinkState
 from tisink.eventsink.errors import SinkDeadError
-from tisink.eventsink.log import LogSink
+from tisink.logsink import LogSink
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.model.table import ColumnInfo, make_table
 

@@ -1,15 +1,16 @@
 """Tencent ``Record``s outside transactions (DDL, CHECKPOINT, HEARTBEAT), and the byte
-fragments every Tencent record shares, which ``tencent_record`` builds transactions from.
+fragments every Tencent record shares, which ``record`` builds transactions from.
 
 Rare next to rows, so these are plain joins. Tests prove every record equal to fastavro's
-``schemaless_writer`` on ``tencent_datum``'s datums.
+``schemaless_writer`` on ``datum``'s datums.
 """
 
 from __future__ import annotations
 
 from tisink.codec.dts import binlog
 from tisink.codec.dts.avro.source import SOURCE_VERSION, position_bytes
-from tisink.codec.dts.avro.tencent_fields import (
+from tisink.codec.dts.avro.wire import bool_bytes, long_bytes, str_bytes
+from tisink.codec.dts.tencent.avro.fields import (
     DDL_EXECUTION_TIME_S,
     INDEX,
     MESSAGE_TYPES,
@@ -19,7 +20,6 @@ from tisink.codec.dts.avro.tencent_fields import (
     ddl_subject,
     object_name,
 )
-from tisink.codec.dts.avro.wire import bool_bytes, long_bytes, str_bytes
 from tisink.model.events import DDLEvent
 
 NULL = b"\x00"

@@ -1,14 +1,14 @@
 """Alibaba ``Record``s outside transactions (DDL, CHECKPOINT, HEARTBEAT), and the byte
-fragments every Alibaba record shares, which ``alibaba_record`` builds transactions from.
+fragments every Alibaba record shares, which ``record`` builds transactions from.
 
 Rare next to rows, so these are plain joins. Tests prove every record equal to fastavro's
-``schemaless_writer`` on ``alibaba_datum``'s datums.
+``schemaless_writer`` on ``datum``'s datums.
 """
 
 from __future__ import annotations
 
 from tisink.codec.dts import binlog
-from tisink.codec.dts.avro.alibaba_fields import (
+from tisink.codec.dts.alibaba.fields import (
     GTID,
     GTID_SET,
     OPERATIONS,

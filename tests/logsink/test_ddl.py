@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from tisink.codec.debug import DebugEncoder
-from tisink.ddlsink.log import LogDDLSink
+from tisink.logsink import LogDDLSink
 from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import ColumnInfo, make_table
 

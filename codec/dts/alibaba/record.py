@@ -5,15 +5,15 @@ safeSourcePosition, sourceTxid, source{sourceType, version}, operation, objectNa
 processTimestamps, tags, fields, beforeImages, afterImages, bornTimestamp. What is constant per
 table version (operation + objectName, the tag entries but the GTID, ``fields``, the image
 writer) is compiled once; a transaction encodes its own timestamps, ids, txid and GTID once for
-all its records. Records outside transactions come from ``alibaba_control``. Tests prove every
-record equal to fastavro's ``schemaless_writer`` on ``alibaba_datum``'s datums.
+all its records. Records outside transactions come from ``control``. Tests prove every
+record equal to fastavro's ``schemaless_writer`` on ``datum``'s datums.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tisink.codec.dts.avro.alibaba_control import (
+from tisink.codec.dts.alibaba.control import (
     ARRAY_BRANCH,
     CONTROL_TAGS,
     END,
@@ -30,13 +30,14 @@ from tisink.codec.dts.avro.alibaba_control import (
     heartbeat_record,
     tags_head,
 )
-from tisink.codec.dts.avro.alibaba_fields import object_name, tag_values
+from tisink.codec.dts.alibaba.fields import object_name, tag_values
 from tisink.codec.dts.avro.columns import column_writers
 from tisink.codec.dts.avro.compiled import ImageWriter, compile_image
-from tisink.codec.dts.avro.layout import TableCache, TableLayout, table_layout
+from tisink.codec.dts.avro.layout import TableLayout, table_layout
 from tisink.codec.dts.avro.source import POSITION_FORMAT, gtid_text, number_text
 from tisink.codec.dts.avro.wire import LENGTHS, id_run, long_bytes, str_bytes, time_bytes
 from tisink.codec.message import Record
+from tisink.codec.renderer_cache import RendererCache
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
 from tisink.model.tso import LOGICAL_BITS
@@ -86,7 +87,7 @@ class AlibabaRecordWriter:
     """The specialised ``RecordWriter`` of ``protocol=alibaba-dts``."""
 
     def __init__(self) -> None:
-        self._tables: TableCache[_TableRecords] = TableCache(_compile)
+        self._tables = RendererCache(_compile, "alibaba-dts")
         self._second = -1
         self._seconds = b""
 
