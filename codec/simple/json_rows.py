@@ -28,6 +28,7 @@ from tisink.codec.simple.json_converters import (
     converter_for,
 )
 from tisink.codec.values import CANONICAL_PADDED_TAILS, timestamp_texts
+from tisink.codec.values.checks import failing_column
 from tisink.core.codegen import run_generated
 from tisink.model.events import Image, RowChangedEvent
 from tisink.model.mysqltypes import TypeFamily
@@ -227,16 +228,8 @@ class JSONRowRenderer:
     def _error(self, image: Image, handle_key_only: bool) -> CodecError:
         """Find the failing column by converting one column at a time."""
         where = f"table {self.table.qualified_name}"
-        for column, convert in self._key_columns if handle_key_only else self._columns:
-            if column.name not in image:
-                return CodecError(f"{where}: column {column.name!r}: missing from the row image")
-            value = image[column.name]
-            try:
-                if value is not None:
-                    convert(value)
-            except RENDER_ERRORS as err:
-                return CodecError(
-                    f"{where}: column {column.name!r}: cannot render {column.mysql_type} "
-                    f"value {value!r}: {err}"
-                )
+        columns = self._key_columns if handle_key_only else self._columns
+        found = failing_column(where, (image,), columns, RENDER_ERRORS)
+        if found is not None:
+            return found
         return CodecError(f"{where}: cannot render the row image")

@@ -155,7 +155,7 @@ def test_an_inline_play_verifies_against_what_the_broker_acknowledged(
     import tisink.play.run
 
     seen: dict[str, object] = {}
-    real_verify = tisink.play.verify
+    real_verify = tisink.play.run.verify
 
     def spy(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
         seen.update(kwargs)
