@@ -1,8 +1,8 @@
 """Seeded DATE, DATETIME/TIMESTAMP and TIME draws, as source text (see ``values``).
 
-They draw what ``rng.randint(low, high)`` (seconds since 1970, or hours), ``randrange(60)``
-and ``randrange(10**fsp)`` would, and write the text from tables: the date of every day of
-the spans (made once, on first use), the clock from per-minute texts.
+They draw a second of the span (or an hour, a minute and a second) and the fraction's digits,
+and write the text from tables: the date of every day of the spans (made once, on first use),
+the clock from per-minute texts.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _offset(when: str, low: int) -> str:
 
 
 def _fraction(v: str, fsp: int) -> list[str]:
-    """Appends ``.`` and ``rng.randrange(10**fsp)`` zero-padded to ``fsp`` digits, if any."""
+    """Appends ``.`` and a number below ``10**fsp`` zero-padded to ``fsp`` digits, if any."""
     if not fsp:
         return []
     fractions = 10**fsp
@@ -73,8 +73,8 @@ def time_code(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCo
     """A TIME in -838:59:59 .. 838:59:59: hour, minute, second, then the fraction."""
     hour, minute, second = f"{v}_h", f"{v}_m", f"{v}_s"
     lines = [
-        *below_code(hour, 1677),  # rng.randint(-838, 838)
-        *below_code(minute, 60),  # rng.randrange(60) twice
+        *below_code(hour, 1677),  # -838 .. 838
+        *below_code(minute, 60),
         *below_code(second, 60),
         f"{v} = HOURS[{hour}] + MINUTES[{minute}] + TWO_DIGITS[{second}]",
         *_fraction(v, col.decimal),

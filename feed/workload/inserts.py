@@ -3,48 +3,57 @@
 A table's insert draws its column values in a fixed order (the plan: the non-key columns in
 table order, each nullable one first drawing whether it is NULL) and returns the image in
 column order. Generated once per schema version, it is a straight run of every column's
-draw statements, with the RNG's methods, tables and generators as locals and every bound a
-literal: no call per column, no loop, no reordering dict. The same source, one function per
-column, gives the values an UPDATE or a MODIFY COLUMN draws.
+draw statements on the row's stream state ``s`` (``draws``), with the tables and key
+generators as locals and every bound a literal: no call per column, no loop, no reordering
+dict. The same source gives the UPDATE's draws (which columns change, and their values) and
+the value one column draws for a MODIFY COLUMN.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from tisink.core.codegen import run_generated
-from tisink.feed.workload.draws import ColumnCode, ValueGen
+from tisink.feed.workload.draws import STEP, ColumnCode, ValueGen, below_code, draw
 from tisink.feed.workload.values import SHARED
 
 Image = dict[str, Any]
-NewImage = Callable[[random.Random, int], Image]
+NewImage = Callable[[int, int], Image]
+"""``insert(state, seq)``: a new row's image from the stream ``state``, keys from ``seq``."""
+Update = Callable[[int, Image], None]
+"""``update(state, image)``: set an UPDATE's changed columns in ``image``."""
 
 KeyPlan = tuple[str, Callable[[int], Any]]
 """A key column: its name and the value of row sequence number ``seq``."""
 ValuePlan = tuple[str, bool, float, ColumnCode]
 """A non-key column: name, nullable, NULL ratio, the draw of its values."""
 
-_PROLOGUE = ["    bits = rng.getrandbits", "    draw = rng.random"]
+MAX_UPDATED_COLUMNS = 3
+"""An UPDATE changes 1 to this many of the columns it may change."""
 
 
 class Draws(NamedTuple):
     """The generated draw functions of one table version."""
 
     insert: NewImage
-    """``insert(rng, seq)``: a new row's image (keys from ``seq``), in column order."""
+    update: Update
+    """Changes 1 to ``MAX_UPDATED_COLUMNS`` of the ``mutable`` columns (none if there are
+    none): NULL at a column's ratio, else a value."""
     values: dict[str, ValueGen]
-    """A (non-NULL) value of each non-key column, for MODIFY COLUMN."""
-    changes: dict[str, ValueGen]
-    """What an UPDATE sets a non-key column to: NULL at its ratio, else a value."""
+    """A (non-NULL) value of each non-key column from a stream state, for MODIFY COLUMN."""
 
 
 def compile_draws(
-    table: str, keys: Sequence[KeyPlan], plan: Sequence[ValuePlan], order: Sequence[str]
+    table: str,
+    keys: Sequence[KeyPlan],
+    plan: Sequence[ValuePlan],
+    order: Sequence[str],
+    mutable: int | None = None,
 ) -> Draws:
     """The draws of a table version: ``keys`` and the ``plan`` columns, in the column
-    ``order``; ``table`` names the functions in tracebacks and profiles."""
+    ``order``; an UPDATE may change the first ``mutable`` plan columns (all by default);
+    ``table`` names the functions in tracebacks and profiles."""
     namespace: dict[str, Any] = dict(SHARED)
     for _, _, _, code in plan:
         namespace.update(code.tables)
@@ -52,28 +61,60 @@ def compile_draws(
         namespace[f"key{i}"] = key
     defaults = ", ".join(f"{name}={name}" for name in namespace)
     local = {name: f"k{i}" for i, (name, _) in enumerate(keys)}
-    body = [f"def insert(rng, seq, *, {defaults}):", *_PROLOGUE]
+    body = [f"def insert(s, seq, *, {defaults}):"]
     body += [f"    k{i} = key{i}(seq)" for i in range(len(keys))]
     functions = []
     for i, (name, nullable, ratio, code) in enumerate(plan):
         local[name] = f"v{i}"
-        lines = [f"    {line}" for line in code.lines]
-        null = [f"    if draw() < {ratio!r}:"]
-        if nullable:
-            body += [*null, f"        v{i} = None", "    else:"]
-            body += [f"    {line}" for line in lines]
-        else:
-            body += lines
-        functions += [f"def value{i}(rng, *, {defaults}):", *_PROLOGUE, *lines, f"    return v{i}"]
-        functions += [f"def change{i}(rng, *, {defaults}):", *_PROLOGUE]
-        functions += [*null, "        return None"] if nullable else []
-        functions += [*lines, f"    return v{i}"]
+        body += _drawn(i, nullable, ratio, code, "    ")
+        functions += [f"def value{i}(s, *, {defaults}):", *_indented(code.lines, "    ")]
+        functions.append(f"    return v{i}")
     display = ", ".join(f"{name!r}: {local[name]}" for name in order)
     body.append(f"    return {{{display}}}")
-    run_generated("\n".join(body + functions), f"draws of {table}", namespace)
+    changing = plan[: len(plan) if mutable is None else mutable]
+    source = "\n".join(body + functions + _update(changing, defaults))
+    run_generated(source, f"draws of {table}", namespace)
     names = [name for name, _, _, _ in plan]
     return Draws(
         namespace["insert"],
+        namespace["update"],
         {name: namespace[f"value{i}"] for i, name in enumerate(names)},
-        {name: namespace[f"change{i}"] for i, name in enumerate(names)},
     )
+
+
+def _drawn(i: int, nullable: bool, ratio: float, code: ColumnCode, indent: str) -> list[str]:
+    """The statements that set ``v{i}``: NULL at ``ratio`` if nullable, else the draw."""
+    if not nullable:
+        return _indented(code.lines, indent)
+    return [
+        f"{indent}if {draw()} < {ratio!r}:",
+        f"{indent}    v{i} = None",
+        f"{indent}else:",
+        *_indented(code.lines, indent + "    "),
+    ]
+
+
+def _indented(lines: Sequence[str], indent: str) -> list[str]:
+    return [indent + line for line in lines]
+
+
+def _update(plan: Sequence[ValuePlan], defaults: str) -> list[str]:
+    """``update(s, image)``: how many columns change, which (picked from a shrinking pool, as
+    ``random.sample`` picks), and each one's new value."""
+    count = len(plan)
+    if not count:
+        return [f"def update(s, image, *, {defaults}):", "    return None"]
+    lines = [
+        f"def update(s, image, *, {defaults}):",
+        *_indented(below_code("n", min(MAX_UPDATED_COLUMNS, count)), "    "),
+        f"    pool = list(range({count}))",
+        f"    for left in range({count}, {count} - 1 - n, -1):",
+        f"        j = ({STEP} * left) >> 64",
+        "        c = pool[j]",
+        "        pool[j] = pool[left - 1]",
+    ]
+    for i, (name, nullable, ratio, code) in enumerate(plan):
+        lines.append(f"        {'if' if i == 0 else 'elif'} c == {i}:")
+        lines += _drawn(i, nullable, ratio, code, "            ")
+        lines.append(f"            image[{name!r}] = v{i}")
+    return lines

@@ -1,8 +1,9 @@
 """Rows a generator builds and rows it only steps over: one partition owner's share of a table.
 
-A table's values come from one RNG stream, so a process that wants some of its rows (a Spark
-task playing some partitions of a topic) must draw every row's values all the same. It need not
-build the others: no image kept, no JSON, no event. A ``RowSelection`` says, per table version,
+A row's values come from the row's own stream, so a process that wants some of a table's rows
+(a Spark task playing some partitions of a topic) draws nothing for the others: it only follows
+the table's operation stream (which row each change touches) and builds no image, JSON or
+event for them. A ``RowSelection`` says, per table version,
 which rows to build, from the row's key image: its primary and unique key columns, which the
 generator derives from the row's sequence number and never draws. A row is chosen once, at its
 INSERT, and keeps that choice until it is deleted, so the selection must depend on those keys
@@ -45,14 +46,22 @@ class SkippedRow(NamedTuple):
 
 def selectable(scenario: Scenario, table: int) -> bool:
     """Whether rows of ``scenario``'s table ``table`` can be stepped over and still leave the
-    others exact: no UPDATE gives a row new keys (which would move it to another owner), no
-    ALTER reshapes the rows (a MODIFY COLUMN draws for values that no longer fit), and no
-    transfer or multi-table transaction reads another row's values."""
+    others exact. A row's values are its own (``draws``), and an ALTER draws a kept row's new
+    values from the row alone, so what is left out is what moves a row to another owner or
+    reads another row: an UPDATE that gives a row new keys, a DDL that renames the table or
+    changes a key column (the dispatcher may then route the row elsewhere), and transfers
+    (which read the rows they move amounts between). DDL storms only touch columns outside
+    every index."""
     spec = scenario.tables[table]
-    return (
-        not spec.key_updates
-        and spec.conserved is None
-        and not scenario.ddls
-        and scenario.storm is None
-        and not scenario.transactions
-    )
+    if spec.key_updates or spec.conserved is not None:
+        return False
+    keys = {name for index in spec.indexes for name in index.columns}
+    for ddl in scenario.ddls:
+        if ddl.table != table:
+            continue
+        if ddl.action == "rename":
+            return False
+        changed = ddl.column.column.name if ddl.column is not None else ddl.name
+        if ddl.action in ("drop_column", "modify_column") and changed in keys:
+            return False
+    return True

@@ -35,7 +35,7 @@ class ShapedTable(Protocol):
     spec: TableSpec
     rng: random.Random
 
-    def insert(self, rng: random.Random) -> tuple[dict[str, Any], bytes]: ...
+    def insert(self) -> tuple[dict[str, Any], bytes]: ...
 
     def update(self, index: int) -> tuple[dict[str, Any], dict[str, Any]]: ...
 
@@ -111,7 +111,7 @@ def _amount(state: ShapedTable, col: ColumnInfo, giver: int, taker: int) -> int:
 
 
 def _insert(state: ShapedTable, txn: PlannedTxn, info: TableInfo, envelope: int) -> FeedRow:
-    after, stored = state.insert(state.rng)
+    after, stored = state.insert()
     row = RowChangedEvent(txn.start_ts, txn.commit_ts, info, None, after)
     row.approximate_size = envelope + _AFTER + len(stored)
     return FeedRow(row)

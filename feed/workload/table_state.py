@@ -1,4 +1,11 @@
-"""One table's side of a workload: its RNG, its live rows and the row changes it commits.
+"""One table's side of a workload: its streams, its live rows and the row changes it commits.
+
+Two kinds of draws make a table's rows. Its operation stream (``rng``, a ``random.Random``
+seeded from (seed, table)) decides each row change's kind and which live row it touches: a
+few draws a row, which every process that generates the table makes. A row's values come
+from the row's own stream (``draws.row_seed`` of the table's salt and the row's number in the
+table): a process that does not build a row (a Spark task that does not own its partition)
+draws nothing for it, and the rows it builds are the same as everywhere.
 
 The table keeps the current image of every live row, so an UPDATE's or DELETE's ``before`` is
 exactly what the table held. It keeps each as its JSON (the feed line's own bytes, a third of
@@ -19,8 +26,9 @@ import orjson
 
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.format.values import Check, compile_check
-from tisink.feed.workload.draws import ValueGen, below, sample
-from tisink.feed.workload.inserts import KeyPlan, NewImage, ValuePlan, compile_draws
+from tisink.feed.workload.draws import ValueGen, row_seed
+from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.inserts import KeyPlan, NewImage, Update, ValuePlan, compile_draws
 from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
 from tisink.feed.workload.shaped import shaped_commit
 from tisink.feed.workload.specs import Scenario, TableSpec
@@ -31,7 +39,6 @@ from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
 
 Image = dict[str, Any]
-MAX_UPDATED_COLUMNS = 3
 _AFTER = len(b',"after":')
 _BEFORE = len(b',"before":')
 
@@ -59,7 +66,14 @@ class TableState:
         self._select = select
         self._keep: tuple[TableInfo, KeepRow | None] | None = None
         """The selection's test of the current table version, asked once per version."""
-        self.rng = random.Random(derive_seed(seed, "table", spec.qualified_name))
+        name = spec.qualified_name
+        self.rng = random.Random(derive_seed(seed, "table", name))
+        """The operation stream: each row change's kind and row, transfers' amounts."""
+        self._salt = derive_seed(seed, "values", name)
+        self._big_salt = derive_seed(seed, "oversized", name)
+        self._alter_salt = derive_seed(seed, "alter", name)
+        self._number = 0
+        """Row changes made so far: the number of the next one's value stream."""
         self.info: TableInfo | None = None
         self._sizes = {c.column.name: c.size for c in spec.columns}
         self._null_ratio = {c.column.name: c.null_ratio for c in spec.columns}
@@ -69,9 +83,9 @@ class TableState:
         self._seq = 0
         """The sequence number of the last insert: it makes the keys, and counts inserts."""
         self._new_image: NewImage | None = None
+        self._update_draws: Update | None = None
         self._mutable: list[str] = []
         self._values: dict[str, ValueGen] = {}
-        self._changes: dict[str, ValueGen] = {}
         self._columns: dict[str, ColumnInfo] = {}
         self._keys: list[KeyPlan] = []
         self._key_share = spec.key_updates
@@ -94,9 +108,14 @@ class TableState:
             self._compile(self.info)
             if event.pre_table is not None and kind is DDLType.ALTER:
                 fits = self._fit_checks(event.pre_table)
+                salt = row_seed(self._alter_salt, event.commit_ts)
                 self._images = [
-                    _stored(self._reshape(orjson.loads(_built(image)), event.pre_table, fits))
-                    for image in self._images
+                    None
+                    if image is None
+                    else _stored(
+                        self._reshape(orjson.loads(image), event.pre_table, fits, salt, seq)
+                    )
+                    for seq, image in zip(self._seqs, self._images, strict=True)
                 ]
         return FeedDDL(event.commit_ts, event.start_ts, event)
 
@@ -122,8 +141,9 @@ class TableState:
         if self.spec.conserved is not None and self.spec.conserved in self._columns:
             col = self._columns[self.spec.conserved]
             plan.append((col.name, False, 0.0, column_code(col, None, f"v{len(plan)}")))
-        draws = compile_draws(self.spec.qualified_name, keys, plan, tuple(self._columns))
-        self._new_image, self._values, self._changes = draws
+        mutable = len(self._mutable)
+        draws = compile_draws(self.spec.qualified_name, keys, plan, tuple(self._columns), mutable)
+        self._new_image, self._update_draws, self._values = draws
 
     def _fit_checks(self, pre: TableInfo) -> dict[str, Check]:
         """The value checks of the columns a MODIFY COLUMN changed, compiled once per DDL."""
@@ -135,12 +155,15 @@ class TableState:
             if col.name in old and col != old[col.name]
         }
 
-    def _reshape(self, image: Image, pre: TableInfo, fits: dict[str, Check]) -> Image:
+    def _reshape(
+        self, image: Image, pre: TableInfo, fits: dict[str, Check], salt: int, seq: int
+    ) -> Image:
         """An image of the new schema: added columns take their default, dropped ones go,
         modified ones keep their values in the new type's form (a number going to a DECIMAL
         or an integer rounded as the database rounds it: the draws kept it in range). Only a
         value no conversion fits (a change the scenario made lossy, such as text to a
-        number) gets a new one, which no database holds."""
+        number) gets a new one, which no database holds: drawn from the stream of (the
+        DDL's ``salt``, the row's ``seq``), so a row stepped over here changes nothing."""
         assert self.info is not None
         old = pre.column_by_name
         out: Image = {}
@@ -150,7 +173,7 @@ class TableState:
             elif col.name in fits and not _fits(col, fits[col.name], image[col.name]):
                 kept = _converted(col, image[col.name])
                 fit = kept is not None and _fits(col, fits[col.name], kept)
-                out[col.name] = kept if fit else self._values[col.name](self.rng)
+                out[col.name] = kept if fit else self._values[col.name](row_seed(salt, seq))
             else:
                 out[col.name] = image[col.name]
         return out
@@ -170,6 +193,9 @@ class TableState:
         insert_p, update_p, _ = self.spec.mix
         update_p += insert_p
         rng, new_image, big = self.rng, self._new_image, self.spec.oversized
+        update, salt = self._update_draws, self._salt
+        assert update is not None
+        mutable = bool(self._mutable)
         seqs, images = self._seqs, self._images
         start_ts, commit_ts = txn.start_ts, txn.commit_ts
         # the feed line of a row: this envelope with its op (6 letters each), and each
@@ -180,15 +206,13 @@ class TableState:
         )
         touched: set[int] = set()
         out: list[FeedRow | SkippedRow] = []
+        number = self._number
         for _ in range(txn.size):
+            number += 1
             draw = rng.random()
             index = self._pick() if seqs and draw >= insert_p else -1
             if index < 0 or seqs[index] in touched:
                 self._seq = seq = self._seq + 1
-                after = new_image(rng, seq)
-                if big is not None and seq % big.every == 0 and big.column in after:
-                    col = self._columns[big.column]
-                    after[big.column] = oversized_value(col, big.nbytes, rng)
                 seqs.append(seq)
                 touched.add(seq)
                 if keep is not None and not keep({name: key(seq) for name, key in self._keys}):
@@ -196,6 +220,12 @@ class TableState:
                     images.append(None)
                     out.append(skipped)
                     continue
+                after = new_image(row_seed(salt, number), seq)
+                if big is not None and seq % big.every == 0 and big.column in after:
+                    col = self._columns[big.column]
+                    after[big.column] = oversized_value(
+                        col, big.nbytes, row_seed(self._big_salt, number)
+                    )
                 stored = _stored(after)
                 images.append(stored)
                 row = RowChangedEvent(start_ts, commit_ts, info, None, after)
@@ -203,19 +233,19 @@ class TableState:
             else:
                 touched.add(seqs[index])
                 kept = images[index]
-                if kept is None:  # drawn as it would be, not built
+                if kept is None:  # a row this process does not build
                     assert skipped is not None, "a row stepped over in a table kept whole"
-                    if draw < update_p and self._mutable:
-                        self._draw_changes({})
-                    else:
+                    assert not key_share, "a row stepped over in a table whose keys change"
+                    if draw >= update_p or not mutable:
                         self._remove(index)
                     out.append(skipped)
                     continue
                 stored = kept
                 before = orjson.loads(stored)
                 size = envelope + _BEFORE + len(stored)
-                if draw < update_p and self._mutable:
-                    after = self._update(before)
+                if draw < update_p and mutable:
+                    after = before.copy()
+                    update(row_seed(salt, number), after)
                     if key_share and rng.random() < key_share:
                         touched.add(self.rekey(after, index))
                     stored = images[index] = _stored(after)
@@ -226,6 +256,7 @@ class TableState:
                     row = RowChangedEvent(start_ts, commit_ts, info, before, None)
                     row.approximate_size = size
             out.append(FeedRow(row))
+        self._number = number
         return out
 
     def _pick(self) -> int:
@@ -250,14 +281,16 @@ class TableState:
         self._seqs[index] = seq
         return seq
 
-    def insert(self, rng: random.Random) -> tuple[Image, bytes]:
+    def insert(self) -> tuple[Image, bytes]:
         """A new row (the next sequence number), kept live; its image and JSON."""
         assert self._new_image is not None
+        self._number = number = self._number + 1
         self._seq = seq = self._seq + 1
-        after = self._new_image(rng, seq)
+        after = self._new_image(row_seed(self._salt, number), seq)
         big = self.spec.oversized
         if big is not None and seq % big.every == 0 and big.column in after:
-            after[big.column] = oversized_value(self._columns[big.column], big.nbytes, rng)
+            state = row_seed(self._big_salt, number)
+            after[big.column] = oversized_value(self._columns[big.column], big.nbytes, state)
         stored = _stored(after)
         self._seqs.append(seq)
         self._images.append(stored)
@@ -266,8 +299,12 @@ class TableState:
     def update(self, index: int) -> tuple[Image, Image]:
         """UPDATE the live row at ``index`` (its non-key columns, as the mix's updates do):
         (before, after); the caller stores ``after`` with ``store``."""
+        assert self._update_draws is not None
+        self._number = number = self._number + 1
         before = orjson.loads(_built(self._images[index]))
-        return before, self._update(before) if self._mutable else before.copy()
+        after = before.copy()
+        self._update_draws(row_seed(self._salt, number), after)
+        return before, after
 
     def store(self, index: int, image: Image) -> bytes:
         stored = self._images[index] = _stored(image)
@@ -280,27 +317,31 @@ class TableState:
     def live_rows(self) -> int:
         return len(self._seqs)
 
-    def _update(self, before: Image) -> Image:
-        after = before.copy()
-        self._draw_changes(after)
-        return after
-
-    def _draw_changes(self, into: Image) -> None:
-        """An UPDATE's draws: which columns change, and their new values, set in ``into``."""
-        rng = self.rng
-        mutable, changes = self._mutable, self._changes
-        count = 1 + below(rng, min(MAX_UPDATED_COLUMNS, len(mutable)))  # randint(1, n)
-        for name in sample(rng, mutable, count):
-            into[name] = changes[name](rng)
-
     def _keeper(self, info: TableInfo) -> KeepRow | None:
         """The selection's test for this table version (asked when its first rows come, after
         its DDL went out: the selection may learn the table from it)."""
         assert self._select is not None
         if self._keep is None or self._keep[0] is not info:
             keys = tuple(name for name, _ in self._keys)
-            self._keep = (info, self._select.keeper(info, keys))
+            keep = self._select.keeper(info, keys)
+            if self._keep is not None:
+                self._follow(keep)
+            self._keep = (info, keep)
         return self._keep[1]
+
+    def _follow(self, keep: KeepRow | None) -> None:
+        """Hold the live rows to a new version's test: a row it no longer keeps is let go; a
+        row stepped over that it now keeps cannot be built (``selectable`` leaves out the DDLs
+        that would do this, so this is a bug, not a workload to refuse)."""
+        for index, seq in enumerate(self._seqs):
+            kept = keep is None or keep({name: key(seq) for name, key in self._keys})
+            if kept and self._images[index] is None:
+                raise ScenarioError(
+                    f"a DDL moved row {seq} to this partition owner, which stepped over it",
+                    table=self.spec.qualified_name,
+                )
+            if not kept:
+                self._images[index] = None
 
     def _remove(self, index: int) -> None:
         last = len(self._seqs) - 1
@@ -323,7 +364,7 @@ def _stored(image: Image) -> bytes:
 
 def _built(image: bytes | None) -> bytes:
     """A live row's JSON, which ``selectable`` tables (the only ones with rows stepped over)
-    never need for another row: no ALTER, transfer or multi-table transaction."""
+    never need for another row: no transfer reads it."""
     assert image is not None, "a row the selection stepped over was read"
     return image
 

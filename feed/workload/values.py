@@ -7,21 +7,23 @@ depend on the seed and the table only, never on which process generates them. Te
 characters that JSON encoders must escape (``<>&``, quotes, U+2028) and multi-byte UTF-8, so
 a consumer's decoder is exercised too.
 
-The statements draw exactly what ``randrange``/``randint``/``choice``/``uniform``/
-``randbytes``/``sample`` would (``draws``), only without their argument checks, so the feed
-of a seed stays byte for byte what it was. Dates and times are in ``clock_values``.
+The statements draw from the row's own stream (``draws``): each draw is an expression on the
+local ``s``, a fixed number of words per value (no retry loop), so a value costs a few integer
+operations and no call. Text and binary values are slices of fixed random pools (one draw for
+the start, one for the length). Dates and times are in ``clock_values``.
 """
 
 from __future__ import annotations
 
 import binascii
+import hashlib
 import random
 import string
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tisink.feed.workload.clock_values import date_code, datetime_code, time_code
-from tisink.feed.workload.draws import ColumnCode, below_code, sample
+from tisink.feed.workload.draws import ColumnCode, below_code, bits, draw
 from tisink.feed.workload.errors import ScenarioError
 from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
@@ -29,8 +31,10 @@ from tisink.model.table import ColumnInfo
 ALPHABET = string.ascii_letters + string.digits + " " * 10 + "<>&\"'\\/é中😀\u2028"
 """Characters of generated text; at most 4 UTF-8 bytes each."""
 _POOL = "".join(random.Random(0x715_1A4).choices(ALPHABET, k=1 << 16))
-"""Generated text is a slice of this fixed random text: one RNG draw per value, not per
+"""Generated text is a slice of this fixed random text: one draw per value, not per
 character, and still a different string almost every time."""
+_BYTES = random.Random(0xB17E5).randbytes(1 << 16)
+"""Generated binary values are slices of these fixed random bytes, as text of the pool."""
 DEFAULT_MAX_SIZE = 32
 """Longest generated text or binary value when the scenario gives no ``size``."""
 _FLOAT_SPAN = 1e4
@@ -42,11 +46,11 @@ UNROLLED_VECTOR = 16
 SHARED: dict[str, Any] = {
     "ALPHABET": ALPHABET,
     "POOL": _POOL,
+    "BYTES": _BYTES,
     "JSON_WORDS": _JSON_WORDS,
     "encode": binascii.b2a_base64,
-    "sample": sample,
 }
-"""Names the statements of every column may use besides ``rng``, ``bits`` and ``draw``."""
+"""Names the statements of every column may use besides ``s``."""
 
 
 Builder = Callable[[ColumnInfo, tuple[int, int] | None, str], ColumnCode]
@@ -110,8 +114,8 @@ def _integer(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCod
     low, high, unsigned_max = INTEGER_RANGES[col.mysql_type]
     if col.unsigned:
         low, high = 0, unsigned_max
-    bits = (high - low).bit_length()  # every integer type spans a power of two
-    return ColumnCode([f"{v} = {low} + bits({bits})" if low else f"{v} = bits({bits})"], {})
+    width = (high - low).bit_length()  # every integer type spans a power of two
+    return ColumnCode([f"{v} = {low} + {bits(width)}" if low else f"{v} = {bits(width)}"], {})
 
 
 def _year(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
@@ -119,32 +123,32 @@ def _year(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
 
 
 def _bit(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
-    return ColumnCode([f"{v} = bits({col.length or 1})"], {})
+    return ColumnCode([f"{v} = {bits(col.length or 1)}"], {})
 
 
 def _floating(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     span = _FLOAT_SPAN if col.mysql_type == "float" else _DOUBLE_SPAN
     low = 0.0 if col.unsigned else -span
-    width = span - low  # rng.uniform(low, span)
+    width = span - low  # uniform in [low, span)
     digits = 2 if col.mysql_type == "float" else 4
-    shifted = f"{low!r} + {width!r} * draw()" if low else f"{width!r} * draw()"  # >= +0.0
+    shifted = f"{low!r} + {width!r} * {draw()}" if low else f"{width!r} * {draw()}"  # >= +0.0
     return ColumnCode([f"{v} = round({shifted}, {digits})"], {})
 
 
 def _decimal(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     scale = col.decimal
     whole, fraction = f"{v}_w", f"{v}_f"
-    lines = below_code(whole, 10 ** min(col.length - scale, 12))  # rng.randrange(wholes)
+    lines = below_code(whole, 10 ** min(col.length - scale, 12))
     if scale:
         fractions = 10**scale
-        lines += below_code(fraction, fractions)  # then rng.randrange(fractions)
+        lines += below_code(fraction, fractions)
         lines.append(f'{v} = f"{{{whole}}}.{{str({fraction} + {fractions})[1:]}}"')
         nonzero = f"({whole} or {fraction})"
     else:
         lines.append(f"{v} = str({whole})")
         nonzero = whole
     if not col.unsigned:  # negative a quarter of the time, but never "-0.00"
-        lines += [f"if draw() < 0.25 and {nonzero}:", f'    {v} = "-" + {v}']
+        lines += [f"if {draw()} < 0.25 and {nonzero}:", f'    {v} = "-" + {v}']
     return ColumnCode(lines, {})
 
 
@@ -160,19 +164,25 @@ def _bounds(col: ColumnInfo, size: tuple[int, int] | None, unit_bytes: int) -> t
 
 def _text(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     low, high = _bounds(col, size, 4)
-    limit = len(_POOL) - high
-    if limit <= 0:  # longer than the pool: character by character
-        return ColumnCode(
-            [f'{v} = "".join(rng.choices(ALPHABET, k=rng.randint({low}, {high})))'], {}
-        )
+    return _slice(v, "POOL", len(_POOL), low, high, _POOL)
+
+
+def _slice(v: str, pool: str, length: int, low: int, high: int, text: str | bytes) -> ColumnCode:
+    """Statements that set ``v`` to a slice of ``pool`` (``length`` long) of ``low`` to
+    ``high`` items: a start, then a length. A value longer than the pool is cut from the
+    pool repeated (a table of its own, named after ``v``)."""
     start = f"{v}_s"
-    return ColumnCode(
-        [
-            f"{start} = int(draw() * {limit})",
-            f"{v} = POOL[{start} : {start}{_plus(low)} + int(draw() * {high - low + 1})]",
-        ],
-        {},
-    )
+    tables: dict[str, Any] = {}
+    if high >= length:
+        pool = f"{v}_pool"
+        tables[pool] = text * (high // length + 2)
+    limit = length if high >= length else length - high
+    lines = [
+        *below_code(start, limit),
+        *below_code(f"{v}_n", high - low + 1),
+        f"{v} = {pool}[{start} : {start}{_plus(low)} + {v}_n]",
+    ]
+    return ColumnCode(lines, tables)
 
 
 def _plus(term: int) -> str:
@@ -186,19 +196,15 @@ def _b64(data: bytes) -> str:
 def _binary(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     if col.mysql_type == "binary":
         width = col.length or 1  # BINARY(n) is padded to n bytes
-        return ColumnCode(
-            [f'{v} = encode(bits({width * 8}).to_bytes({width}, "little"))[:-1].decode()'], {}
-        )
-    low, high = _bounds(col, size, 1)
-    n = f"{v}_n"  # rng.randint(low, high), then rng.randbytes(n)
-    lines = below_code(n, high - low + 1)
-    lines += [f"{n} += {low}"] if low else []
-    lines += [f'{v} = encode(bits({n} * 8).to_bytes({n}, "little"))[:-1].decode()']
-    return ColumnCode(lines, {})
+        low = high = width
+    else:
+        low, high = _bounds(col, size, 1)
+    code = _slice(f"{v}_b", "BYTES", len(_BYTES), low, high, _BYTES)
+    return ColumnCode([*code.lines, f"{v} = encode({v}_b)[:-1].decode()"], code.tables)
 
 
 def _enum(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
-    index = f"{v}_i"  # rng.choice(members)
+    index = f"{v}_i"
     lines = [*below_code(index, len(col.elements)), f"{v} = {v}_members[{index}]"]
     return ColumnCode(lines, {f"{v}_members": tuple(col.elements)})
 
@@ -206,31 +212,35 @@ def _enum(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
 def _set(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     lines = [f"{v} = []"]
     for i in range(len(col.elements)):  # each member with probability 1/2, in order
-        lines += ["if draw() < 0.5:", f"    {v}.append({v}_members[{i}])"]
+        lines += [f"if {draw()} < 0.5:", f"    {v}.append({v}_members[{i}])"]
     return ColumnCode(lines, {f"{v}_members": tuple(col.elements)})
 
 
+_MOST_TAGS = 3
+
+
 def _json(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
-    doc, n = f"{v}_doc", f"{v}_n"
+    doc, n, tags, ok = f"{v}_doc", f"{v}_n", f"{v}_t", f"{v}_ok"
     lines = [
         *below_code(f"{v}_id", 1 << 40),
         *below_code(n, len(_JSON_WORDS)),
         f'{doc} = {{"id": {v}_id, "name": JSON_WORDS[{n}]}}',
-        "if draw() < 0.5:",
-        *("    " + line for line in below_code(n, 4)),
-        f'    {doc}["tags"] = sample(rng, JSON_WORDS, {n})',
-        "if draw() < 0.3:",
-        f"    {v}_ok = draw() < 0.5",
-        *("    " + line for line in below_code(n, 199)),
-        f'    {doc}["nested"] = {{"ok": {v}_ok, "none": None, "n": {n} - 99}}',
-        f'{v} = {doc} if draw() < 0.9 else [{doc}["id"], {doc}["name"]]',
+        *below_code(n, _MOST_TAGS + 1),
+        *below_code(tags, len(_JSON_WORDS) - _MOST_TAGS + 1),
+        f"if {draw()} < 0.5:",
+        f'    {doc}["tags"] = list(JSON_WORDS[{tags} : {tags} + {n}])',
+        *below_code(n, 199),
+        f"{ok} = {draw()} < 0.5",
+        f"if {draw()} < 0.3:",
+        f'    {doc}["nested"] = {{"ok": {ok}, "none": None, "n": {n} - 99}}',
+        f'{v} = {doc} if {draw()} < 0.9 else [{doc}["id"], {doc}["name"]]',
     ]
     return ColumnCode(lines, {})
 
 
 def _vector(col: ColumnInfo, size: tuple[int, int] | None, v: str) -> ColumnCode:
     dims = col.length or 3
-    value = "round(-1.0 + 2.0 * draw(), 3)"  # rng.uniform(-1.0, 1.0)
+    value = f"round(-1.0 + 2.0 * {draw()}, 3)"  # uniform in [-1, 1)
     if dims <= UNROLLED_VECTOR:
         return ColumnCode([f"{v} = [{', '.join([value] * dims)}]"], {})
     return ColumnCode([f"{v} = []", f"for _ in range({dims}):", f"    {v}.append({value})"], {})
@@ -297,8 +307,10 @@ def _fit(text: str, width: int, col: ColumnInfo, table: str) -> str:
     return text
 
 
-def oversized_value(col: ColumnInfo, nbytes: int, rng: random.Random) -> str:
-    """A value of about ``nbytes`` bytes for a long text or blob column (large-message tests)."""
+def oversized_value(col: ColumnInfo, nbytes: int, state: int) -> str:
+    """A value of about ``nbytes`` bytes for a long text or blob column (large-message tests),
+    from the stream state ``state``: random bytes, or one letter repeated."""
     if col.family is TypeFamily.BINARY:
-        return _b64(rng.randbytes(nbytes))
-    return rng.choice(string.ascii_letters) * nbytes
+        return _b64(hashlib.shake_128(state.to_bytes(8, "little")).digest(nbytes))
+    letters = string.ascii_letters
+    return letters[(state >> 11) % len(letters)] * nbytes

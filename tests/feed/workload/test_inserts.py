@@ -1,8 +1,9 @@
 """The generated draw functions equal a plain implementation of the same draws.
 
-The reference below says what each column type draws with ``random.Random``'s own methods
-(the spec of the generator's values); the generated insert, value and change functions must
-give the same values and leave the RNG in the same state, for any columns and seed.
+The reference below says what each column type draws from a row's stream (``WordStream``, the
+readable form of the stream the generated code steps inline): the generated insert, value and
+update functions must give the same values and leave the stream in the same state, for any
+columns and stream.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tisink.feed.workload.draws import WordStream
 from tisink.feed.workload.inserts import ValuePlan, compile_draws
 from tisink.feed.workload.types import parse_column_type
 from tisink.feed.workload.values import ALPHABET, DEFAULT_MAX_SIZE, column_code
@@ -22,6 +24,7 @@ from tisink.model.mysqltypes import INTEGER_RANGES, TypeFamily
 from tisink.model.table import ColumnInfo
 
 POOL = "".join(random.Random(0x715_1A4).choices(ALPHABET, k=1 << 16))
+BYTES = random.Random(0xB17E5).randbytes(1 << 16)
 WORDS = ("alpha", "beta", "gamma", "delta", "<tag>", "a&b", "中文", "")
 EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -30,8 +33,8 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def _fraction(rng: random.Random, fsp: int) -> str:
-    return f".{rng.randrange(10**fsp):0{fsp}d}" if fsp else ""
+def _fraction(w: WordStream, fsp: int) -> str:
+    return f".{w.below(10**fsp):0{fsp}d}" if fsp else ""
 
 
 def _length_bounds(col: ColumnInfo, size: tuple[int, int] | None, unit: int) -> tuple[int, int]:
@@ -44,63 +47,85 @@ def _length_bounds(col: ColumnInfo, size: tuple[int, int] | None, unit: int) -> 
     return low, high
 
 
-def reference(col: ColumnInfo, size: tuple[int, int] | None, rng: random.Random) -> Any:
+def _slice(w: WordStream, pool: Any, low: int, high: int) -> Any:
+    """A start, then a length; a value longer than the pool is cut from it repeated."""
+    if high >= len(pool):
+        start = w.below(len(pool))
+        pool = pool * (high // len(pool) + 2)
+    else:
+        start = w.below(len(pool) - high)
+    return pool[start : start + low + w.below(high - low + 1)]
+
+
+def reference(col: ColumnInfo, size: tuple[int, int] | None, w: WordStream) -> Any:
     """One non-NULL value of ``col``, as the generator's docs describe its draws."""
     family, kind = col.family, col.mysql_type
     if family in (TypeFamily.INT, TypeFamily.BIGINT):
         low, high, top = INTEGER_RANGES[kind]
         low, high = (0, top) if col.unsigned else (low, high)
-        return low + rng.getrandbits((high - low).bit_length())
+        return low + w.bits((high - low).bit_length())
     if family is TypeFamily.YEAR:
-        return rng.randint(1901, 2155)
+        return 1901 + w.below(255)
     if family is TypeFamily.BIT:
-        return rng.getrandbits(col.length or 1)
+        return w.bits(col.length or 1)
     if family in (TypeFamily.FLOAT, TypeFamily.DOUBLE):
         span = 1e4 if kind == "float" else 1e9
-        return round(rng.uniform(0.0 if col.unsigned else -span, span), 2 if kind == "float" else 4)
+        low = 0.0 if col.unsigned else -span
+        return round(low + (span - low) * w.random(), 2 if kind == "float" else 4)
     if family is TypeFamily.DECIMAL:
-        whole = rng.randrange(10 ** min(col.length - col.decimal, 12))
-        text = (
-            f"{whole}.{rng.randrange(10**col.decimal):0{col.decimal}d}"
-            if col.decimal
-            else str(whole)
-        )
-        negative = not col.unsigned and rng.random() < 0.25 and text.strip("0.") != ""
+        whole = w.below(10 ** min(col.length - col.decimal, 12))
+        text = f"{whole}.{w.below(10**col.decimal):0{col.decimal}d}" if col.decimal else str(whole)
+        negative = not col.unsigned and w.random() < 0.25 and text.strip("0.") != ""
         return "-" + text if negative else text
     if family is TypeFamily.STRING:
-        low, high = _length_bounds(col, size, 4)
-        if high >= len(POOL):
-            return "".join(rng.choices(ALPHABET, k=rng.randint(low, high)))
-        start = int(rng.random() * (len(POOL) - high))
-        return POOL[start : start + low + int(rng.random() * (high - low + 1))]
+        return _slice(w, POOL, *_length_bounds(col, size, 4))
     if family is TypeFamily.BINARY:
         if kind == "binary":
-            return _b64(rng.randbytes(col.length or 1))
-        return _b64(rng.randbytes(rng.randint(*_length_bounds(col, size, 1))))
+            return _b64(_slice(w, BYTES, col.length or 1, col.length or 1))
+        return _b64(_slice(w, BYTES, *_length_bounds(col, size, 1)))
     if family in (TypeFamily.DATETIME, TypeFamily.TIMESTAMP, TypeFamily.DATE):
         low, high = (1, 2**31 - 1) if family is TypeFamily.TIMESTAMP else (0, 2_145_916_799)
-        when = EPOCH + datetime.timedelta(seconds=rng.randint(low, high))
+        when = EPOCH + datetime.timedelta(seconds=low + w.below(high - low + 1))
         if family is TypeFamily.DATE:
             return when.strftime("%Y-%m-%d")
-        return when.strftime("%Y-%m-%d %H:%M:%S") + _fraction(rng, col.decimal)
+        return when.strftime("%Y-%m-%d %H:%M:%S") + _fraction(w, col.decimal)
     if family is TypeFamily.TIME:
-        hour, minute, second = rng.randint(-838, 838), rng.randrange(60), rng.randrange(60)
+        hour, minute, second = w.below(1677) - 838, w.below(60), w.below(60)
         sign = "-" if hour < 0 else ""
-        return f"{sign}{abs(hour):02d}:{minute:02d}:{second:02d}" + _fraction(rng, col.decimal)
+        return f"{sign}{abs(hour):02d}:{minute:02d}:{second:02d}" + _fraction(w, col.decimal)
     if family is TypeFamily.ENUM:
-        return rng.choice(col.elements)
+        return col.elements[w.below(len(col.elements))]
     if family is TypeFamily.SET:
-        return [m for m in col.elements if rng.random() < 0.5]
+        return [m for m in col.elements if w.random() < 0.5]
     if family is TypeFamily.JSON:
-        doc: dict[str, Any] = {"id": rng.randrange(1 << 40), "name": rng.choice(WORDS)}
-        if rng.random() < 0.5:
-            doc["tags"] = rng.sample(WORDS, rng.randrange(4))
-        if rng.random() < 0.3:
-            ok = rng.random() < 0.5
-            doc["nested"] = {"ok": ok, "none": None, "n": rng.randrange(199) - 99}
-        return doc if rng.random() < 0.9 else [doc["id"], doc["name"]]
+        doc: dict[str, Any] = {"id": w.below(1 << 40), "name": WORDS[w.below(len(WORDS))]}
+        count, start = w.below(4), w.below(len(WORDS) - 3 + 1)
+        if w.random() < 0.5:
+            doc["tags"] = list(WORDS[start : start + count])
+        n, ok = w.below(199), w.random() < 0.5
+        if w.random() < 0.3:
+            doc["nested"] = {"ok": ok, "none": None, "n": n - 99}
+        return doc if w.random() < 0.9 else [doc["id"], doc["name"]]
     assert family is TypeFamily.VECTOR
-    return [round(rng.uniform(-1.0, 1.0), 3) for _ in range(col.length or 3)]
+    return [round(-1.0 + 2.0 * w.random(), 3) for _ in range(col.length or 3)]
+
+
+def reference_update(
+    specs: list[tuple[ColumnInfo, Any, bool, float]], image: dict[str, Any], w: WordStream
+) -> None:
+    """An UPDATE: 1 to 3 columns, picked from a shrinking pool, each NULL at its ratio."""
+    count = len(specs)
+    if not count:
+        return
+    n = w.below(min(3, count))
+    pool = list(range(count))
+    for left in range(count, count - 1 - n, -1):
+        j = w.below(left)
+        c = pool[j]
+        pool[j] = pool[left - 1]
+        col, size, nullable, ratio = specs[c]
+        null = nullable and w.random() < ratio
+        image[col.name] = None if null else reference(col, size, w)
 
 
 _SIGN = st.sampled_from(["", " unsigned"])
@@ -128,7 +153,7 @@ TYPES = st.one_of(
 SIZES = st.one_of(
     st.none(),
     st.tuples(st.integers(0, 300), st.integers(0, 300)).map(lambda t: (min(t), max(t))),
-    st.just((70_000, 70_004)),  # longer than the text pool: drawn character by character
+    st.just((70_000, 70_004)),  # longer than the pools: cut from them repeated
 )
 COLUMNS = st.lists(
     st.tuples(TYPES, SIZES, st.booleans(), st.sampled_from([0, 0.1, 0.5, 1.0])),
@@ -147,32 +172,33 @@ def _plan(columns: list[tuple[str, Any, bool, float]]) -> tuple[list[ValuePlan],
 
 
 @settings(deadline=None)
-@given(columns=COLUMNS, seed=st.integers(0, 2**64), seq=st.integers(1, 10**6))
+@given(columns=COLUMNS, seed=st.integers(0, 2**64 - 1), seq=st.integers(1, 10**6))
 def test_insert_draws_what_the_reference_draws(columns, seed: int, seq: int) -> None:
     plan, specs = _plan(columns)
     order = ["c0", "id", *(f"c{i}" for i in range(1, len(specs)))]
     draws = compile_draws("t", [("id", lambda s: s * 10)], plan, order)
-    ours, theirs = random.Random(seed), random.Random(seed)
-    for _ in range(3):
-        image = draws.insert(ours, seq)
-        expected: dict[str, Any] = {"id": seq * 10}
-        for col, size, nullable, ratio in specs:
-            null = nullable and theirs.random() < ratio
-            expected[col.name] = None if null else reference(col, size, theirs)
-        assert list(image) == order
-        assert image == {name: expected[name] for name in order}
-    assert ours.getstate() == theirs.getstate()
+    image = draws.insert(seed, seq)
+    theirs = WordStream(seed)
+    expected: dict[str, Any] = {"id": seq * 10}
+    for col, size, nullable, ratio in specs:
+        null = nullable and theirs.random() < ratio
+        expected[col.name] = None if null else reference(col, size, theirs)
+    assert list(image) == order
+    assert image == {name: expected[name] for name in order}
 
 
 @settings(deadline=None)
-@given(columns=COLUMNS, seed=st.integers(0, 2**64))
-def test_value_and_change_draw_what_the_reference_draws(columns, seed: int) -> None:
+@given(columns=COLUMNS, seed=st.integers(0, 2**64 - 1), mutable=st.integers(0, 6))
+def test_value_and_update_draw_what_the_reference_draws(columns, seed: int, mutable) -> None:
     plan, specs = _plan(columns)
-    draws = compile_draws("t", [], plan, [col.name for col, _, _, _ in specs])
-    ours, theirs = random.Random(seed), random.Random(seed)
-    for col, size, nullable, ratio in specs:
-        assert draws.values[col.name](ours) == reference(col, size, theirs)
-        null = nullable and theirs.random() < ratio
-        expected = None if null else reference(col, size, theirs)
-        assert draws.changes[col.name](ours) == expected
-    assert ours.getstate() == theirs.getstate()
+    mutable = min(mutable, len(specs))
+    draws = compile_draws("t", [], plan, [col.name for col, _, _, _ in specs], mutable)
+    for col, size, _, _ in specs:
+        assert draws.values[col.name](seed) == reference(col, size, WordStream(seed))
+    image = {col.name: "before" for col, _, _, _ in specs}
+    expected = dict(image)
+    draws.update(seed, image)
+    reference_update(specs[:mutable], expected, WordStream(seed))
+    assert image == expected
+    changed = sum(image[name] != "before" for name in image)
+    assert changed <= min(3, mutable)

@@ -4,7 +4,6 @@ SQL sinks refuse it."""
 
 from __future__ import annotations
 
-import random
 from decimal import Decimal
 from typing import Any
 
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 from tisink.eventsink.sql.narrowing import unfit_reason
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.workload import generate_records
+from tisink.feed.workload.draws import row_seed
 from tisink.feed.workload.values import SHARED, column_code
 from tisink.model.events import DDLType
 from tisink.model.table import ColumnInfo
@@ -57,12 +57,11 @@ def test_the_demo_modify_finds_every_kept_value_fits(seed: int) -> None:
 def draws(col: ColumnInfo, later: list[ColumnInfo], count: int = 300) -> list[Any]:
     """``count`` values of ``col``'s draw, run as the generator runs its statements."""
     code = column_code(col, (0, 40), "v", later)
-    source = "def draw_one(rng):\n    bits, draw = rng.getrandbits, rng.random\n"
+    source = "def draw_one(s):\n"
     source += "".join(f"    {line}\n" for line in code.lines) + "    return v\n"
     scope: dict[str, Any] = {**SHARED, **code.tables}
     exec(source, scope)
-    rng = random.Random(7)
-    return [scope["draw_one"](rng) for _ in range(count)]
+    return [scope["draw_one"](row_seed(7, number)) for number in range(count)]
 
 
 @given(
