@@ -43,7 +43,9 @@ HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "scenarios" / "sysbench.toml"
 PARTITIONS = 6
 CONFIG = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
-ENGINES = (("inline", None), ("spark", "local[2]"))
+ENGINES = tuple(
+    [("inline", None)] + [("spark", f"local[{n}]") for n in (1, 2, 4)] + [("spark", "local[*]")]
+)
 TISINK = str(Path(sys.executable).with_name("tisink"))
 
 

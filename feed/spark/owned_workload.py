@@ -150,10 +150,10 @@ def _route(
                 if skipped.commit_ts != txn_ts:
                     txn_ts, place = skipped.commit_ts, FIRST_PLACE
                 if cadence is not None:
-                    router.count_skipped(skipped.table, txn_ts, place, cadence)
+                    router.count_skipped(skipped.table, txn_ts, place, cadence, skipped.count)
                     if cadence.due:
                         _bootstraps(cadence, owner_of, pending)
-                place += 1
+                place += skipped.count
             elif kind is FeedRow:
                 row = record.row  # type: ignore[union-attr]
                 if row.commit_ts != txn_ts:

@@ -43,6 +43,13 @@ class CountsMessages(Protocol):
     def add(self, table_id: int, key: Key, ref: int) -> None: ...
 
 
+class CountsRuns(CountsMessages, Protocol):
+    """Counts messages in runs too: ``count`` messages of one table version and commitTs,
+    the first at ``key`` (the owners' ``StreamedBootstraps``, for rows stepped over)."""
+
+    def add_run(self, table_id: int, key: Key, ref: int, count: int) -> None: ...
+
+
 def make_factory(
     sink_uri: str, config_text: str | None, clock: Clock, faults: str | None = None
 ) -> SinkFactory:
@@ -129,15 +136,16 @@ class RowRouter:
         return items
 
     def count_skipped(
-        self, table: TableInfo, commit_ts: int, place: int, counts: CountsMessages
+        self, table: TableInfo, commit_ts: int, place: int, counts: CountsRuns, count: int = 1
     ) -> None:
-        """Count the message of a row the generator stepped over (``SkippedRow``: it is not
-        this task's) at ``place``, as ``route`` counts a row it routes unsplit."""
+        """Count the messages of ``count`` rows in a row the generator stepped over
+        (``SkippedRow``: they are not this task's) from ``place`` on, as ``route`` counts the
+        rows it routes unsplit."""
         route = self._routes.get(id(table))
         if route is None or route.table is not table:
             route = self._table_route(table, lambda: f"table {table.qualified_name}")
         key = (commit_ts, record_seq(place, RECORD_SUB))
-        counts.add(self._table_ids[route.ref], key, route.ref)
+        counts.add_run(self._table_ids[route.ref], key, route.ref, count)
 
     def keeper(self, table: TableInfo, keys: tuple[str, ...], owned: Set[int]) -> KeepRow | None:
         """Whether a row of ``table`` goes to one of the ``owned`` owners, from its image of

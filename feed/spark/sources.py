@@ -28,14 +28,6 @@ from tisink.feed.workload import Scenario
 from tisink.feed.workload.schedule import PlannedDDL, plan
 from tisink.model.events import DDLEvent
 
-OWNED_TASKS_MAX = 3
-"""Up to this many tasks, each generates and routes the whole workload and plays the
-partitions it owns (``owned_workload.py``): that costs each task about 20 us a row, less than
-stage one and the exchange (about 50 us a row) up to here, and nothing waits for a barrier.
-With more tasks the duplicated generating costs more than the exchange it saves, so stage
-one generates each table once and the shuffle brings the rows to the owners."""
-
-
 class PlayInput(Protocol):
     ddls: list[DDLEvent]
     ddl_keys: list[Key]
@@ -189,9 +181,8 @@ class WorkloadInput:
 
     def owned_tasks(self, owners: int, cores: int) -> int:
         """How many tasks generate the workload in the partition owners for ``owners`` owner
-        partitions on ``cores``; 0: stage one and the shuffle instead."""
-        tasks = max(1, min(owners, cores))
-        return tasks if tasks <= OWNED_TASKS_MAX else 0
+        partitions on ``cores``: one per core, each building only its owners' rows."""
+        return max(1, min(owners, cores))
 
     def owned_job(self, spark: Any, plan: Any, tasks: int) -> Any:
         """The one stage of ``tasks`` tasks, each generating the workload and playing the

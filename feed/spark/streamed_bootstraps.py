@@ -87,6 +87,13 @@ class StreamedBootstraps:
         if send is not None:
             out.append(PlannedBootstrap(before_message(key), table_id, send))
 
+    def add_run(self, table_id: int, key: Key, ref: int, count: int) -> None:
+        """``count`` messages of ``table_id`` at one commitTs, the first at ``key``: as many
+        ``add`` calls, since only a table's first message of an interval is looked at."""
+        self.add(table_id, key, ref)
+        if count > 1:
+            self._open[table_id][0] += count - 1
+
     def finish(self) -> None:
         """After the last message: the ticks of the intervals left (DDLs', ``resolved``
         ones) and the one after the last watermark (``final_tick``)."""

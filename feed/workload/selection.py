@@ -10,9 +10,9 @@ INSERT, and keeps that choice until it is deleted, so the selection must depend 
 alone: a partition dispatcher hashing them (or nothing at all), not one hashing other columns or
 the commit timestamp.
 
-A stepped-over row still takes its place in the feed as a ``SkippedRow`` (its transaction's
-commitTs and table), so a consumer can count it and number the rows after it as the whole feed
-numbers them.
+Stepped-over rows still take their places in the feed as a ``SkippedRow`` (their transaction's
+commitTs and table, and how many in a row), so a consumer can count them and number the rows
+after them as the whole feed numbers them.
 """
 
 from __future__ import annotations
@@ -38,10 +38,11 @@ class RowSelection(Protocol):
 
 
 class SkippedRow(NamedTuple):
-    """A row change the generator stepped over: one object per transaction, repeated."""
+    """``count`` row changes in a row of one transaction that the generator stepped over."""
 
     commit_ts: int
     table: TableInfo
+    count: int = 1
 
 
 def selectable(scenario: Scenario, table: int) -> bool:

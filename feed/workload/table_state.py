@@ -49,7 +49,7 @@ class TableState:
     Each row's ``approximate_size`` is the length of its feed line, as the reader reports it:
     worked out from the JSON of its images, made once per image. With a ``select`` (for a
     table that is ``selectable``), rows it does not keep are drawn but not built: no image is
-    kept for them (None) and each comes out as a ``SkippedRow``.
+    kept for them (None) and each run of them comes out as one ``SkippedRow``.
     """
 
     def __init__(
@@ -188,7 +188,6 @@ class TableState:
         if txn.preload or self.spec.conserved is not None:
             return list(shaped_commit(self, txn, info))
         keep = self._keeper(info) if self._select is not None else None
-        skipped = None if keep is None else SkippedRow(txn.commit_ts, info)
         key_share = self._key_share
         insert_p, update_p, _ = self.spec.mix
         update_p += insert_p
@@ -196,16 +195,13 @@ class TableState:
         update, salt = self._update_draws, self._salt
         assert update is not None
         mutable = bool(self._mutable)
-        seqs, images = self._seqs, self._images
+        seqs, images, keys = self._seqs, self._images, self._keys
         start_ts, commit_ts = txn.start_ts, txn.commit_ts
-        # the feed line of a row: this envelope with its op (6 letters each), and each
-        # image as a field
-        envelope = 6 + len(
-            b'{"type":"row","commitTs":%d,"startTs":%d,"tableID":%d,"op":""}'
-            % (commit_ts, start_ts, info.table_id)
-        )
+        envelope = 0
         touched: set[int] = set()
         out: list[FeedRow | SkippedRow] = []
+        skipped = 0
+        """Rows stepped over since the last one built (one SkippedRow for them)."""
         number = self._number
         for _ in range(txn.size):
             number += 1
@@ -215,10 +211,9 @@ class TableState:
                 self._seq = seq = self._seq + 1
                 seqs.append(seq)
                 touched.add(seq)
-                if keep is not None and not keep({name: key(seq) for name, key in self._keys}):
-                    assert skipped is not None
+                if keep is not None and not keep({name: key(seq) for name, key in keys}):
                     images.append(None)
-                    out.append(skipped)
+                    skipped += 1
                     continue
                 after = new_image(row_seed(salt, number), seq)
                 if big is not None and seq % big.every == 0 and big.column in after:
@@ -229,20 +224,19 @@ class TableState:
                 stored = _stored(after)
                 images.append(stored)
                 row = RowChangedEvent(start_ts, commit_ts, info, None, after)
-                row.approximate_size = envelope + _AFTER + len(stored)
+                size = _AFTER + len(stored)
             else:
                 touched.add(seqs[index])
                 kept = images[index]
                 if kept is None:  # a row this process does not build
-                    assert skipped is not None, "a row stepped over in a table kept whole"
+                    assert keep is not None, "a row stepped over in a table kept whole"
                     assert not key_share, "a row stepped over in a table whose keys change"
                     if draw >= update_p or not mutable:
                         self._remove(index)
-                    out.append(skipped)
+                    skipped += 1
                     continue
-                stored = kept
-                before = orjson.loads(stored)
-                size = envelope + _BEFORE + len(stored)
+                before = orjson.loads(kept)
+                size = _BEFORE + len(kept)
                 if draw < update_p and mutable:
                     after = before.copy()
                     update(row_seed(salt, number), after)
@@ -250,12 +244,23 @@ class TableState:
                         touched.add(self.rekey(after, index))
                     stored = images[index] = _stored(after)
                     row = RowChangedEvent(start_ts, commit_ts, info, before, after)
-                    row.approximate_size = size + _AFTER + len(stored)
+                    size += _AFTER + len(stored)
                 else:
                     self._remove(index)
                     row = RowChangedEvent(start_ts, commit_ts, info, before, None)
-                    row.approximate_size = size
+            if skipped:
+                out.append(SkippedRow(commit_ts, info, skipped))
+                skipped = 0
+            if not envelope:  # the feed line of a row: this envelope with its op (6
+                # letters each), and each image as a field
+                envelope = 6 + len(
+                    b'{"type":"row","commitTs":%d,"startTs":%d,"tableID":%d,"op":""}'
+                    % (commit_ts, start_ts, info.table_id)
+                )
+            row.approximate_size = envelope + size
             out.append(FeedRow(row))
+        if skipped:
+            out.append(SkippedRow(commit_ts, info, skipped))
         self._number = number
         return out
 

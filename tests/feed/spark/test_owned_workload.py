@@ -24,7 +24,7 @@ from tisink.feed.inline import play_with_factory
 from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
 from tisink.feed.spark.owned_workload import owned_owners
-from tisink.feed.spark.sources import OWNED_TASKS_MAX, WorkloadInput
+from tisink.feed.spark.sources import WorkloadInput
 from tisink.feed.workload import generate_records, load_scenario
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.factory import SinkFactory
@@ -209,12 +209,12 @@ def test_rows_stepped_over_leave_the_same_bytes(setup: Path, tmp_path: Path, mas
     assert _cli(master, path, 3000, tmp_path / "spark", config) == inline
 
 
-def test_the_owners_are_dealt_round_robin_up_to_the_limit() -> None:
+def test_the_owners_are_dealt_round_robin_to_the_cores() -> None:
     source = WorkloadInput(load_scenario("demo"), SEED, 100, 2)
     assert source.owned_tasks(6, 2) == 2
     assert source.owned_tasks(1, 8) == 1
-    assert source.owned_tasks(2, OWNED_TASKS_MAX + 1) == 2
-    assert source.owned_tasks(OWNED_TASKS_MAX + 1, OWNED_TASKS_MAX + 1) == 0  # the shuffle
+    assert source.owned_tasks(2, 16) == 2
+    assert source.owned_tasks(12, 16) == 12  # any number of cores: no shuffle
     plan: Any = type("Plan", (), {"tasks": 6})()
     assert [owned_owners(t, 2, plan) for t in range(2)] == [[0, 2, 4], [1, 3, 5]]
     assert sorted(o for t in range(4) for o in owned_owners(t, 4, plan)) == list(range(6))
