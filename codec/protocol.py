@@ -33,6 +33,18 @@ class Decoder(Protocol):
 
 
 @runtime_checkable
+class SlicesMessages(Protocol):
+    """A decoder whose messages may come in slices (Tencent DTS Envelopes). A later slice can
+    equal an earlier message's byte for byte (a few bytes of tail), so a redelivery is judged
+    by a message's first slice, which its later slices follow."""
+
+    def slice_index(self, value: bytes | None) -> int | None:
+        """The slice's place in its message (0: the first, or a whole message); None when
+        ``value`` is not one."""
+        ...
+
+
+@runtime_checkable
 class DecodesWithHeaders(Protocol):
     """A decoder that also checks a record's Kafka headers (Tencent DTS's ``ps`` sequence)."""
 

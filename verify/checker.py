@@ -31,7 +31,7 @@ from typing import Any
 from tisink.codec.decoded import DML, FRAME_TYPES, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.message import Headers
-from tisink.codec.protocol import Decoder, DecodesWithHeaders
+from tisink.codec.protocol import Decoder, DecodesWithHeaders, SlicesMessages
 from tisink.verify.report import VerifyReport, Violation
 
 TableKey = tuple[str, str]
@@ -70,6 +70,8 @@ class PartitionChecker:
         """Per table, handle -> ``commit_ts << 64 | offset`` of its last DML: one int per
         handle keeps a million-row stream's state under 100 MB (a tuple of two took twice)."""
         self._recent: dict[int, None] = {}
+        self.copying = False
+        """Whether the sliced message under way began with a redelivered first slice."""
 
     def redelivered(self, fingerprint: int, offset: int) -> bool:
         """True when a record with this fingerprint is among the recent ones; remembers it,
@@ -221,6 +223,21 @@ class StreamChecker:
             found = self._partitions[(topic, partition)] = (checker, self._new_decoder())
         return found
 
+    @staticmethod
+    def _redelivered(
+        checker: PartitionChecker,
+        decoder: Decoder,
+        offset: int,
+        key: bytes | None,
+        value: bytes | None,
+    ) -> bool:
+        """Whether the record is a copy of a recent one: by its bytes, or for a later slice
+        of a sliced message by its first slice (``SlicesMessages``)."""
+        if isinstance(decoder, SlicesMessages) and decoder.slice_index(value):
+            return checker.copying
+        checker.copying = checker.redelivered(hash((key, value)), offset)
+        return checker.copying
+
     def check_record(
         self,
         topic: str,
@@ -247,7 +264,7 @@ class StreamChecker:
         self.report.messages += 1
         self.report.partitions[checker.label] += 1
         framed = headers is not None and isinstance(decoder, DecodesWithHeaders)
-        if checker.redelivered(hash((key, value)), offset):
+        if self._redelivered(checker, decoder, offset, key, value):
             self.report.counts["DUPLICATE"] += 1
             self.report.kinds["DUPLICATE"] += 1
             if framed:

@@ -54,6 +54,7 @@ from tisink.feed.workload import (
     generate_records,
     generate_selected_records,
 )
+from tisink.feed.workload.recorded import RecordedSchedule
 from tisink.model.table import TableInfo
 
 BATCH_ITEMS = 256
@@ -68,17 +69,29 @@ def owned_owners(task: int, tasks: int, plan: PlayPlan) -> list[int]:
 
 
 def play_owned_partitions(
-    task: int, tasks: int, plan: PlayPlan, scenario: Scenario, seed: int, rows: int | None
+    task: int,
+    tasks: int,
+    plan: PlayPlan,
+    scenario: Scenario,
+    seed: int,
+    rows: int | None,
+    schedule: RecordedSchedule | None = None,
 ) -> list[TaskResult]:
     """Generate and route the workload, play the owners of ``task``; their results. The
     cyclic collector is held back meanwhile, as in the inline play (``rare_collections``)."""
     shield_from_terminal(plan.stop_marker)
     with rare_collections():
-        return _generate_and_play(task, tasks, plan, scenario, seed, rows)
+        return _generate_and_play(task, tasks, plan, scenario, seed, rows, schedule)
 
 
 def _generate_and_play(
-    task: int, tasks: int, plan: PlayPlan, scenario: Scenario, seed: int, rows: int | None
+    task: int,
+    tasks: int,
+    plan: PlayPlan,
+    scenario: Scenario,
+    seed: int,
+    rows: int | None,
+    schedule: RecordedSchedule | None,
 ) -> list[TaskResult]:
     owners = owned_owners(task, tasks, plan)
     feeds = {owner: OwnerFeed() for owner in owners}
@@ -97,7 +110,7 @@ def _generate_and_play(
         player.start()
     problem: InputProblem | None = None
     try:
-        problem = _route(plan, scenario, seed, rows, router, feeds)
+        problem = _route(plan, scenario, seed, rows, router, feeds, schedule)
     except BaseException as err:
         for feed in feeds.values():
             feed.abort(f"routing the workload failed: {err}")
@@ -128,6 +141,7 @@ def _route(
     rows: int | None,
     router: RowRouter,
     feeds: dict[int, OwnerFeed],
+    schedule: RecordedSchedule | None = None,
 ) -> InputProblem | None:
     """Generate every record, route every row and hand each owned item to its owner's feed,
     with the BOOTSTRAPs due before it; the first problem, if any."""
@@ -139,7 +153,7 @@ def _route(
     route = router.route
     if len(feeds) < len(plan.owners):  # another task plays some partitions
         select = _OwnedRows(router, set(feeds))
-        records = generate_selected_records(scenario, seed, rows, select)
+        records = generate_selected_records(scenario, seed, rows, select, schedule)
     else:
         records = generate_records(scenario, seed, rows)
     try:
@@ -150,10 +164,10 @@ def _route(
                 if skipped.commit_ts != txn_ts:
                     txn_ts, place = skipped.commit_ts, FIRST_PLACE
                 if cadence is not None:
-                    router.count_skipped(skipped.table, txn_ts, place, cadence, skipped.count)
+                    router.count_skipped(skipped.table, txn_ts, place, cadence, skipped.rows)
                     if cadence.due:
                         _bootstraps(cadence, owner_of, pending)
-                place += skipped.count
+                place += skipped.rows
             elif kind is FeedRow:
                 row = record.row  # type: ignore[union-attr]
                 if row.commit_ts != txn_ts:

@@ -25,8 +25,10 @@ from tisink.feed.spark.workload_stage import FIRST_PLACE, workload_stage_partiti
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import interval_of
 from tisink.feed.workload import Scenario
-from tisink.feed.workload.schedule import PlannedDDL, plan
+from tisink.feed.workload.generator import record_schedule
+from tisink.feed.workload.schedule import PlannedDDL
 from tisink.model.events import DDLEvent
+
 
 class PlayInput(Protocol):
     ddls: list[DDLEvent]
@@ -139,7 +141,10 @@ class WorkloadInput:
         self.first_row: Key | None = None
         self.first_ts = self.last_ts = 0
         intervals: set[int] = set()
-        for step in plan(scenario, seed, rows):
+        self.schedule = record_schedule(scenario, seed, rows)
+        """Walked once here, and handed to the tasks (``owned_job``) instead of each walking
+        it again."""
+        for step in self.schedule.steps():
             if type(step) is PlannedDDL:
                 ts = step.event.commit_ts
                 self.ddls.append(step.event)
@@ -188,11 +193,14 @@ class WorkloadInput:
         """The one stage of ``tasks`` tasks, each generating the workload and playing the
         owners it owns: an RDD of their ``TaskResult``s."""
         scenario, seed, rows = self.scenario, self.seed, self.rows
+        context = spark.sparkContext
+        schedule = context.broadcast(self.schedule)
 
         def generate_and_play(task: int, _: Any) -> Any:
-            yield from play_owned_partitions(task, tasks, plan.value, scenario, seed, rows)
+            yield from play_owned_partitions(
+                task, tasks, plan.value, scenario, seed, rows, schedule.value
+            )
 
-        context = spark.sparkContext
         return context.parallelize(range(tasks), tasks).mapPartitionsWithIndex(generate_and_play)
 
 

@@ -26,10 +26,12 @@ from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRo
 from tisink.feed.format.writer import ddl_record, row_record
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.loader import load_scenario
+from tisink.feed.workload.recorded import RecordedSchedule
 from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
 from tisink.feed.workload.selection import RowSelection, SkippedRow, selectable
 from tisink.feed.workload.specs import Scenario
 from tisink.feed.workload.table_state import TableState, scenario_modifies
+from tisink.feed.workload.window_table import WindowTable
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +54,19 @@ def generate_selected_records(
     seed: int,
     rows: int | None,
     select: RowSelection,
+    schedule: RecordedSchedule | None = None,
 ) -> Iterator[FeedRecord | SkippedRow]:
     """Every record of the workload in commit order, except that the rows of ``selectable``
-    tables that ``select`` does not keep are ``SkippedRow`` markers (drawn, not built)."""
+    tables that ``select`` does not keep come as ``SkippedRow`` markers (not built).
+    ``schedule``: the workload's schedule already walked (``record_schedule``)."""
     spec = _scenario(scenario)
-    return _generate(spec, seed, rows, range(len(spec.tables)), select)
+    return _generate(spec, seed, rows, range(len(spec.tables)), select, schedule)
+
+
+def record_schedule(scenario: Scenario, seed: int, rows: int | None) -> RecordedSchedule:
+    """The workload's schedule walked once, for ``generate_selected_records``. A ``rows``
+    the schedule cannot hold is refused here (ScenarioError)."""
+    return RecordedSchedule(plan(scenario, seed, rows))
 
 
 def generate_table_records(
@@ -78,18 +88,19 @@ def _generate(
     rows: int | None,
     tables: Iterable[int],
     select: RowSelection | None = None,
+    schedule: RecordedSchedule | None = None,
 ) -> Iterator[FeedRecord | SkippedRow]:
-    states = {
-        i: TableState(
-            scenario.tables[i],
-            seed,
-            select if selectable(scenario, i) else None,
-            scenario_modifies(scenario, i),
-        )
-        for i in tables
-    }
+    if schedule is None:
+        schedule = record_schedule(scenario, seed, rows)
+    states: dict[int, TableState] = {}
+    for i in tables:
+        spec, modifies = scenario.tables[i], scenario_modifies(scenario, i)
+        if selectable(scenario, i):
+            states[i] = WindowTable(spec, seed, schedule.table_txns(i), select, modifies)
+        else:
+            states[i] = TableState(spec, seed, modifies)
     tableless = 0 in states
-    for step in plan(scenario, seed, rows):
+    for step in schedule.steps():
         state = states.get(step.table)
         if state is None:
             if step.table == NO_TABLE and tableless:

@@ -42,7 +42,7 @@ class SkippedRow(NamedTuple):
 
     commit_ts: int
     table: TableInfo
-    count: int = 1
+    rows: int = 1
 
 
 def selectable(scenario: Scenario, table: int) -> bool:

@@ -27,9 +27,8 @@ import orjson
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.format.values import Check, compile_check
 from tisink.feed.workload.draws import ValueGen, row_seed
-from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.inserts import KeyPlan, NewImage, Update, ValuePlan, compile_draws
-from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
+from tisink.feed.workload.selection import SkippedRow
 from tisink.feed.workload.shaped import shaped_commit
 from tisink.feed.workload.specs import Scenario, TableSpec
 from tisink.feed.workload.steps import PlannedDDL, PlannedTxn, derive_seed
@@ -47,25 +46,21 @@ class TableState:
     """Generates the rows of one scenario table, deterministically from (seed, table name).
 
     Each row's ``approximate_size`` is the length of its feed line, as the reader reports it:
-    worked out from the JSON of its images, made once per image. With a ``select`` (for a
-    table that is ``selectable``), rows it does not keep are drawn but not built: no image is
-    kept for them (None) and each run of them comes out as one ``SkippedRow``.
+    worked out from the JSON of its images, made once per image. This is the model of the
+    tables a process must build whole (key-changing UPDATEs, transfers, RENAMEs: not
+    ``selectable``); the others are ``window_table.WindowTable``s.
     """
 
     def __init__(
         self,
         spec: TableSpec,
         seed: int,
-        select: RowSelection | None = None,
         modifies: Sequence[ColumnInfo] = (),
     ) -> None:
         self.spec = spec
         self._modifies = list(modifies)
         """The types the scenario's MODIFY COLUMNs still to come give columns: values are
         drawn to fit them (``values.column_code``)."""
-        self._select = select
-        self._keep: tuple[TableInfo, KeepRow | None] | None = None
-        """The selection's test of the current table version, asked once per version."""
         name = spec.qualified_name
         self.rng = random.Random(derive_seed(seed, "table", name))
         """The operation stream: each row change's kind and row, transfers' amounts."""
@@ -78,8 +73,8 @@ class TableState:
         self._sizes = {c.column.name: c.size for c in spec.columns}
         self._null_ratio = {c.column.name: c.null_ratio for c in spec.columns}
         self._seqs: list[int] = []
-        self._images: list[bytes | None] = []
-        """The JSON of each live row's image (None: a row the selection does not keep)."""
+        self._images: list[bytes] = []
+        """The JSON of each live row's image."""
         self._seq = 0
         """The sequence number of the last insert: it makes the keys, and counts inserts."""
         self._new_image: NewImage | None = None
@@ -96,7 +91,7 @@ class TableState:
         event = planned.event
         kind = event.ddl_type
         if kind in (DDLType.TRUNCATE, DDLType.ERASE):
-            self._seqs, self._images = [], []
+            self._clear_rows()
         if planned.spec is not None and planned.spec.column is not None:
             spec = planned.spec.column
             if planned.spec.action == "modify_column" and spec.column in self._modifies:
@@ -109,15 +104,19 @@ class TableState:
             if event.pre_table is not None and kind is DDLType.ALTER:
                 fits = self._fit_checks(event.pre_table)
                 salt = row_seed(self._alter_salt, event.commit_ts)
-                self._images = [
-                    None
-                    if image is None
-                    else _stored(
-                        self._reshape(orjson.loads(image), event.pre_table, fits, salt, seq)
-                    )
-                    for seq, image in zip(self._seqs, self._images, strict=True)
-                ]
+                self._reshape_rows(event.pre_table, fits, salt)
         return FeedDDL(event.commit_ts, event.start_ts, event)
+
+    def _clear_rows(self) -> None:
+        """No row lives on (TRUNCATE, DROP TABLE)."""
+        self._seqs, self._images = [], []
+
+    def _reshape_rows(self, pre: TableInfo, fits: dict[str, Check], salt: int) -> None:
+        """Every built row in the table's new schema (``_reshape``)."""
+        self._images = [
+            stored_json(self._reshape(orjson.loads(image), pre, fits, salt, seq))
+            for seq, image in zip(self._seqs, self._images, strict=True)
+        ]
 
     def _compile(self, info: TableInfo) -> None:
         unique = {name for index in info.indexes if index.unique for name in index.columns}
@@ -180,14 +179,13 @@ class TableState:
 
     # --- rows -----------------------------------------------------------------------------
 
-    def commit(self, txn: PlannedTxn) -> list[FeedRow | SkippedRow]:
+    def commit(self, txn: PlannedTxn) -> list[FeedRow | SkippedRow]:  # the window's markers
         """The ``txn.size`` row changes of one transaction; a row is touched at most once."""
         info = self.info
         assert info is not None, "the schedule gave rows to a table that does not exist"
         assert self._new_image is not None
         if txn.preload or self.spec.conserved is not None:
             return list(shaped_commit(self, txn, info))
-        keep = self._keeper(info) if self._select is not None else None
         key_share = self._key_share
         insert_p, update_p, _ = self.spec.mix
         update_p += insert_p
@@ -195,13 +193,11 @@ class TableState:
         update, salt = self._update_draws, self._salt
         assert update is not None
         mutable = bool(self._mutable)
-        seqs, images, keys = self._seqs, self._images, self._keys
+        seqs, images = self._seqs, self._images
         start_ts, commit_ts = txn.start_ts, txn.commit_ts
         envelope = 0
         touched: set[int] = set()
         out: list[FeedRow | SkippedRow] = []
-        skipped = 0
-        """Rows stepped over since the last one built (one SkippedRow for them)."""
         number = self._number
         for _ in range(txn.size):
             number += 1
@@ -211,30 +207,19 @@ class TableState:
                 self._seq = seq = self._seq + 1
                 seqs.append(seq)
                 touched.add(seq)
-                if keep is not None and not keep({name: key(seq) for name, key in keys}):
-                    images.append(None)
-                    skipped += 1
-                    continue
                 after = new_image(row_seed(salt, number), seq)
                 if big is not None and seq % big.every == 0 and big.column in after:
                     col = self._columns[big.column]
                     after[big.column] = oversized_value(
                         col, big.nbytes, row_seed(self._big_salt, number)
                     )
-                stored = _stored(after)
+                stored = stored_json(after)
                 images.append(stored)
                 row = RowChangedEvent(start_ts, commit_ts, info, None, after)
                 size = _AFTER + len(stored)
             else:
                 touched.add(seqs[index])
                 kept = images[index]
-                if kept is None:  # a row this process does not build
-                    assert keep is not None, "a row stepped over in a table kept whole"
-                    assert not key_share, "a row stepped over in a table whose keys change"
-                    if draw >= update_p or not mutable:
-                        self._remove(index)
-                    skipped += 1
-                    continue
                 before = orjson.loads(kept)
                 size = _BEFORE + len(kept)
                 if draw < update_p and mutable:
@@ -242,15 +227,12 @@ class TableState:
                     update(row_seed(salt, number), after)
                     if key_share and rng.random() < key_share:
                         touched.add(self.rekey(after, index))
-                    stored = images[index] = _stored(after)
+                    stored = images[index] = stored_json(after)
                     row = RowChangedEvent(start_ts, commit_ts, info, before, after)
                     size += _AFTER + len(stored)
                 else:
                     self._remove(index)
                     row = RowChangedEvent(start_ts, commit_ts, info, before, None)
-            if skipped:
-                out.append(SkippedRow(commit_ts, info, skipped))
-                skipped = 0
             if not envelope:  # the feed line of a row: this envelope with its op (6
                 # letters each), and each image as a field
                 envelope = 6 + len(
@@ -259,8 +241,6 @@ class TableState:
                 )
             row.approximate_size = envelope + size
             out.append(FeedRow(row))
-        if skipped:
-            out.append(SkippedRow(commit_ts, info, skipped))
         self._number = number
         return out
 
@@ -296,7 +276,7 @@ class TableState:
         if big is not None and seq % big.every == 0 and big.column in after:
             state = row_seed(self._big_salt, number)
             after[big.column] = oversized_value(self._columns[big.column], big.nbytes, state)
-        stored = _stored(after)
+        stored = stored_json(after)
         self._seqs.append(seq)
         self._images.append(stored)
         return after, stored
@@ -306,13 +286,13 @@ class TableState:
         (before, after); the caller stores ``after`` with ``store``."""
         assert self._update_draws is not None
         self._number = number = self._number + 1
-        before = orjson.loads(_built(self._images[index]))
+        before = orjson.loads(self._images[index])
         after = before.copy()
         self._update_draws(row_seed(self._salt, number), after)
         return before, after
 
     def store(self, index: int, image: Image) -> bytes:
-        stored = self._images[index] = _stored(image)
+        stored = self._images[index] = stored_json(image)
         return stored
 
     def pick(self) -> int:
@@ -321,32 +301,6 @@ class TableState:
 
     def live_rows(self) -> int:
         return len(self._seqs)
-
-    def _keeper(self, info: TableInfo) -> KeepRow | None:
-        """The selection's test for this table version (asked when its first rows come, after
-        its DDL went out: the selection may learn the table from it)."""
-        assert self._select is not None
-        if self._keep is None or self._keep[0] is not info:
-            keys = tuple(name for name, _ in self._keys)
-            keep = self._select.keeper(info, keys)
-            if self._keep is not None:
-                self._follow(keep)
-            self._keep = (info, keep)
-        return self._keep[1]
-
-    def _follow(self, keep: KeepRow | None) -> None:
-        """Hold the live rows to a new version's test: a row it no longer keeps is let go; a
-        row stepped over that it now keeps cannot be built (``selectable`` leaves out the DDLs
-        that would do this, so this is a bug, not a workload to refuse)."""
-        for index, seq in enumerate(self._seqs):
-            kept = keep is None or keep({name: key(seq) for name, key in self._keys})
-            if kept and self._images[index] is None:
-                raise ScenarioError(
-                    f"a DDL moved row {seq} to this partition owner, which stepped over it",
-                    table=self.spec.qualified_name,
-                )
-            if not kept:
-                self._images[index] = None
 
     def _remove(self, index: int) -> None:
         last = len(self._seqs) - 1
@@ -361,17 +315,10 @@ def scenario_modifies(scenario: Scenario, table: int) -> list[ColumnInfo]:
     return [d.column.column for d in ddls if d.action == "modify_column" and d.column]
 
 
-def _stored(image: Image) -> bytes:
+def stored_json(image: Image) -> bytes:
     """The JSON of ``image`` in a bytes object of its own size: orjson's result keeps the
     4 KiB buffer it was written into, which would make the table ten times its size."""
     return memoryview(orjson.dumps(image)).tobytes()
-
-
-def _built(image: bytes | None) -> bytes:
-    """A live row's JSON, which ``selectable`` tables (the only ones with rows stepped over)
-    never need for another row: no transfer reads it."""
-    assert image is not None, "a row the selection stepped over was read"
-    return image
 
 
 def _converted(col: ColumnInfo, value: Any) -> Any:

@@ -47,6 +47,15 @@ class TencentProtobufDecoder:
         """The DecodedMessages of one record, without the ``ps`` check (no headers known)."""
         return self._decode(value, [])
 
+    def slice_index(self, value: bytes | None) -> int | None:
+        """The Envelope's ``index`` (``SlicesMessages``)."""
+        if value is None:
+            return None
+        try:
+            return reader.envelope(value).index
+        except (ValueError, UnicodeDecodeError):
+            return None
+
     def decode_with_headers(
         self, key: bytes | None, value: bytes | None, headers: Headers
     ) -> list[DecodedMessage]:

@@ -43,8 +43,8 @@ def test_same_seed_gives_the_same_bytes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "rows", "digest"),
     [
-        ("demo", 3000, "83c93a22723ab26592cba0f35a9bf36f66a439a4f6b35beb473ca1e6b45bb66b"),
-        ("all-types", 1500, "58c0a175e30db4b03177209aa87d48573f20098aa7b3414b03cf2c7109fc1f7c"),
+        ("demo", 3000, "8a29d096f1286511a8e131b8a398db8832ac0cd42cea6f5de916d382c78e05bf"),
+        ("all-types", 1500, "f0c713d922a30ed89f1c99bab4a0a0d361da8b608f5a60314a3e47fe2dbcdd08"),
     ],
 )
 def test_the_feed_of_a_seed_stays_the_same(name: str, rows: int, digest: str) -> None:

@@ -88,9 +88,9 @@ def _selected(scenario: Any, seed: int, rows: int | None, select: Any) -> list[A
     previous: Any = None
     for record in generate_selected_records(scenario, seed, rows, select):
         if type(record) is SkippedRow:
-            assert record.count >= 1
+            assert record.rows >= 1
             assert type(previous) is not SkippedRow or previous.commit_ts != record.commit_ts
-            out.extend([record._replace(count=1)] * record.count)
+            out.extend([record._replace(rows=1)] * record.rows)
         else:
             out.append(record)
         previous = record

@@ -15,15 +15,15 @@ import pytest
 from tisink.feed.workload import generate_records, record_line
 
 BEFORE = {
-    ("demo", 0, None): (100013, "1e25ea5492c73cbd2fe016e8c678c860de0e667734c97eb3651ca0608a7b9ac5"),
-    ("demo", 42, 5000): (5013, "1f6635cad27c537db7a8feac285ac7639eaa99c94a1819cf8f0cbda8c679ac05"),
+    ("demo", 0, None): (100013, "de8c532baebf40f7a0ca30f99bc96d16fc4515c9fb1f5f6b4581e355db50fd46"),
+    ("demo", 42, 5000): (5013, "0e4f92bdb4390f64d36d744eec95b7ec06be6b37a82dd18bfc287996bbacd827"),
     ("all-types", 0, None): (
         502,
-        "4e89a95c953245612223cebf64b9428aa071f2f94cb3e84a4cfedee0304a1a3d",
+        "69c081dcbc3933f89225a8ea72ca4afb6b5235da9207f9331c4df671a7275970",
     ),
     ("all-types", 9, 2000): (
         2002,
-        "b71827b52105773d978d0c1d2d14585aee4b9f04e086f2f01f1dfb6201dcab19",
+        "822c637e8be7b4c18a1f362d90eaf019120757518bbb48d69d296a3fe75a7834",
     ),
 }
 

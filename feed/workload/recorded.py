@@ -1,0 +1,86 @@
+"""A workload's schedule walked once and kept: what tables that plan ahead read from.
+
+The schedule is cheap next to the rows, but not free (about a microsecond a transaction), and
+a table whose rows are planned in bulk (``window``) needs all of its transactions before its
+first. ``RecordedSchedule`` keeps the steps of one walk: transactions as arrays, the rarer
+DDLs and resolved records by the transaction they come before. The Spark driver, which walks
+the schedule to plan anyway, hands its recording to every task instead of each task walking
+it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from tisink.feed.workload.steps import PlannedDDL, PlannedResolved, PlannedTxn, Step
+from tisink.model.events import DDLType
+
+
+@dataclass(frozen=True)
+class TableTxns:
+    """One table's transactions in schedule order."""
+
+    sizes: np.ndarray
+    """Rows of each transaction (int64)."""
+    preload: np.ndarray
+    """Whether each is a preload transaction (bool)."""
+    resets: tuple[int, ...]
+    """The indices (into these transactions) a TRUNCATE comes before: no row lives on."""
+
+
+class RecordedSchedule:
+    """The steps of one walk of a schedule, to walk again as often as wanted."""
+
+    def __init__(self, steps: Iterable[Step]) -> None:
+        tables: list[int] = []
+        sizes: list[int] = []
+        commits: list[int] = []
+        starts: list[int] = []
+        preloads: list[bool] = []
+        self.others: list[tuple[int, PlannedDDL | PlannedResolved]] = []
+        """(the index of the transaction the step comes before, the step)."""
+        for step in steps:
+            if type(step) is PlannedTxn:
+                tables.append(step.table)
+                sizes.append(step.size)
+                commits.append(step.commit_ts)
+                starts.append(step.start_ts)
+                preloads.append(step.preload)
+            else:
+                self.others.append((len(tables), step))  # type: ignore[arg-type]
+        self.tables = np.array(tables, dtype=np.int32)
+        self.sizes = np.array(sizes, dtype=np.int64)
+        self.commits = np.array(commits, dtype=np.int64)
+        self.starts = np.array(starts, dtype=np.int64)
+        self.preloads = np.array(preloads, dtype=np.bool_)
+
+    def steps(self) -> Iterator[Step]:
+        """The steps in the order of the walk."""
+        others = self.others
+        k = 0
+        columns = (self.tables, self.sizes, self.commits, self.starts, self.preloads)
+        chunk = 1 << 16
+        for base in range(0, len(self.tables), chunk):
+            lists = [column[base : base + chunk].tolist() for column in columns]
+            rows = zip(*lists, strict=True)
+            for offset, (table, size, commit, start, preload) in enumerate(rows):
+                while k < len(others) and others[k][0] <= base + offset:
+                    yield others[k][1]
+                    k += 1
+                yield PlannedTxn(table, size, commit, start, preload)
+        for _, step in others[k:]:
+            yield step
+
+    def table_txns(self, table: int) -> TableTxns:
+        """The transactions of scenario table ``table``, with where TRUNCATEs reset it."""
+        mine = np.flatnonzero(self.tables == table)
+        resets = []
+        for before, step in self.others:
+            if type(step) is not PlannedDDL or step.table != table:
+                continue
+            if step.event.ddl_type is DDLType.TRUNCATE:
+                resets.append(int(np.searchsorted(mine, before)))
+        return TableTxns(self.sizes[mine], self.preloads[mine], tuple(resets))

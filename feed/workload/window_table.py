@@ -1,0 +1,224 @@
+"""The rows of a selectable table, built from its window plan (``window``).
+
+Every process that generates the table makes the same plan with array operations; it then
+builds only the rows it keeps (all of them without a selection). A transaction that touches
+no kept row costs one marker, whatever its size, so a Spark task's work grows with the rows
+it owns, not with the workload. A kept row's image lives here, by sequence number, for the
+UPDATEs and the DELETE that come to it; a row's values come from its own stream, as in
+``TableState``.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+import numpy as np
+import orjson
+
+from tisink.feed.format.records import FeedRow
+from tisink.feed.format.values import Check
+from tisink.feed.workload.draws import row_seed
+from tisink.feed.workload.errors import ScenarioError
+from tisink.feed.workload.recorded import TableTxns
+from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
+from tisink.feed.workload.specs import TableSpec
+from tisink.feed.workload.steps import PlannedTxn, derive_seed
+from tisink.feed.workload.table_state import TableState, stored_json
+from tisink.feed.workload.values import oversized_value
+from tisink.feed.workload.window import DELETE, INSERT, WindowPlan, plan_window
+from tisink.model.events import RowChangedEvent
+from tisink.model.table import ColumnInfo, TableInfo
+
+_AFTER = len(b',"after":')
+_BEFORE = len(b',"before":')
+_CHUNK = 1 << 15
+"""Rows of the plan turned into Python lists at a time."""
+
+
+class WindowTable(TableState):
+    """A ``selectable`` table's rows: planned in bulk, built where kept."""
+
+    def __init__(
+        self,
+        spec: TableSpec,
+        seed: int,
+        txns: TableTxns,
+        select: RowSelection | None = None,
+        modifies: list[ColumnInfo] | None = None,
+    ) -> None:
+        super().__init__(spec, seed, modifies or ())
+        self._select = select
+        self._keep: tuple[TableInfo, KeepRow | None] | None = None
+        """The selection's test of the current table version, asked once per version."""
+        self._txns = txns
+        self._window_salt = derive_seed(seed, "window", spec.qualified_name)
+        self._plan: WindowPlan | None = None
+        self._txn = 0
+        """The index of the next transaction among the table's own."""
+        self._built: dict[int, bytes] = {}
+        """The JSON of each kept live row, by sequence number."""
+        self._kept: np.ndarray | None = None
+        """Whether each sequence number is kept (None: every one)."""
+        self._txn_kept: bytearray | None = None
+        """Whether each transaction touches a kept row (1) or not (0)."""
+        self._starts = array("q")
+        """The plan's transaction starts, for indexing without numpy's per-item cost."""
+        self._chunk: tuple[int, list[int], list[int], list[bool] | None] = (-1, [], [], None)
+
+    # --- the plan -------------------------------------------------------------------------
+
+    def _window(self) -> WindowPlan:
+        if self._plan is None:
+            spec = self.spec
+            keys = {name for index in spec.indexes for name in index.columns}
+            mutable = any(c.column.name not in keys for c in spec.columns)
+            self._plan = plan_window(
+                self._txns, spec.mix, mutable, spec.keys, spec.zipf_s, self._window_salt
+            )
+            self._starts = array("q", self._plan.starts.astype(np.int64).tobytes())
+        return self._plan
+
+    def _keeper(self, info: TableInfo) -> KeepRow | None:
+        """The selection's test for this table version, asked when its first rows come;
+        the sequence numbers it keeps are worked out for the whole plan at once."""
+        assert self._select is not None
+        if self._keep is None or self._keep[0] is not info:
+            keep = self._select.keeper(info, tuple(name for name, _ in self._keys))
+            self._adopt(keep, first=self._keep is None)
+            self._keep = (info, keep)
+        return self._keep[1]
+
+    def _adopt(self, keep: KeepRow | None, first: bool) -> None:
+        """Take a table version's test: rows no longer kept are let go; a row stepped over
+        that it now keeps cannot be built (``selectable`` leaves out the DDLs that do this:
+        a bug, not a workload to refuse)."""
+        plan = self._window()
+        kept = None if keep is None else self._kept_keys(plan, keep)
+        if not first:
+            now = int(plan.starts[self._txn])
+            born = int(np.count_nonzero(plan.kinds[:now] == INSERT))
+            later = plan.keys[now:][plan.kinds[now:] != INSERT]
+            later = later[later <= born]
+            before = np.ones(plan.born + 1, dtype=bool) if self._kept is None else self._kept
+            after = np.ones(plan.born + 1, dtype=bool) if kept is None else kept
+            gained = later[after[later] & ~before[later]]
+            if gained.size:
+                raise ScenarioError(
+                    f"a DDL moved row {int(gained[0])} to this partition owner, which "
+                    "stepped over it",
+                    table=self.spec.qualified_name,
+                )
+            if kept is not None:
+                self._built = {seq: row for seq, row in self._built.items() if kept[seq]}
+        self._kept = kept
+        if kept is None or len(plan.starts) < 2:
+            self._txn_kept = None
+        else:
+            touched = np.add.reduceat(kept[plan.keys].astype(np.int64), plan.starts[:-1])
+            self._txn_kept = bytearray((touched > 0).astype(np.uint8).tobytes())
+        self._chunk = (-1, [], [], None)
+
+    def _kept_keys(self, plan: WindowPlan, keep: KeepRow) -> np.ndarray:
+        keys = self._keys
+        kept = np.zeros(plan.born + 1, dtype=bool)
+        kept[1:] = np.fromiter(
+            (keep({name: key(seq) for name, key in keys}) for seq in range(1, plan.born + 1)),
+            dtype=bool,
+            count=plan.born,
+        )
+        return kept
+
+    def _rows_at(self, first: int, end: int) -> tuple[list[int], list[int], list[bool] | None]:
+        """The kinds, keys and kept flags of plan rows ``first`` .. ``end``."""
+        base, kinds, keys, kept = self._chunk
+        if base < 0 or first < base or end > base + len(kinds):
+            plan = self._window()
+            base = first
+            stop = max(end, first + _CHUNK)
+            kinds = plan.kinds[base:stop].tolist()
+            keys = plan.keys[base:stop].tolist()
+            kept = None if self._kept is None else self._kept[plan.keys[base:stop]].tolist()
+            self._chunk = (base, kinds, keys, kept)
+        a, b = first - base, end - base
+        return kinds[a:b], keys[a:b], None if kept is None else kept[a:b]
+
+    # --- rows -----------------------------------------------------------------------------
+
+    def commit(self, txn: PlannedTxn) -> list[FeedRow | SkippedRow]:
+        """The rows of the table's next transaction (``txn``: its size and timestamps)."""
+        info = self.info
+        assert info is not None, "the schedule gave rows to a table that does not exist"
+        if self._select is not None:
+            self._keeper(info)  # the version's test, asked once its DDL went out
+        elif self._plan is None:
+            self._window()
+        index = self._txn
+        self._txn += 1
+        first, end = self._starts[index], self._starts[index + 1]
+        assert end - first == txn.size, "the recorded schedule and the walk disagree"
+        if self._txn_kept is not None and not self._txn_kept[index]:
+            return [SkippedRow(txn.commit_ts, info, txn.size)]
+        return self._build(txn, info, first, end)
+
+    def _build(
+        self, txn: PlannedTxn, info: TableInfo, first: int, end: int
+    ) -> list[FeedRow | SkippedRow]:
+        kinds, keys, kept = self._rows_at(first, end)
+        new_image, update = self._new_image, self._update_draws
+        assert new_image is not None and update is not None
+        salt, built, big = self._salt, self._built, self.spec.oversized
+        start_ts, commit_ts = txn.start_ts, txn.commit_ts
+        envelope = 6 + len(
+            b'{"type":"row","commitTs":%d,"startTs":%d,"tableID":%d,"op":""}'
+            % (commit_ts, start_ts, info.table_id)
+        )
+        out: list[FeedRow | SkippedRow] = []
+        skipped = 0
+        for offset, (kind, seq) in enumerate(zip(kinds, keys, strict=True)):
+            if kept is not None and not kept[offset]:
+                skipped += 1
+                continue
+            number = first + offset + 1
+            before: dict[str, Any] | None = None
+            after: dict[str, Any] | None = None
+            if kind == INSERT:
+                after = new_image(row_seed(salt, number), seq)
+                if big is not None and seq % big.every == 0 and big.column in after:
+                    state = row_seed(self._big_salt, number)
+                    after[big.column] = oversized_value(
+                        self._columns[big.column], big.nbytes, state
+                    )
+                stored = built[seq] = stored_json(after)
+                size = _AFTER + len(stored)
+            elif kind == DELETE:
+                held = built.pop(seq)
+                before = orjson.loads(held)
+                size = _BEFORE + len(held)
+            else:
+                held = built[seq]
+                before = orjson.loads(held)
+                after = before.copy()
+                update(row_seed(salt, number), after)
+                stored = built[seq] = stored_json(after)
+                size = _BEFORE + len(held) + _AFTER + len(stored)
+            if skipped:
+                out.append(SkippedRow(commit_ts, info, skipped))
+                skipped = 0
+            row = RowChangedEvent(start_ts, commit_ts, info, before, after)
+            row.approximate_size = envelope + size
+            out.append(FeedRow(row))
+        if skipped:
+            out.append(SkippedRow(commit_ts, info, skipped))
+        return out
+
+    # --- schema hooks ---------------------------------------------------------------------
+
+    def _clear_rows(self) -> None:
+        self._built = {}
+
+    def _reshape_rows(self, pre: TableInfo, fits: dict[str, Check], salt: int) -> None:
+        self._built = {
+            seq: stored_json(self._reshape(orjson.loads(row), pre, fits, salt, seq))
+            for seq, row in self._built.items()
+        }
