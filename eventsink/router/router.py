@@ -15,6 +15,7 @@ from typing import Any
 
 from tisink.codec.values import zone_for
 from tisink.core.errors import ConfigError
+from tisink.eventsink.router.bulk import BulkPartitioner, integer_partitioner
 from tisink.eventsink.router.errors import DispatchError, RouterError
 from tisink.eventsink.router.filter import TableFilter
 from tisink.eventsink.router.partition import (
@@ -208,6 +209,14 @@ class EventRouter:
         partition must be known before its other values are (a Spark task generating only its
         own rows) can be routed by an image holding these alone."""
         return self._match(table.schema, table.table)[0].partition.image_columns(table)
+
+    def bulk_partitioner(self, table: TableInfo) -> BulkPartitioner | None:
+        """``table``'s partitioner over many rows at once, when its dispatcher hashes one
+        integer column alone (``bulk``): the values of that column in, partitions out."""
+        columns = self.image_columns(table)
+        if columns is None or len(columns) != 1:
+            return None
+        return integer_partitioner(table, columns[0])
 
     def check_table(self, table: TableInfo) -> None:
         """Bind ``table``'s partition dispatcher now: DispatchError (a ``columns`` dispatcher

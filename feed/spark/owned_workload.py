@@ -32,6 +32,8 @@ import traceback
 from collections.abc import Set
 from typing import Any
 
+import numpy as np
+
 from tisink.codec.bootstrap import BootstrapSend
 from tisink.core.collector import rare_collections
 from tisink.core.errors import TisinkError
@@ -40,12 +42,13 @@ from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import table_topics
 from tisink.feed.spark.owner import OwnerProgress, owner_stream, play_owner
 from tisink.feed.spark.owner_feed import OwnerFeed
-from tisink.feed.spark.plan import PlayPlan
+from tisink.feed.spark.plan import Key, PlayPlan
 from tisink.feed.spark.reports import InputProblem
 from tisink.feed.spark.routing import RowRouter
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.streamed_bootstraps import StreamedBootstraps
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
+from tisink.feed.spark.workload_cadence import owner_sends
 from tisink.feed.spark.workload_stage import FIRST_PLACE
 from tisink.feed.workload import (
     KeepRow,
@@ -55,6 +58,7 @@ from tisink.feed.workload import (
     generate_selected_records,
 )
 from tisink.feed.workload.recorded import RecordedSchedule
+from tisink.feed.workload.selection import selectable
 from tisink.model.table import TableInfo
 
 BATCH_ITEMS = 256
@@ -97,10 +101,19 @@ def _generate_and_play(
     feeds = {owner: OwnerFeed() for owner in owners}
     results = [_result(plan, owner) for owner in owners]
     router = RowRouter(plan)
+    sparse = _sparse(plan, scenario, schedule, owners)
+    sends = owner_sends(plan, schedule, owners) if sparse and schedule is not None else {}
     players = [
         threading.Thread(
             target=_play,
-            args=(plan, result.task, feeds[result.task], result, router.split_txns),
+            args=(
+                plan,
+                result.task,
+                feeds[result.task],
+                result,
+                router.split_txns,
+                sends.get(result.task, []),
+            ),
             name=f"tisink-owner-{result.task}",
             daemon=True,
         )
@@ -110,7 +123,7 @@ def _generate_and_play(
         player.start()
     problem: InputProblem | None = None
     try:
-        problem = _route(plan, scenario, seed, rows, router, feeds, schedule)
+        problem = _route(plan, scenario, seed, rows, router, feeds, schedule, sparse)
     except BaseException as err:
         for feed in feeds.values():
             feed.abort(f"routing the workload failed: {err}")
@@ -142,18 +155,20 @@ def _route(
     router: RowRouter,
     feeds: dict[int, OwnerFeed],
     schedule: RecordedSchedule | None = None,
+    sparse: bool = False,
 ) -> InputProblem | None:
     """Generate every record, route every row and hand each owned item to its owner's feed,
-    with the BOOTSTRAPs due before it; the first problem, if any."""
+    with the BOOTSTRAPs due before it (``sparse``: only the transactions touching the
+    owners' rows, with the BOOTSTRAPs planned ahead); the first problem, if any."""
     refs = {key[0]: index for index, key in enumerate(plan.ddl_keys)}
-    cadence = _cadence(plan)
+    cadence = None if sparse else _cadence(plan)
     owner_of = {owned: index for index, owned in enumerate(plan.owners)}
     pending: dict[int, list[Any]] = {owner: [] for owner in feeds}
     txn_ts, place, since_flush = 0, FIRST_PLACE, 0
     route = router.route
     if len(feeds) < len(plan.owners):  # another task plays some partitions
         select = _OwnedRows(router, set(feeds))
-        records = generate_selected_records(scenario, seed, rows, select, schedule)
+        records = generate_selected_records(scenario, seed, rows, select, schedule, sparse)
     else:
         records = generate_records(scenario, seed, rows)
     try:
@@ -201,6 +216,17 @@ def _route(
     return None
 
 
+def _sparse(
+    plan: PlayPlan, scenario: Scenario, schedule: RecordedSchedule | None, owners: list[int]
+) -> bool:
+    """Whether the task walks only the transactions of its rows: when other tasks own some
+    partitions and every table is ``selectable`` (each row one message, so the BOOTSTRAP
+    cadence follows from the schedule: ``workload_cadence``)."""
+    if schedule is None or len(owners) >= plan.tasks:
+        return False
+    return all(selectable(scenario, i) for i in range(len(scenario.tables)))
+
+
 class _OwnedRows:
     """The rows of a task's owners (a ``RowSelection``), tested by the router."""
 
@@ -210,6 +236,9 @@ class _OwnedRows:
 
     def keeper(self, table: TableInfo, keys: tuple[str, ...]) -> KeepRow | None:
         return self._router.keeper(table, keys, self._owned)
+
+    def kept_integers(self, table: TableInfo, column: str, values: np.ndarray) -> np.ndarray | None:
+        return self._router.kept_integers(table, column, values, self._owned)
 
 
 def _cadence(plan: PlayPlan) -> StreamedBootstraps | None:
@@ -251,13 +280,15 @@ def _play(
     feed: OwnerFeed,
     result: TaskResult,
     split_txns: Set[tuple[int, int]],
+    bootstraps: list[tuple[Key, BootstrapAt]],
 ) -> None:
     """One owner's player thread: its feed merged with the plan's events, played as a
     stage-two owner plays (its own event loop); the feed closed once it takes no more."""
     try:
         progress = OwnerProgress()
         tables = tuple(ddl.table for ddl in plan.ddls)
-        records = owner_stream(feed.items(), plan.owner_events(owner), tables, progress)
+        events = plan.owner_events(owner, bootstraps)
+        records = owner_stream(feed.items(), events, tables, progress)
         if plan.stop_marker is not None:
             records = until_marked(records, plan.stop_marker)
         play = play_owner(

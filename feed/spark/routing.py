@@ -18,6 +18,8 @@ import dataclasses
 from collections.abc import Callable, Set
 from typing import Any, Protocol
 
+import numpy as np
+
 from tisink.core.clock import Clock, FeedClock
 from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.errors import SparkPlanError
@@ -172,6 +174,22 @@ class RowRouter:
             whole = keep({})
             return lambda image: whole
         return keep
+
+    def kept_integers(
+        self, table: TableInfo, column: str, values: np.ndarray, owned: Set[int]
+    ) -> np.ndarray | None:
+        """Whether each row of ``table`` whose image holds these ``values`` in the integer
+        ``column`` goes to one of the ``owned`` owners, worked out for all at once; None when
+        the dispatcher reads more than that column (``keeper`` then tests row by row)."""
+        router = self._router
+        bulk = None if router is None else router.bulk_partitioner(table)
+        if bulk is None or router is None or router.image_columns(table) != (column,):
+            return None
+        route = self._routes.get(id(table))
+        if route is None or route.table is not table:
+            route = self._table_route(table, lambda: f"table {table.qualified_name}")
+        mine = np.array([owner in owned for owner in route.owners], dtype=bool)
+        return mine[bulk(values, route.partitions)]
 
     def _table_route(self, table: TableInfo, describe: Callable[[], str]) -> _TableRoute:
         ref = self._refs.get(id(table))

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import cast
 
+import numpy as np
 import orjson
 
 from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
@@ -55,12 +56,16 @@ def generate_selected_records(
     rows: int | None,
     select: RowSelection,
     schedule: RecordedSchedule | None = None,
+    sparse: bool = False,
 ) -> Iterator[FeedRecord | SkippedRow]:
     """Every record of the workload in commit order, except that the rows of ``selectable``
     tables that ``select`` does not keep come as ``SkippedRow`` markers (not built).
-    ``schedule``: the workload's schedule already walked (``record_schedule``)."""
+    ``schedule``: the workload's schedule already walked (``record_schedule``). ``sparse``:
+    leave out the markers of transactions with no kept row, unless they share their
+    commitTs with another table's (so a consumer still numbers the rows of a commitTs), and
+    never step through those transactions: the work follows the kept rows."""
     spec = _scenario(scenario)
-    return _generate(spec, seed, rows, range(len(spec.tables)), select, schedule)
+    return _generate(spec, seed, rows, range(len(spec.tables)), select, schedule, sparse)
 
 
 def record_schedule(scenario: Scenario, seed: int, rows: int | None) -> RecordedSchedule:
@@ -89,6 +94,7 @@ def _generate(
     tables: Iterable[int],
     select: RowSelection | None = None,
     schedule: RecordedSchedule | None = None,
+    sparse: bool = False,
 ) -> Iterator[FeedRecord | SkippedRow]:
     if schedule is None:
         schedule = record_schedule(scenario, seed, rows)
@@ -96,11 +102,13 @@ def _generate(
     for i in tables:
         spec, modifies = scenario.tables[i], scenario_modifies(scenario, i)
         if selectable(scenario, i):
-            states[i] = WindowTable(spec, seed, schedule.table_txns(i), select, modifies)
+            txns, positions = schedule.table_txns(i), schedule.positions(i)
+            states[i] = WindowTable(spec, seed, txns, select, modifies, positions)
         else:
             states[i] = TableState(spec, seed, modifies)
     tableless = 0 in states
-    for step in schedule.steps():
+    steps = schedule.sparse_steps(_Visits(schedule, states)) if sparse else schedule.steps()
+    for step in steps:
         state = states.get(step.table)
         if state is None:
             if step.table == NO_TABLE and tableless:
@@ -114,6 +122,28 @@ def _generate(
             yield state.apply_ddl(step)
         else:
             yield from state.commit(step)  # type: ignore[arg-type]
+
+
+class _Visits:
+    """The transactions a sparse walk goes through between two DDLs: every one of a table
+    built whole, the parts of multi-table transactions, and the ones touching a kept row."""
+
+    def __init__(self, schedule: RecordedSchedule, states: dict[int, TableState]) -> None:
+        self._schedule = schedule
+        self._states = states
+        whole = [i for i, s in states.items() if not isinstance(s, WindowTable)]
+        always = schedule.shared | np.isin(schedule.tables, whole)
+        self._always = np.flatnonzero(always)
+        self._positions = {i: schedule.positions(i) for i in states}
+
+    def __call__(self, start: int, end: int) -> np.ndarray:
+        low, high = np.searchsorted(self._always, (start, end))
+        parts = [self._always[low:high]]
+        for i, state in self._states.items():
+            if isinstance(state, WindowTable) and state.info is not None:
+                state.prepare(int(np.searchsorted(self._positions[i], start)))
+                parts.append(state.kept_between(start, end))
+        return np.unique(np.concatenate(parts))
 
 
 def merge_partitions(partitions: Iterable[Iterable[FeedRecord]]) -> Iterator[FeedRecord]:

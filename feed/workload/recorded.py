@@ -10,13 +10,16 @@ it again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from tisink.feed.workload.steps import PlannedDDL, PlannedResolved, PlannedTxn, Step
 from tisink.model.events import DDLType
+
+_CHUNK = 1 << 14
+"""Transactions turned into Python values at a time."""
 
 
 @dataclass(frozen=True)
@@ -56,23 +59,47 @@ class RecordedSchedule:
         self.commits = np.array(commits, dtype=np.int64)
         self.starts = np.array(starts, dtype=np.int64)
         self.preloads = np.array(preloads, dtype=np.bool_)
+        order = np.argsort(self.tables, kind="stable")
+        first = np.searchsorted(self.tables[order], self.tables[order], side="left")
+        self.local = np.empty(len(tables), dtype=np.int64)
+        """Each transaction's place among its table's own."""
+        self.local[order] = np.arange(len(tables)) - first
+        shared = np.zeros(len(tables), dtype=np.bool_)
+        if len(tables) > 1:
+            same = self.commits[1:] == self.commits[:-1]
+            shared[1:] |= same
+            shared[:-1] |= same
+        self.shared = shared
+        """The parts of multi-table transactions (one commitTs for several steps)."""
 
     def steps(self) -> Iterator[Step]:
         """The steps in the order of the walk."""
-        others = self.others
-        k = 0
-        columns = (self.tables, self.sizes, self.commits, self.starts, self.preloads)
-        chunk = 1 << 16
-        for base in range(0, len(self.tables), chunk):
-            lists = [column[base : base + chunk].tolist() for column in columns]
-            rows = zip(*lists, strict=True)
-            for offset, (table, size, commit, start, preload) in enumerate(rows):
-                while k < len(others) and others[k][0] <= base + offset:
-                    yield others[k][1]
-                    k += 1
-                yield PlannedTxn(table, size, commit, start, preload)
-        for _, step in others[k:]:
-            yield step
+        yield from self.sparse_steps(lambda start, end: np.arange(start, end))
+
+    def sparse_steps(self, visit: Callable[[int, int], np.ndarray]) -> Iterator[Step]:
+        """Every DDL and resolved step, and of the transactions between two of them (from
+        ``start`` to ``end``) the ones ``visit(start, end)`` names (sorted positions): it is
+        asked once the steps before ``start`` went out."""
+        bounds = [before for before, _ in self.others]
+        k, position, count = 0, 0, len(self.tables)
+        columns = (self.tables, self.sizes, self.commits, self.starts, self.preloads, self.local)
+        while position < count or k < len(self.others):
+            while k < len(self.others) and bounds[k] <= position:
+                yield self.others[k][1]
+                k += 1
+            end = bounds[k] if k < len(self.others) else count
+            if position < end:
+                chosen = visit(position, end)
+                for base in range(0, len(chosen), _CHUNK):
+                    picked = chosen[base : base + _CHUNK]
+                    lists = [column[picked].tolist() for column in columns]
+                    for table, size, commit, start, preload, local in zip(*lists, strict=True):
+                        yield PlannedTxn(table, size, commit, start, preload, local)
+            position = end
+
+    def positions(self, table: int) -> np.ndarray:
+        """The positions (in the walk's transactions) of table ``table``'s transactions."""
+        return np.flatnonzero(self.tables == table)
 
     def table_txns(self, table: int) -> TableTxns:
         """The transactions of scenario table ``table``, with where TRUNCATEs reset it."""

@@ -18,7 +18,9 @@ after them as the whole feed numbers them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
 
 from tisink.feed.workload.specs import Scenario
 from tisink.model.table import TableInfo
@@ -34,6 +36,16 @@ class RowSelection(Protocol):
     def keeper(self, table: TableInfo, keys: tuple[str, ...]) -> KeepRow | None:
         """The test of ``table``'s rows by their image of the ``keys`` columns (the ones the
         generator derives from the row's sequence number), or None to build every row."""
+        ...
+
+
+@runtime_checkable
+class KeepsInBulk(Protocol):
+    """A selection that tests many rows at once by one integer key column."""
+
+    def kept_integers(self, table: TableInfo, column: str, values: np.ndarray) -> np.ndarray | None:
+        """Whether each row whose image holds these ``values`` in ``column`` is kept; None
+        when the test reads more than that column (``keeper`` then tests row by row)."""
         ...
 
 

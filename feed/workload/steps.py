@@ -42,6 +42,8 @@ class PlannedTxn(NamedTuple):
     start_ts: int
     preload: bool = False
     """A preload transaction: inserts only."""
+    ordinal: int = -1
+    """Its place among its table's own transactions, when known (a recorded schedule)."""
 
 
 @dataclass(frozen=True, slots=True)

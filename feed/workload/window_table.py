@@ -21,13 +21,14 @@ from tisink.feed.format.values import Check
 from tisink.feed.workload.draws import row_seed
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.recorded import TableTxns
-from tisink.feed.workload.selection import KeepRow, RowSelection, SkippedRow
+from tisink.feed.workload.selection import KeepRow, KeepsInBulk, RowSelection, SkippedRow
 from tisink.feed.workload.specs import TableSpec
 from tisink.feed.workload.steps import PlannedTxn, derive_seed
 from tisink.feed.workload.table_state import TableState, stored_json
 from tisink.feed.workload.values import oversized_value
 from tisink.feed.workload.window import DELETE, INSERT, WindowPlan, plan_window
 from tisink.model.events import RowChangedEvent
+from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
 
 _AFTER = len(b',"after":')
@@ -46,12 +47,16 @@ class WindowTable(TableState):
         txns: TableTxns,
         select: RowSelection | None = None,
         modifies: list[ColumnInfo] | None = None,
+        positions: np.ndarray | None = None,
     ) -> None:
         super().__init__(spec, seed, modifies or ())
         self._select = select
         self._keep: tuple[TableInfo, KeepRow | None] | None = None
         """The selection's test of the current table version, asked once per version."""
         self._txns = txns
+        self._positions = positions
+        """Where the table's transactions are among the schedule's (for ``kept_between``)."""
+        self._kept_positions: np.ndarray | None = None
         self._window_salt = derive_seed(seed, "window", spec.qualified_name)
         self._plan: WindowPlan | None = None
         self._txn = 0
@@ -79,24 +84,41 @@ class WindowTable(TableState):
             self._starts = array("q", self._plan.starts.astype(np.int64).tobytes())
         return self._plan
 
-    def _keeper(self, info: TableInfo) -> KeepRow | None:
+    def prepare(self, index: int) -> None:
+        """Be ready for transaction ``index`` (of the table's own) and after: the plan made,
+        and with a selection, its test of the current table version asked (once the
+        version's DDL went out: the selection may learn the table from it)."""
+        if self._select is None:
+            self._window()
+        elif self.info is not None:
+            self._keeper(self.info, index)
+
+    def kept_between(self, start: int, end: int) -> np.ndarray:
+        """The schedule positions in [start, end) of the transactions that touch a kept row
+        (``prepare`` first)."""
+        kept = self._positions if self._kept_positions is None else self._kept_positions
+        assert kept is not None, "a table made without its positions"
+        low, high = np.searchsorted(kept, (start, end))
+        return kept[low:high]
+
+    def _keeper(self, info: TableInfo, index: int) -> KeepRow | None:
         """The selection's test for this table version, asked when its first rows come;
         the sequence numbers it keeps are worked out for the whole plan at once."""
         assert self._select is not None
         if self._keep is None or self._keep[0] is not info:
             keep = self._select.keeper(info, tuple(name for name, _ in self._keys))
-            self._adopt(keep, first=self._keep is None)
+            self._adopt(keep, first=self._keep is None, index=index)
             self._keep = (info, keep)
         return self._keep[1]
 
-    def _adopt(self, keep: KeepRow | None, first: bool) -> None:
+    def _adopt(self, keep: KeepRow | None, first: bool, index: int) -> None:
         """Take a table version's test: rows no longer kept are let go; a row stepped over
         that it now keeps cannot be built (``selectable`` leaves out the DDLs that do this:
         a bug, not a workload to refuse)."""
         plan = self._window()
         kept = None if keep is None else self._kept_keys(plan, keep)
         if not first:
-            now = int(plan.starts[self._txn])
+            now = int(plan.starts[index])
             born = int(np.count_nonzero(plan.kinds[:now] == INSERT))
             later = plan.keys[now:][plan.kinds[now:] != INSERT]
             later = later[later <= born]
@@ -113,15 +135,30 @@ class WindowTable(TableState):
                 self._built = {seq: row for seq, row in self._built.items() if kept[seq]}
         self._kept = kept
         if kept is None or len(plan.starts) < 2:
-            self._txn_kept = None
+            self._txn_kept = self._kept_positions = None
         else:
-            touched = np.add.reduceat(kept[plan.keys].astype(np.int64), plan.starts[:-1])
-            self._txn_kept = bytearray((touched > 0).astype(np.uint8).tobytes())
+            touched = np.add.reduceat(kept[plan.keys].astype(np.int64), plan.starts[:-1]) > 0
+            self._txn_kept = bytearray(touched.astype(np.uint8).tobytes())
+            if self._positions is not None:
+                self._kept_positions = self._positions[touched]
         self._chunk = (-1, [], [], None)
 
     def _kept_keys(self, plan: WindowPlan, keep: KeepRow) -> np.ndarray:
+        """Whether each sequence number 1 .. born is kept: all at once where the selection
+        can (an integer key column, whose value is the sequence number), else one by one."""
         keys = self._keys
         kept = np.zeros(plan.born + 1, dtype=bool)
+        select, info = self._select, self.info
+        if isinstance(select, KeepsInBulk) and info is not None and plan.born:
+            for name, key in keys:
+                if info.column_by_name[name].family not in (TypeFamily.INT, TypeFamily.BIGINT):
+                    continue
+                key(plan.born)  # the largest key fits the column type (else ScenarioError)
+                seqs = np.arange(1, plan.born + 1, dtype=np.int64)
+                bulk = select.kept_integers(info, name, seqs)
+                if bulk is not None:
+                    kept[1:] = bulk
+                    return kept
         kept[1:] = np.fromiter(
             (keep({name: key(seq) for name, key in keys}) for seq in range(1, plan.born + 1)),
             dtype=bool,
@@ -149,12 +186,9 @@ class WindowTable(TableState):
         """The rows of the table's next transaction (``txn``: its size and timestamps)."""
         info = self.info
         assert info is not None, "the schedule gave rows to a table that does not exist"
-        if self._select is not None:
-            self._keeper(info)  # the version's test, asked once its DDL went out
-        elif self._plan is None:
-            self._window()
-        index = self._txn
-        self._txn += 1
+        index = self._txn if txn.ordinal < 0 else txn.ordinal
+        self._txn = index + 1
+        self.prepare(index)
         first, end = self._starts[index], self._starts[index + 1]
         assert end - first == txn.size, "the recorded schedule and the walk disagree"
         if self._txn_kept is not None and not self._txn_kept[index]:

@@ -188,7 +188,7 @@ def test_the_tasks_rows_together_are_the_workload_once(
 ) -> None:
     """Each task builds the rows of the partitions it owns (partition p: task p % tasks):
     every row of the whole feed is built by exactly one task, the same bytes in its place,
-    and every task has every other record (DDLs, resolved)."""
+    and every task has every other record (DDLs, resolved); a sparse walk builds the same."""
     scenario = load_scenario(name)
     records = list(generate_records(scenario, seed, 1500))
     unselected = {t.name for i, t in enumerate(scenario.tables) if not selectable(scenario, i)}
@@ -200,9 +200,13 @@ def test_the_tasks_rows_together_are_the_workload_once(
     for task in range(tasks):
         owned = frozenset(p for p in range(partitions) if p % tasks == task)
         select = _ByHash(partitions, owned, frozenset())
+        dense = []
         for place, record in enumerate(_selected(scenario, seed, 1500, select)):
             if type(record) is not SkippedRow:
                 built[place].append(record_line(record))  # type: ignore[arg-type]
+                dense.append(built[place][-1])
+        sparse = generate_selected_records(scenario, seed, 1500, select, sparse=True)
+        assert [record_line(r) for r in sparse if type(r) is not SkippedRow] == dense
     for record, copies in zip(records, built, strict=True):
         line = record_line(record)
         assert all(copy == line for copy in copies)
