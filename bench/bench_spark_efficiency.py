@@ -54,6 +54,8 @@ class Sample:
     t: float
     cpu: dict[int, tuple[str, float]]
     rss: int
+    rss_by: dict[str, int] = field(default_factory=dict)
+    """Resident memory of each kind of process (driver, jvm, workers) at this sample."""
 
 
 @dataclass
@@ -90,14 +92,18 @@ def _kind(proc: psutil.Process, root: int) -> str:
 def _sample(root: psutil.Process) -> Sample:
     cpu: dict[int, tuple[str, float]] = {}
     rss = 0
+    rss_by: dict[str, int] = {}
     for proc in [root, *root.children(recursive=True)]:
         try:
             times = proc.cpu_times()
-            cpu[proc.pid] = (_kind(proc, root.pid), times.user + times.system)
-            rss += proc.memory_info().rss
+            kind = _kind(proc, root.pid)
+            cpu[proc.pid] = (kind, times.user + times.system)
+            resident = proc.memory_info().rss
         except psutil.Error:
             continue
-    return Sample(time.time(), cpu, rss)
+        rss += resident
+        rss_by[kind] = rss_by.get(kind, 0) + resident
+    return Sample(time.time(), cpu, rss, rss_by)
 
 
 def play(
@@ -165,6 +171,13 @@ def play(
     if profile_dir is not None:
         run.phases = _phases(profile_dir)
     return run
+
+
+def _peak_of(group: list[Run], kind: str) -> float:
+    """The median over runs of the largest resident memory of one kind of process."""
+    return statistics.median(
+        max((s.rss_by.get(kind, 0) for s in run.samples), default=0) for run in group
+    )
 
 
 def _phases(folder: Path) -> dict[str, tuple[float, float]]:
@@ -268,7 +281,8 @@ def main() -> None:
               "play's process tree (psutil), not machine-wide")  # fmt: skip
         header = (f"{'engine':9} {'wall s':>7} {'CPU s':>7} {'driver':>7} {'jvm':>6} "
                   f"{'workers':>7} {'us/row':>7} {'CPU x':>6} {'rows/s e2e':>10} {'speed x':>7} "
-                  f"{'writing r/s':>11} {'startup':>7} {'peak MB':>7}")  # fmt: skip
+                  f"{'writing r/s':>11} {'startup':>7} {'peak MB':>7} "
+                  f"{'driver/jvm/workers MB':>21}")  # fmt: skip
         print(header)
         base_cpu = base_rate = None
         for name, group in runs.items():
@@ -284,10 +298,14 @@ def main() -> None:
             writing = med(float(r.summary.get("writing_rows_per_s") or 0) for r in group)  # type: ignore[arg-type]
             startup = med(float(r.summary["startup_s"]) for r in group)  # type: ignore[arg-type]
             peak = med(r.peak_rss for r in group) / 1e6
+            kinds = "/".join(
+                f"{_peak_of(group, k) / 1e6:.0f}" for k in ("driver", "jvm", "workers")
+            )
             print(
                 f"{name:9} {wall:7.2f} {cpu:7.2f} {parts['driver']:7.2f} {parts['jvm']:6.2f} "
                 f"{parts['workers']:7.2f} {per_row:7.1f} {per_row / base_cpu:6.2f} "
-                f"{rate:10.0f} {rate / base_rate:7.2f} {writing:11.0f} {startup:7.2f} {peak:7.0f}"
+                f"{rate:10.0f} {rate / base_rate:7.2f} {writing:11.0f} {startup:7.2f} {peak:7.0f} "
+                f"{kinds:>21}"
             )
         for name, group in runs.items():
             for run in group:

@@ -170,7 +170,7 @@ def _route(
         select = _OwnedRows(router, set(feeds))
         records = generate_selected_records(scenario, seed, rows, select, schedule, sparse)
     else:
-        records = generate_records(scenario, seed, rows)
+        records = generate_records(scenario, seed, rows, schedule)
     try:
         for record in records:
             kind = type(record)

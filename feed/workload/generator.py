@@ -42,12 +42,17 @@ def _scenario(scenario: Scenario | str | os.PathLike[str]) -> Scenario:
 
 
 def generate_records(
-    scenario: Scenario | str | os.PathLike[str], seed: int, rows: int | None = None
+    scenario: Scenario | str | os.PathLike[str],
+    seed: int,
+    rows: int | None = None,
+    schedule: RecordedSchedule | None = None,
 ) -> Iterator[FeedRecord]:
-    """Every record of the workload in commit order (``rows`` overrides the scenario's)."""
+    """Every record of the workload in commit order (``rows`` overrides the scenario's;
+    ``schedule``: its schedule already walked, ``record_schedule``)."""
     spec = _scenario(scenario)
     # without a selection no SkippedRow is made
-    return cast(Iterator[FeedRecord], _generate(spec, seed, rows, range(len(spec.tables))))
+    everything = _generate(spec, seed, rows, range(len(spec.tables)), schedule=schedule)
+    return cast(Iterator[FeedRecord], everything)
 
 
 def generate_selected_records(
