@@ -101,8 +101,9 @@ def _generate_and_play(
     feeds = {owner: OwnerFeed() for owner in owners}
     results = [_result(plan, owner) for owner in owners]
     router = RowRouter(plan)
-    sparse = _sparse(plan, scenario, schedule, owners)
-    sends = owner_sends(plan, schedule, owners) if sparse and schedule is not None else {}
+    planned = schedule is not None and _all_selectable(scenario)
+    sparse = planned and len(owners) < plan.tasks
+    sends = owner_sends(plan, schedule, owners) if planned and schedule is not None else {}
     players = [
         threading.Thread(
             target=_play,
@@ -123,7 +124,7 @@ def _generate_and_play(
         player.start()
     problem: InputProblem | None = None
     try:
-        problem = _route(plan, scenario, seed, rows, router, feeds, schedule, sparse)
+        problem = _route(plan, scenario, seed, rows, router, feeds, schedule, sparse, planned)
     except BaseException as err:
         for feed in feeds.values():
             feed.abort(f"routing the workload failed: {err}")
@@ -156,12 +157,14 @@ def _route(
     feeds: dict[int, OwnerFeed],
     schedule: RecordedSchedule | None = None,
     sparse: bool = False,
+    planned: bool = False,
 ) -> InputProblem | None:
     """Generate every record, route every row and hand each owned item to its owner's feed,
-    with the BOOTSTRAPs due before it (``sparse``: only the transactions touching the
-    owners' rows, with the BOOTSTRAPs planned ahead); the first problem, if any."""
+    with the BOOTSTRAPs due before it unless they were ``planned`` from the schedule
+    (``sparse``: only the transactions touching the owners' rows); the first problem, if
+    any."""
     refs = {key[0]: index for index, key in enumerate(plan.ddl_keys)}
-    cadence = None if sparse else _cadence(plan)
+    cadence = None if planned else _cadence(plan)
     owner_of = {owned: index for index, owned in enumerate(plan.owners)}
     pending: dict[int, list[Any]] = {owner: [] for owner in feeds}
     txn_ts, place, since_flush = 0, FIRST_PLACE, 0
@@ -216,14 +219,10 @@ def _route(
     return None
 
 
-def _sparse(
-    plan: PlayPlan, scenario: Scenario, schedule: RecordedSchedule | None, owners: list[int]
-) -> bool:
-    """Whether the task walks only the transactions of its rows: when other tasks own some
-    partitions and every table is ``selectable`` (each row one message, so the BOOTSTRAP
-    cadence follows from the schedule: ``workload_cadence``)."""
-    if schedule is None or len(owners) >= plan.tasks:
-        return False
+def _all_selectable(scenario: Scenario) -> bool:
+    """Whether every table is ``selectable``: then each row is one message, so the BOOTSTRAP
+    cadence follows from the schedule (``workload_cadence``), and a task that does not own
+    every partition walks only the transactions of its rows (``sparse``)."""
     return all(selectable(scenario, i) for i in range(len(scenario.tables)))
 
 
