@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import numpy as np
+
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
@@ -28,6 +30,7 @@ from tisink.feed.workload import Scenario
 from tisink.feed.workload.generator import record_schedule
 from tisink.feed.workload.schedule import PlannedDDL
 from tisink.model.events import DDLEvent
+from tisink.model.tso import LOGICAL_BITS
 
 
 class PlayInput(Protocol):
@@ -140,23 +143,32 @@ class WorkloadInput:
         self.resolved: list[int] = []
         self.first_row: Key | None = None
         self.first_ts = self.last_ts = 0
-        intervals: set[int] = set()
-        self.schedule = record_schedule(scenario, seed, rows)
+        self.schedule = schedule = record_schedule(scenario, seed, rows)
         """Walked once here, and handed to the tasks (``owned_job``) instead of each walking
         it again."""
-        for step in self.schedule.steps():
+        others: list[tuple[int, int]] = []  # (before which transaction, ts)
+        for before, step in schedule.others:
             if type(step) is PlannedDDL:
                 ts = step.event.commit_ts
                 self.ddls.append(step.event)
                 self.ddl_keys.append((ts, record_seq(0)))
             else:
-                ts = step.commit_ts  # type: ignore[union-attr]
-                if self.first_row is None:
+                ts = step.commit_ts
+                if self.first_row is None and before == 0:
                     self.first_row = (ts, record_seq(FIRST_PLACE, START_SUB))
-            self.first_ts = self.first_ts or ts
-            self.last_ts = ts
-            intervals.add(interval_of(ts, interval_ms))
-        self.intervals = tuple(sorted(intervals))
+            others.append((before, ts))
+        commits = schedule.commits
+        if self.first_row is None and len(commits):
+            self.first_row = (int(commits[0]), record_seq(FIRST_PLACE, START_SUB))
+        ahead = [ts for before, ts in others if before == 0]
+        behind = [ts for before, ts in others if before == len(commits)]
+        firsts = [*ahead, *commits[:1].tolist(), *(ts for _, ts in others)]
+        self.first_ts = firsts[0] if firsts else 0
+        lasts = [*(ts for _, ts in others), *commits[-1:].tolist(), *behind]
+        self.last_ts = lasts[-1] if lasts else 0
+        grid = {interval_of(ts, interval_ms) for _, ts in others}
+        physical = (commits >> LOGICAL_BITS) // interval_ms
+        self.intervals = tuple(sorted(grid.union(np.unique(physical).tolist())))
         tables = scenario.tables
         slots = max(1, min(len(tables), slots))
         # a table's share of the rows: its share of the transactions times their mean size
