@@ -15,6 +15,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.output_files import output_files
+
 pyspark = pytest.importorskip("pyspark")
 
 pytestmark = pytest.mark.skipif(
@@ -126,3 +128,58 @@ def test_executors_without_tisink_play_to_files_and_to_the_broker(
     assert str(broker["sink_uri"]).startswith("kafka://127.0.0.1:")
     shipped = list(work.glob("app-*/*/environment/bin/python"))
     assert len(shipped) == 2, "each application unpacked the shipped environment"
+
+
+SELECTED = """
+name = "selected"
+rows = 3000
+rate = 200
+txn_size = [1, 5]
+mix = { insert = 0.5, update = 0.4, delete = 0.1 }
+
+[[tables]]
+schema = "sbtest"
+name = "sbtest"
+count = 2
+primary = ["id"]
+columns = [
+  { name = "id", type = "int", nullable = false },
+  { name = "c", type = "char(40)", nullable = false, size = [10, 40] },
+]
+"""
+DISPATCH = (
+    '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
+    "[sink]\nsend-bootstrap-in-msg-count = 50\n"
+)
+
+
+def test_a_generated_workload_writes_the_inline_bytes_on_the_cluster(
+    cluster: tuple[str, Path], tmp_path: Path
+) -> None:
+    """Each of the cluster's tasks builds only its partitions' rows (every table selectable:
+    the sparse walk, the BOOTSTRAPs planned from the schedule); the files are inline's."""
+    url, _ = cluster
+    scenario, config = tmp_path / "selected.toml", tmp_path / "dispatch.toml"
+    scenario.write_text(SELECTED, encoding="utf-8")
+    config.write_text(DISPATCH, encoding="utf-8")
+    outputs = {}
+    for engine in ("inline", "spark"):
+        out = tmp_path / engine / "out"
+        done = subprocess.run(
+            [
+                *(TISINK, "play", "--engine", engine, "--workload", str(scenario), "--seed", "3"),
+                *("--config", str(config), "--clock", "feed", "--no-verify"),
+                *("--sink-uri", f"file://{out}?protocol=simple&partition-num=5"),
+                *(("--master", url) if engine == "spark" else ()),
+            ],
+            env=_environment(TISINK_CACHE_DIR=str(tmp_path / "cache")),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        outputs[engine] = output_files(out)
+    assert len(outputs["inline"]) >= 5
+    assert outputs["spark"] == outputs["inline"]
+    bootstraps = sum(data.count(b'"type":"BOOTSTRAP"') for data in outputs["inline"].values())
+    assert bootstraps > 5

@@ -200,7 +200,7 @@ def test_the_same_bytes_at_one_and_three_cores(
     assert _cli(master, path, 2500, tmp_path / "spark", config) == inline
 
 
-@pytest.mark.parametrize("master", ["local[2]", "local[3]"])
+@pytest.mark.parametrize("master", ["local[1]", "local[2]", "local[3]", "local[4]"])
 def test_rows_stepped_over_leave_the_same_bytes(setup: Path, tmp_path: Path, master: str) -> None:
     path, config = str(setup / "selected.toml"), setup / "selected-changefeed.toml"
     inline = _inline(path, 3000, tmp_path / "inline", config)

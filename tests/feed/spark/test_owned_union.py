@@ -1,0 +1,107 @@
+"""The rows the tasks of a generated play route, together, are the play's rows: each once, to
+the owner that one task owning every partition sends it to, with the same content. Checked
+without Spark (each task's routing run in turn) over random partition and task counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tisink.core.clock import WallClock
+from tisink.feed.format.records import FeedRow
+from tisink.feed.spark import run as spark_run
+from tisink.feed.spark.owned_workload import _route, owned_owners
+from tisink.feed.spark.routing import RowRouter, make_factory
+from tisink.feed.spark.sources import WorkloadInput
+from tisink.feed.workload import load_scenario, parse_scenario
+from tisink.feed.workload.selection import selectable
+
+ROWS = 1200
+SCENARIO = """
+name = "union"
+rows = 1200
+rate = 300
+txn_size = [1, 6]
+mix = { insert = 0.45, update = 0.4, delete = 0.15 }
+
+[[tables]]
+schema = "sbtest"
+name = "sbtest"
+count = 3
+primary = ["id"]
+columns = [
+  { name = "id", type = "bigint", nullable = false },
+  { name = "k", type = "int", nullable = false },
+  { name = "c", type = "varchar(30)", size = [5, 30] },
+]
+
+[[tables]]
+schema = "shop"
+name = "items"
+keys = "zipf"
+primary = ["code"]
+columns = [
+  { name = "code", type = "varchar(20)", nullable = false },
+  { name = "price", type = "decimal(10,2)" },
+]
+"""
+CONFIG = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
+
+
+class _Collect:
+    """An owner's feed that keeps what it is given."""
+
+    closed = False
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def put(self, batch: list[Any]) -> None:
+        self.items.extend(batch)
+
+    def end(self) -> None:
+        return None
+
+    def abort(self, reason: str) -> None:
+        raise AssertionError(reason)
+
+
+def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path) -> list[Any]:
+    uri = f"file://{folder}/out?protocol=simple&partition-num={partitions}"
+    factory = make_factory(uri, CONFIG, WallClock())
+    source = WorkloadInput(scenario, seed, ROWS, tasks)
+    plan = spark_run._plan(factory, source, CONFIG, True, 1000, None)
+    planned = all(selectable(scenario, i) for i in range(len(scenario.tables)))
+    out = []
+    for task in range(tasks):
+        owners = owned_owners(task, tasks, plan)
+        feeds = {owner: _Collect() for owner in owners}
+        sparse = planned and len(owners) < plan.tasks
+        problem = _route(
+            plan, scenario, seed, ROWS, RowRouter(plan), feeds, source.schedule, sparse, planned
+        )  # type: ignore[arg-type]
+        assert problem is None
+        for feed in feeds.values():
+            out.extend(item for item in feed.items if type(item[1]) is FeedRow)
+    return sorted(((key, item.row.before, item.row.after) for key, item in out), key=lambda x: x[0])
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    partitions=st.integers(1, 8),
+    tasks=st.integers(2, 5),
+    name=st.sampled_from(["union", "demo"]),
+)
+def test_the_tasks_route_every_row_once(
+    tmp_path_factory: Any, seed: int, partitions: int, tasks: int, name: str
+) -> None:
+    scenario = parse_scenario(SCENARIO, "union.toml") if name == "union" else load_scenario(name)
+    folder = tmp_path_factory.mktemp("union")
+    whole = _routed(scenario, seed, partitions, 1, folder)
+    parts = _routed(scenario, seed, partitions, tasks, folder)
+    assert len(whole) >= ROWS * 0.9
+    assert parts == whole
