@@ -16,7 +16,8 @@ workload generated in its owners; the phases come from the tasks' own times,
 (``spark.python.profile``), each stage's function, top functions by own time.
 
     python bench/bench_spark_efficiency.py [--rows 400000] [--repeat 1] [--profile]
-        [--workload demo] [--engines inline,local[2]] [--baseline-code WORKTREE]
+        [--workload demo | --feed FILE] [--sink file|kafka]
+        [--engines inline,local[1],local[2],local[4],local[*]] [--baseline-code WORKTREE]
 
 Peak memory is the largest sum of the tree's resident sets at one sample (pages the forked
 Python workers share are counted once per process: an upper bound).
@@ -25,6 +26,7 @@ Python workers share are counted once per process: an upper bound).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pstats
@@ -38,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+
+from tisink.bench.kafka import broker_address
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "scenarios" / "sysbench.toml"
@@ -106,13 +110,28 @@ def _sample(root: psutil.Process) -> Sample:
     return Sample(time.time(), cpu, rss, rss_by)
 
 
+@dataclass(frozen=True)
+class Target:
+    """What every play of the run reads and writes to."""
+
+    source: tuple[str, ...]
+    """``--workload NAME --rows N --seed 1``, or ``--feed FILE``."""
+    bootstrap: str | None = None
+    """A Kafka broker to write to (a topic per play), or None for a file sink."""
+
+    def sink_uri(self, out: Path) -> str:
+        query = f"protocol=simple&partition-num={PARTITIONS}"
+        if self.bootstrap is None:
+            return f"file://{out}?{query}"
+        return f"kafka://{self.bootstrap}/{out.name}?{query}"
+
+
 def play(
     engine: tuple[str, str | None],
-    rows: int,
+    target: Target,
     folder: Path,
     interval: float,
     profile: bool,
-    workload: str = str(SCENARIO),
     code: str | None = None,
 ) -> Run:
     name = (engine[1] or engine[0]) + (f"@{Path(code).name}" if code else "")
@@ -121,8 +140,7 @@ def play(
     config = folder / "dispatch.toml"
     config.write_text(CONFIG, encoding="utf-8")
     command = [
-        TISINK, "play", "--workload", workload, "--rows", str(rows),
-        "--seed", "1", "--sink-uri", f"file://{out}?protocol=simple&partition-num={PARTITIONS}",
+        TISINK, "play", *target.source, "--sink-uri", target.sink_uri(out),
         "--config", str(config), "--clock", "feed", "--no-verify", "--engine", engine[0],
         "--summary-json", str(summary_path),
     ]  # fmt: skip
@@ -258,6 +276,13 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25, help="cProfile functions shown")
     parser.add_argument("--engines", default="inline,local[2]")
     parser.add_argument("--workload", default=str(SCENARIO), help="scenario name or TOML")
+    parser.add_argument("--feed", help="play this feed file instead of the workload")
+    parser.add_argument(
+        "--sink",
+        choices=("file", "kafka"),
+        default="file",
+        help="kafka: a topic per play on $TISINK_KAFKA_BOOTSTRAP or an embedded broker",
+    )
     parser.add_argument(
         "--baseline-code",
         help="a checkout of tisink to play every engine with as well (its PYTHONPATH), e.g. a "
@@ -267,18 +292,27 @@ def main() -> None:
     wanted = args.engines.split(",")
     engines = [e for e in ENGINES if (e[1] or e[0]) in wanted]
     runs: dict[str, list[Run]] = {}
-    with tempfile.TemporaryDirectory(prefix="tisink-bench-") as tmp:
+    source = ("--feed", args.feed) if args.feed else (
+        "--workload", args.workload, "--rows", str(args.rows), "--seed", "1"
+    )  # fmt: skip
+    kafka = args.sink == "kafka"
+    with (
+        tempfile.TemporaryDirectory(prefix="tisink-bench-") as tmp,
+        broker_address(os.environ.get("TISINK_KAFKA_BOOTSTRAP")) if kafka
+        else contextlib.nullcontext(None) as bootstrap,
+    ):  # fmt: skip
+        target = Target(source, bootstrap)
         for _ in range(max(1, args.repeat)):
             for engine in engines:
-                run = play(engine, args.rows, Path(tmp), args.interval, args.profile, args.workload)
+                run = play(engine, target, Path(tmp), args.interval, args.profile)
                 runs.setdefault(run.engine, []).append(run)
             for engine in engines if args.baseline_code else ():
-                run = play(engine, args.rows, Path(tmp), args.interval, False, args.workload,
-                           args.baseline_code)  # fmt: skip
+                run = play(engine, target, Path(tmp), args.interval, False, args.baseline_code)
                 runs.setdefault(run.engine, []).append(run)
-        print(f"{Path(args.workload).stem}, {args.rows} rows, {PARTITIONS} partitions, "
-              f"file sink, --clock feed --no-verify; medians of {args.repeat}; CPU of the "
-              "play's process tree (psutil), not machine-wide")  # fmt: skip
+        what = args.feed or f"{Path(args.workload).stem}, {args.rows} rows"
+        print(f"{what}, {PARTITIONS} partitions, {args.sink} sink, --clock feed --no-verify; "
+              f"medians of {args.repeat}; CPU of the play's process tree (psutil), not "
+              "machine-wide (an embedded broker is not in it)")  # fmt: skip
         header = (f"{'engine':9} {'wall s':>7} {'CPU s':>7} {'driver':>7} {'jvm':>6} "
                   f"{'workers':>7} {'us/row':>7} {'CPU x':>6} {'rows/s e2e':>10} {'speed x':>7} "
                   f"{'writing r/s':>11} {'startup':>7} {'peak MB':>7} "

@@ -153,7 +153,7 @@ class WorkloadInput:
                 self.ddls.append(step.event)
                 self.ddl_keys.append((ts, record_seq(0)))
             else:
-                ts = step.commit_ts
+                ts = step.commit_ts  # type: ignore[union-attr]
                 if self.first_row is None and before == 0:
                     self.first_row = (ts, record_seq(FIRST_PLACE, START_SUB))
             others.append((before, ts))
