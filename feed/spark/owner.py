@@ -14,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import pickle
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
 from typing import Any
+
+import pyarrow as pa
 
 from tisink.core.clock import Clock, FeedClock, WallClock
 from tisink.ddlsink.base import DDLSink
@@ -36,6 +39,7 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import owner_bootstraps
+from tisink.feed.spark.exchange import RESULT_ARROW, exchanged_items
 from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.progress import progress_path, report_progress
@@ -86,6 +90,18 @@ def play_partition(
     if plan.stop_marker is not None:
         records = until_marked(records, plan.stop_marker)
     return asyncio.run(play_owner(result, plan, owner, records, progress, split_txns))
+
+
+def play_exchanged(batches: Iterable[pa.RecordBatch], plan: PlayPlan) -> Iterator[pa.RecordBatch]:
+    """Stage two of a feed over one owner's sorted exchange (``exchange.py``): its
+    ``TaskResult``, pickled in one row."""
+    items = exchanged_items(batches)
+    first = next(items, None)
+    if first is None:  # a partition no owner plays (each owner gets every split's report)
+        return
+    result = play_partition(first[0][0], itertools.chain([first], items), plan)
+    row = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+    yield pa.RecordBatch.from_arrays([pa.array([row], pa.binary())], schema=RESULT_ARROW)
 
 
 def owner_stream(

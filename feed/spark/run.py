@@ -8,7 +8,9 @@
    (topic, partition) the MQ sink would write it to.
 3. A shuffle gives each partition's rows to one task, sorted by (commitTs, feed order); the
    task checks stage one's reports (any bad record: it writes nothing), then plays its rows,
-   its topic's DDLs and the watermark points into that partition alone.
+   its topic's DDLs and the watermark points into that partition alone. A feed's rows cross
+   as their lines' bytes in Arrow batches, moved and sorted by the JVM (``exchange.py``); a
+   workload's as pickled items of an RDD.
 
 A workload on up to ``OWNED_TASKS_MAX`` cores skips 2 and 3: one stage of tasks, each
 generating the whole workload, routing every row and playing the partitions it owns
@@ -24,6 +26,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import pickle
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -35,9 +38,10 @@ from tisink.eventsink.faults import merge_faults
 from tisink.eventsink.stats import SinkStats
 from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark.errors import SparkPlayError
+from tisink.feed.spark.exchange import ORDER, RESULT_SCHEMA
 from tisink.feed.spark.failures import job_failure
 from tisink.feed.spark.jvm_output import take_fatal_error
-from tisink.feed.spark.owner import play_partition
+from tisink.feed.spark.owner import play_exchanged, play_partition
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.progress import OnPhase, SparkProgress
 from tisink.feed.spark.routing import make_factory
@@ -219,6 +223,12 @@ def _run(
             context.setJobGroup(stop.group, "the partition owners generating the workload")
             played: list[TaskResult] = job.collect()
             return sorted(played, key=lambda result: result.task)
+        if isinstance(source, FeedInput):
+            exchange = source.stage_one(spark, broadcast)
+            owners = _feed_owners(exchange, plan.tasks, broadcast, profile)
+            context.setJobGroup(stop.group, "stage one and the partition owners")
+            found = [pickle.loads(row.result) for row in owners.collect()]
+            return sorted(found, key=lambda result: result.task)
         stage_one = source.stage_one(spark, broadcast)
         if profile is not None:
             stage_one = stage_one.mapPartitions(lambda items: timed("stage one", profile, items))
@@ -229,6 +239,19 @@ def _run(
         context.setLocalProperty("spark.jobGroup.id", None)  # the next play's survey: none
         broadcast.unpersist()
     return results
+
+
+def _feed_owners(exchange: Any, tasks: int, broadcast: Any, profile: str | None) -> Any:
+    """A feed's exchange moved to its owners and sorted by the JVM, each owner's partition
+    played: a DataFrame of their pickled ``TaskResult``s. The exchange's partition is the
+    owner itself (``repartitionById``), so each owner is one task."""
+
+    def owner_task(batches: Any) -> Any:
+        played = play_exchanged(batches, broadcast.value)
+        return played if profile is None else timed("stage two", profile, played)
+
+    owned = exchange.repartitionById(tasks, "owner").sortWithinPartitions(*ORDER)
+    return owned.mapInArrow(owner_task, RESULT_SCHEMA)
 
 
 def _nothing_played(sink_uri: str, started_at: float) -> SparkRun:

@@ -1,12 +1,14 @@
 """A play's input on the driver: a feed folder or a workload, and its first stage.
 
 Both give the driver what it plans with (every DDL in feed order with its ordering key, the
-``resolved`` records, the first row, the commit-ts range) and build the first stage's RDD of
-``((owner, commitTs, seq), value)`` items for a broadcast plan.
+``resolved`` records, the first row, the commit-ts range) and build the first stage for a
+broadcast plan: a workload's RDD of ``((owner, commitTs, seq), value)`` items, a feed's
+DataFrame of the Arrow exchange (``exchange.py``).
 """
 
 from __future__ import annotations
 
+import pickle
 from typing import Any, Protocol
 
 import numpy as np
@@ -17,12 +19,14 @@ from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, Source
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.spark.errors import SparkPlayError
+from tisink.feed.spark.exchange import EXCHANGE_SCHEMA
 from tisink.feed.spark.feed_paths import RAW_LOCAL_FS, literal_paths
-from tisink.feed.spark.feed_stage import FeedStage, feed_stage_partition
+from tisink.feed.spark.feed_stage import FeedStage, feed_stage_batches
 from tisink.feed.spark.owned_workload import play_owned_partitions
 from tisink.feed.spark.plan import START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
-from tisink.feed.spark.survey import FeedSurvey, survey_partition
+from tisink.feed.spark.survey import SURVEY_SCHEMA, FeedSurvey, survey_batches
+from tisink.feed.spark.task_timing import profile_folder, timed
 from tisink.feed.spark.workload_stage import FIRST_PLACE, workload_stage_partition
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import interval_of
@@ -58,7 +62,8 @@ class PlayInput(Protocol):
 class FeedInput:
     """A local feed file or folder, its files listed and named as the inline engine reads
     them (``feed_paths.py``). Reading it surveys it and checks its DDLs in feed order;
-    ``check`` raises the feed's first problem if a DDL was bad."""
+    ``check`` raises the feed's first problem if a DDL was bad. Its lines reach Python as
+    Arrow batches (``mapInArrow``), never as a Python row each."""
 
     def __init__(
         self, spark: Any, path: str, interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS
@@ -72,8 +77,11 @@ class FeedInput:
             )
         except Exception as err:  # Spark's AnalysisException: a missing or unreadable path
             raise FeedError(f"feed {path}: {str(err).splitlines()[0]}") from err
-        survey = self._frame.rdd.mapPartitions(lambda rows: survey_partition(rows, interval_ms))
-        self.survey = FeedSurvey.collect(survey.collect())
+        survey = self._frame.mapInArrow(
+            lambda batches: survey_batches(batches, interval_ms), SURVEY_SCHEMA
+        )
+        found = [item for row in survey.collect() for item in pickle.loads(row.items)]
+        self.survey = FeedSurvey.collect(found)
         self.ddls: list[DDLEvent] = []
         self.ddl_keys: list[Key] = []
         self._ddl_lines: list[tuple[int, str]] = []
@@ -99,11 +107,17 @@ class FeedInput:
     def _stage(self, broadcast: Any, *, validate_only: bool) -> Any:
         stop = self._ddl_problem.place if self._ddl_problem else None
         stage = FeedStage(self.survey.ranks, tuple(self._ddl_lines), stop, validate_only)
-        return self._frame.rdd.mapPartitions(
-            lambda rows: feed_stage_partition(rows, broadcast.value, stage)
-        )
+        profile = profile_folder()
+
+        def stage_one(batches: Any) -> Any:
+            out = feed_stage_batches(batches, broadcast.value, stage)
+            return out if profile is None else timed("stage one", profile, out)
+
+        return self._frame.mapInArrow(stage_one, EXCHANGE_SCHEMA)
 
     def stage_one(self, spark: Any, plan: Any) -> Any:
+        """The exchange's DataFrame (``exchange.py``): every row's line routed to its owner,
+        each split's report to every owner."""
         return self._stage(plan, validate_only=False)
 
     def check(self, plan: Any) -> None:
@@ -111,8 +125,9 @@ class FeedInput:
         first stage alone, and raise it: nothing is written."""
         if self._ddl_problem is None:
             return
-        items = self._stage(plan, validate_only=True).filter(lambda item: item[0][0] == 0)
-        reports: list[ChunkReport] = items.values().collect()
+        exchange = self._stage(plan, validate_only=True)
+        rows = exchange.where("owner = 0 and report is not null").select("report").collect()
+        reports: list[ChunkReport] = [pickle.loads(row.report) for row in rows]
         reports.append(ChunkReport(self._ddl_problem.place, None, 0, -1, self._ddl_problem))
         problem = first_problem(reports)
         assert problem is not None

@@ -11,14 +11,18 @@ into ``file:line``.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
 import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from tisink.feed.errors import FeedError
+from tisink.feed.spark.exchange import split_lines
 from tisink.feed.spark.feed_paths import feed_file_name
 from tisink.model.tso import LOGICAL_BITS
 
@@ -46,59 +50,114 @@ def _ts_of(text: str) -> int | None:
     return ts if type(ts) is int else None
 
 
-def _line_ts(text: str) -> int | None:
-    """A record's commitTs (or a resolved record's ts) read without parsing the line."""
-    at = text.find('"commitTs":')
-    start = at + 11 if at >= 0 else text.find('"ts":') + 5
-    if start < 5:
-        return None
-    end = start
-    while end < len(text) and text[end] in " 0123456789":
-        end += 1
-    try:
-        return int(text[start:end])
-    except ValueError:
-        return None
+_COMMIT_TS = r'^(?s:.*?)"commitTs":(?P<run>[ 0-9]*)'
+_TS = r'^(?s:.*?)"ts":(?P<run>[ 0-9]*)'
+"""The digits and spaces after a line's first ``"commitTs":`` (or, without one, ``"ts":``)."""
+_LONG = r"^ *[0-9]{1,18} *$"
+_LONGER = r"^ *[0-9]{19,} *$"
+"""A run that ``int`` reads: one that fits a long is read in Arrow, a longer one in Python."""
+
+
+def _line_intervals(lines: pa.Array, interval_ms: int) -> set[int]:
+    """The watermark intervals of the lines' commitTs (or a resolved record's ts), read
+    without parsing the lines: the digits (and spaces) after the first ``"commitTs":`` or,
+    in a line without one, the first ``"ts":``, if ``int`` reads them."""
+    commit = pc.extract_regex(lines, _COMMIT_TS)
+    others = pc.filter(lines, pc.is_null(commit))  # few: resolved records, bad lines
+    runs = pc.cast(  # ASCII digits and spaces
+        pa.concat_arrays(
+            [
+                pc.struct_field(commit, [0]).drop_null(),
+                pc.struct_field(pc.extract_regex(others, _TS), [0]).cast(pa.binary()),
+            ]
+        ),
+        pa.string(),
+    )
+    longs = pc.if_else(pc.match_substring_regex(runs, _LONG), runs, None)
+    found = pc.cast(pc.utf8_trim(longs, " "), pa.int64())
+    cells = pc.divide(pc.shift_right(found, LOGICAL_BITS), interval_ms)
+    intervals: set[int] = set(pc.unique(cells).drop_null().to_pylist())
+    for run in pc.filter(runs, pc.match_substring_regex(runs, _LONGER)).to_pylist():
+        intervals.add((int(run) >> LOGICAL_BITS) // interval_ms)
+    return intervals
 
 
 def survey_partition(rows: Iterable[Any], interval_ms: int) -> Iterator[tuple[Any, ...]]:
-    """Per split of one Spark partition of ``(file_name, file_block_start, value)`` rows:
-    ``("n", file, block, lines)``, ``("d", file, block, index, text)`` per DDL,
-    ``("s", file, block, index, ts)`` per resolved record, ``("r", file, block, index, ts)``
-    for its first row, ``("t", file, block, first_ts, last_ts)`` and ``("i", intervals)``:
-    the watermark intervals its records fall in (the watermark policy's grid)."""
+    """``survey_split`` per split of ``(file_name, file_block_start, value)`` rows."""
     for (file, block), lines in groupby(rows, key=_split_key):
-        count = 0
-        first_row = False
-        edge: list[str] = []
-        intervals: set[int] = set()
-        for index, row in enumerate(lines):
-            count = index + 1
-            text = row[2]
-            if not text or text.isspace():
-                continue
-            if not edge:
-                edge.append(text)
-            last = text
-            line_ts = _line_ts(text)
-            if line_ts is not None:
-                intervals.add((line_ts >> LOGICAL_BITS) // interval_ms)
+        texts = pa.array([row[2] for row in lines], pa.string())
+        yield from survey_split(file, block, [texts], interval_ms)
+
+
+def survey_split(
+    file: str, block: int, runs: Iterable[pa.Array], interval_ms: int
+) -> Iterator[tuple[Any, ...]]:
+    """One split of ``file`` starting at byte ``block``, its lines in runs (Arrow text or
+    bytes): ``("n", file, block, lines)``, ``("d", file, block, index, text)`` per DDL,
+    ``("s", file, block, index, ts)`` per resolved record, ``("r", file, block, index, ts)``
+    for its first row, ``("t", file, block, first_ts, last_ts)`` and ``("i", intervals)``: the
+    watermark intervals its records fall in (the watermark policy's grid). Only the lines
+    that may be a DDL or resolved record, and those up to the first row and after the last
+    record, are read one by one."""
+    count = 0
+    first_row = False
+    edges: list[str | None] = [None, None]  # the first and last record's text
+    intervals: set[int] = set()
+    for run in runs:
+        lines = run.cast(pa.binary())
+        intervals |= _line_intervals(lines, interval_ms)
+        marked = pc.match_substring_regex(lines, '"ddl"|"resolved"')
+        for index in pc.indices_nonzero(marked).to_pylist():
+            text = _text(lines[index])
             kind = _kind(text)
             if kind == "ddl":
-                yield ("d", file, block, index, text)
-            elif kind == "resolved":
-                ts = _ts_of(text)
-                if ts is not None:
-                    yield ("s", file, block, index, ts)
-            elif not first_row and kind == "row" and (ts := _ts_of(text)) is not None:
+                yield ("d", file, block, count + index, text)
+            elif kind == "resolved" and (ts := _ts_of(text)) is not None:
+                yield ("s", file, block, count + index, ts)
+        for index in range(len(lines)) if not first_row else ():
+            text = _text(lines[index])
+            if not text or text.isspace():
+                continue
+            edges[0] = edges[0] or text
+            if _kind(text) == "row" and (ts := _ts_of(text)) is not None:
                 first_row = True
-                yield ("r", file, block, index, ts)
-        yield ("n", file, block, count)
-        yield ("i", tuple(intervals))
-        if edge:
-            first_ts, last_ts = _ts_of(edge[0]), _ts_of(last)
-            if first_ts is not None and last_ts is not None:
-                yield ("t", file, block, first_ts, last_ts)
+                yield ("r", file, block, count + index, ts)
+                break
+        for index in reversed(range(len(lines))):
+            text = _text(lines[index])
+            if text and not text.isspace():
+                edges[1] = text
+                break
+        count += len(lines)
+    yield ("n", file, block, count)
+    yield ("i", tuple(intervals))
+    first, last = edges
+    if first is not None and last is not None:
+        first_ts, last_ts = _ts_of(first), _ts_of(last)
+        if first_ts is not None and last_ts is not None:
+            yield ("t", file, block, first_ts, last_ts)
+
+
+def _text(line: pa.Scalar) -> str:
+    """A line as text. Spark does not check a line's UTF-8, so a line that is not has its bad
+    bytes replaced here: stage one, which reads the bytes, names it as a bad line."""
+    raw: bytes = line.as_py()
+    return raw.decode("utf-8", "replace")
+
+
+SURVEY_SCHEMA = "items binary"
+"""What a survey task returns: its pickled items, one row."""
+
+
+def survey_batches(batches: Iterable[pa.RecordBatch], interval_ms: int) -> Iterator[pa.RecordBatch]:
+    """The survey of the splits in the Arrow batches of a Spark partition, its items pickled
+    in one row (they are few: a handful per split, and the DDL lines)."""
+    items = [
+        item
+        for file, block, runs in split_lines(batches)
+        for item in survey_split(file, block, runs, interval_ms)
+    ]
+    yield pa.RecordBatch.from_pydict({"items": pa.array([pickle.dumps(items)], pa.binary())})
 
 
 def _kind(text: str) -> str | None:

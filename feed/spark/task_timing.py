@@ -3,13 +3,18 @@
 With ``TISINK_SPARK_PROFILE`` set to a folder (a local master's workers inherit the driver's
 environment), each task of stage one and of stage two writes one JSON file there: its stage,
 wall-clock start and end and the CPU its thread used. The bench cuts the process tree's CPU
-samples into phases with them. Unset, the job runs without the wrapper.
+samples into phases with them. A task also writes its cProfile to ``cprofile/`` there, where
+PySpark's ``spark.python.profile.dump`` puts an RDD function's: PySpark profiles no Arrow
+function (``mapInArrow``), and the feed's stages are Arrow functions. Unset, the job runs
+without the wrapper.
 """
 
 from __future__ import annotations
 
+import cProfile
 import json
 import os
+import sys
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -28,7 +33,19 @@ def profile_folder() -> str | None:
 def timed(stage: str, folder: str, items: Iterable[T]) -> Iterator[T]:
     """``items`` unchanged; once exhausted, a record of the task's span in ``folder``."""
     start, cpu = time.time(), time.thread_time()
-    yield from items
+    name = f"{stage.replace(' ', '-')}-{uuid.uuid4().hex[:8]}"
+    profiler = cProfile.Profile() if sys.getprofile() is None else None  # PySpark's may run
+    if profiler is not None:
+        profiler.enable()
+    try:
+        yield from items
+    finally:
+        if profiler is not None:
+            profiler.disable()
+    if profiler is not None:
+        dumps = Path(folder) / "cprofile"
+        dumps.mkdir(exist_ok=True)
+        profiler.dump_stats(dumps / f"{name}.pstats")
     record = {
         "stage": stage,
         "start": start,
@@ -36,5 +53,5 @@ def timed(stage: str, folder: str, items: Iterable[T]) -> Iterator[T]:
         "thread_cpu_s": time.thread_time() - cpu,
         "pid": os.getpid(),
     }
-    path = Path(folder) / f"{stage.replace(' ', '-')}-{uuid.uuid4().hex[:8]}.json"
+    path = Path(folder) / f"{name}.json"
     path.write_text(json.dumps(record), encoding="utf-8")
