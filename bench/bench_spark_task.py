@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from tisink.core.clock import WallClock
-from tisink.feed.spark import run as spark_run
-from tisink.feed.spark.owned_workload import _all_selectable, _route
-from tisink.feed.spark.routing import RowRouter, make_factory
-from tisink.feed.spark.sources import WorkloadInput
+from tisink.feed.spark.driver import run as spark_run
+from tisink.feed.spark.driver.sources import WorkloadInput
+from tisink.feed.spark.tasks.owned_workload import _all_selectable, _route
+from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import load_scenario
 
 HERE = Path(__file__).resolve().parent
@@ -59,7 +59,7 @@ def main() -> None:
         factory = make_factory(uri, CONFIG, WallClock())
         scenario = load_scenario(args.workload)
         started = time.process_time()
-        source = WorkloadInput(scenario, 1, args.rows, 2)
+        source = WorkloadInput(scenario, 1, args.rows)
         plan = spark_run._plan(factory, source, CONFIG, True, 1000, None)
         driver = time.process_time() - started
         planned = _all_selectable(scenario)

@@ -144,7 +144,7 @@ def check_play(spec: PlaySpec) -> None:
 def check_spark(spec: PlaySpec) -> None:
     """The master URL (a standalone master must accept a connection) and a packed
     environment to ship (``--spark-archive``, on a cluster)."""
-    from tisink.feed.spark.session import AUTO_ARCHIVE, NO_ARCHIVE, check_master, is_local
+    from tisink.feed.spark.driver.session import AUTO_ARCHIVE, NO_ARCHIVE, check_master, is_local
 
     check_java()
     check_master(spec.master)

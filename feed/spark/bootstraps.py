@@ -22,7 +22,7 @@ from tisink.core.clock import FeedClock, FixedClock
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.plan import AFTER_ALL, Key, PlayPlan
 from tisink.feed.spark.reports import ChunkReport, TableInterval
-from tisink.feed.spark.routing import make_factory
+from tisink.feed.spark.tasks.routing import make_factory
 from tisink.feed.watermarks import interval_end_ts, point_before
 from tisink.model.table import TableInfo
 from tisink.model.tso import physical_ms

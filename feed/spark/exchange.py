@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from tisink.feed.spark.plan import RECORD_SUB
 from tisink.feed.spark.reports import ChunkReport
-from tisink.feed.spark.routing import RowValue, ShuffleKey
+from tisink.feed.spark.tasks.routing import RowValue, ShuffleKey
 
 EXCHANGE_SCHEMA = (
     "owner int, ts long, hi long, lo long, part byte, ref int, line binary, report binary"

@@ -21,6 +21,9 @@ from tisink.feed.watermarks import points_of_intervals
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
 
+FIRST_PLACE = 1
+"""Rows of a transaction are placed 1, 2, 3... (DDLs, which have commit ts of their own,
+take place 0)."""
 AFTER_ALL = 1 << 126
 """The ``seq`` of a watermark: after every record at its ts."""
 START_SUB, RECORD_SUB, INSERT_SUB = 0, 1, 2

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tisink.feed.spark.session import spark_session
+from tisink.feed.spark.driver.session import spark_session
 
 
 @pytest.fixture(scope="module")

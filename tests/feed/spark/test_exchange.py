@@ -13,13 +13,13 @@ import pyarrow as pa
 from tisink.core.clock import WallClock
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedRow, Source
+from tisink.feed.spark.driver.run import _plan
+from tisink.feed.spark.driver.survey import FeedSurvey, place_of, survey_partition
 from tisink.feed.spark.exchange import ORDER, exchanged_items, split_lines
-from tisink.feed.spark.feed_stage import FeedStage, feed_stage_batches
 from tisink.feed.spark.plan import PlayPlan, record_seq
 from tisink.feed.spark.reports import ChunkReport
-from tisink.feed.spark.routing import RowRouter, make_factory
-from tisink.feed.spark.run import _plan
-from tisink.feed.spark.survey import FeedSurvey, place_of, survey_partition
+from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
+from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import generate_feed
 
 INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'

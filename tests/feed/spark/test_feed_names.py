@@ -1,12 +1,12 @@
 """Feed file names on the Spark engine, without Spark: literal paths in, real names out
-(``feed/spark/feed_paths.py``; end to end in ``test_feed_paths.py``)."""
+(``feed/spark/driver/feed_paths.py``; end to end in ``test_feed_paths.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tisink.feed.spark.feed_paths import feed_file_name, literal_path
-from tisink.feed.spark.survey import FeedSurvey, place_of
+from tisink.feed.spark.driver.feed_paths import feed_file_name, literal_path
+from tisink.feed.spark.driver.survey import FeedSurvey, place_of
 
 
 def test_glob_characters_are_escaped_in_an_absolute_file_uri(tmp_path: Path) -> None:

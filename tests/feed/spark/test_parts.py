@@ -4,21 +4,11 @@ player's ordering."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
-
-import pytest
-
-from tests.feed.fakes import LateSink, RecordingDDLSink
-from tisink.codec.message import Record
-from tisink.core.clock import FeedClock
-from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow
+from tisink.feed.format.records import FeedRow
 from tisink.feed.play_records import RowsStart, WatermarkPoint
-from tisink.feed.spark.partition_player import partition_player
+from tisink.feed.spark.driver.survey import FeedSurvey, place_of
 from tisink.feed.spark.plan import START_SUB, PlayPlan, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
-from tisink.feed.spark.sources import pack_groups
-from tisink.feed.spark.survey import FeedSurvey, place_of
 from tisink.feed.watermarks import (
     interval_end_ts,
     point_before,
@@ -28,8 +18,6 @@ from tisink.feed.watermarks import (
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
 from tisink.model.tso import compose_ts, physical_ms
-from tisink.sink.partition_owner import owned_partition
-from tisink.tablesink import TableSink
 
 
 def _table(table_id: int = 1, name: str = "t") -> TableInfo:
@@ -121,95 +109,6 @@ def test_first_problem_is_the_earliest_of_chunk_and_cross_chunk_ones() -> None:
     assert first_problem([clean]) is None
 
 
-def test_pack_groups_balances_by_weight() -> None:
-    weights = {1: 100, 2: 60, 3: 50, 4: 10}
-    assign = pack_groups(weights, 2)
-    loads = [0, 0]
-    for group, task in assign.items():
-        loads[task] += weights[group]
-    assert loads == [110, 110]  # 100+10 and 60+50: greedy, heaviest first
-
-
-class _Recorder:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, int, int]] = []
-        self.closed = 0
-
-    async def partition_count(self, topic: str) -> int:
-        return 6
-
-    async def send(self, topic: str, partition: int, records: Sequence[Record]) -> None:
-        self.sent.append((topic, partition, len(records)))
-
-    async def close(self) -> None:
-        self.closed += 1
-
-
-async def test_an_owned_partition_shows_one_partition_of_one_topic() -> None:
-    inner = _Recorder()
-    view = owned_partition(inner, "t", 4)
-    assert (await view.partition_count("t"), await view.partition_count("other")) == (1, 0)
-    await view.send("t", 0, [(None, b"x")])
-    assert inner.sent == [("t", 4, 1)]
-    with pytest.raises(Exception, match="owner of topic 't' partition 4"):
-        await view.send("other", 0, [(None, b"x")])
-    await view.close()
-    await view.close()
-    assert inner.closed == 1
-
-
-async def test_partition_player_waits_for_every_table_and_moves_the_clock_at_watermarks() -> None:
-    """A DDL is written after all earlier rows of every table are acknowledged, a watermark
-    after everything at or below it, and the feed clock moves only at watermarks."""
-    first, second = _table(1, "a"), _table(2, "b")
-    sink = LateSink(wants_txn=True, seed=3, max_turns=5)
-    ddl_sink = RecordingDDLSink(sink)
-    clock = FeedClock()
-    clock.observe_ts(compose_ts(1000))
-    player = partition_player(
-        sink,
-        ddl_sink,
-        lambda table_id: TableSink(table_id, sink),
-        live_tables=lambda ts: [first, second],
-        clock=clock,
-        interval_ms=1000,
-    )
-
-    def row(table: object, ms: int) -> FeedRow:
-        ts = compose_ts(ms)
-        return FeedRow(RowChangedEvent(ts - 1, ts, table, None, {"id": ms}))  # type: ignore[arg-type]
-
-    alter = DDLEvent(compose_ts(700), DDLType.ALTER, "ALTER", second, second)
-    records = [
-        row(first, 100),
-        row(second, 200),
-        row(first, 600),
-        FeedDDL(alter.commit_ts, 0, alter),
-        row(second, 800),
-        WatermarkPoint(point_before(1000)),
-        row(first, 1500),
-        FeedResolved(compose_ts(1500)),
-    ]
-    clock_seen: list[int] = []
-    original = sink.write_events
-
-    def spy(events: object) -> None:
-        clock_seen.append(clock.now_ms())
-        original(events)  # type: ignore[arg-type]
-
-    sink.write_events = spy  # type: ignore[method-assign]
-    stats = await player.play(records)
-    ((_, acked_at_ddl),) = ddl_sink.ddls
-    early = {id(r) for r in sink.written if r.commit_ts < alter.commit_ts}
-    assert early <= acked_at_ddl and len(early) == 3
-    watermarks = [(ts, acked) for ts, _, acked in ddl_sink.watermarks]
-    assert [ts for ts, _ in watermarks] == [point_before(1000), compose_ts(1500)]
-    assert {id(r) for r in sink.written if r.commit_ts <= point_before(1000)} <= watermarks[0][1]
-    assert set(clock_seen) <= {1000, 2000} and clock.now_ms() == 2000
-    assert (stats.ddl, stats.watermarks, stats.checkpoint_ts) == (1, 2, compose_ts(1500))
-    await asyncio.sleep(0)
-
-
 def test_an_owner_gets_its_topics_ddls_every_point_and_the_start_of_rows() -> None:
     first, second = _table(1, "a"), _table(2, "b")
     create_a = DDLEvent(compose_ts(900), DDLType.CREATE, "CREATE", first)
@@ -243,7 +142,7 @@ def test_an_owner_gets_its_topics_ddls_every_point_and_the_start_of_rows() -> No
 
 
 def test_the_survey_finds_the_intervals_of_every_record_without_parsing_rows() -> None:
-    from tisink.feed.spark.survey import survey_partition
+    from tisink.feed.spark.driver.survey import survey_partition
 
     lines = [
         f'{{"type":"row","commitTs":{compose_ts(1500)},"op":"INSERT"}}',

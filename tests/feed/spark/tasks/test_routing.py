@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tests.feed.spark.test_owned_workload import PARTITIONS, SELECTED, SELECTED_CONFIG
+from tests.feed.spark.tasks.test_owned_workload import PARTITIONS, SELECTED, SELECTED_CONFIG
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.spark.plan import PlayPlan, record_seq
-from tisink.feed.spark.routing import RowRouter
+from tisink.feed.spark.tasks.routing import RowRouter
 from tisink.feed.workload import generate_records, parse_scenario
 from tisink.model.events import DDLEvent
 

@@ -19,7 +19,7 @@ from tisink.feed.driver import MakeTableSink
 from tisink.feed.live_tables import LiveTables
 from tisink.feed.pacing import Pacer
 from tisink.feed.player import Player
-from tisink.feed.spark.routing import in_split_order
+from tisink.feed.spark.tasks.routing import in_split_order
 from tisink.model.events import RowChangedEvent
 
 

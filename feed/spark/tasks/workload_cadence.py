@@ -16,9 +16,8 @@ import numpy as np
 from tisink.codec.bootstrap import BootstrapSend
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import planned_bootstraps, table_topics
-from tisink.feed.spark.plan import RECORD_SUB, Key, PlayPlan
+from tisink.feed.spark.plan import FIRST_PLACE, RECORD_SUB, Key, PlayPlan
 from tisink.feed.spark.reports import TableInterval
-from tisink.feed.spark.workload_stage import FIRST_PLACE
 from tisink.feed.workload.recorded import RecordedSchedule
 from tisink.feed.workload.steps import PlannedDDL
 from tisink.model.tso import LOGICAL_BITS

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tisink.feed.spark.survey import survey_partition
+from tisink.feed.spark.driver.survey import survey_partition
 from tisink.model.tso import LOGICAL_BITS
 
 INTERVAL_MS = 1000

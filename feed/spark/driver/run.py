@@ -1,20 +1,18 @@
-"""``tisink play --engine spark``: the driver of the Spark job.
+"""``tisink play --engine spark``: the driver of the Spark job (feed/spark/README.md).
 
 1. The driver reads what it plans with: a feed's DDLs, ``resolved`` records and commit-ts range
-   (one pass over the text), or a workload's schedule; it asks the sink for the partitions of
-   every topic the DDLs' tables route to (creating them as the sinks would) and broadcasts a
-   ``PlayPlan``.
-2. Stage one reads or generates the input, checks every record and routes each row to the
-   (topic, partition) the MQ sink would write it to.
-3. A shuffle gives each partition's rows to one task, sorted by (commitTs, feed order); the
-   task checks stage one's reports (any bad record: it writes nothing), then plays its rows,
-   its topic's DDLs and the watermark points into that partition alone. A feed's rows cross
-   as their lines' bytes in Arrow batches, moved and sorted by the JVM (``exchange.py``); a
-   workload's as pickled items of an RDD.
-
-A workload on up to ``OWNED_TASKS_MAX`` cores skips 2 and 3: one stage of tasks, each
-generating the whole workload, routing every row and playing the partitions it owns
-(``owned_workload.py``): no shuffle, no barrier before the first row.
+   (one pass over the text), or a workload's schedule (walked once, recorded in arrays); it
+   asks the sink for the partitions of every topic the DDLs' tables route to (creating them
+   as the sinks would) and broadcasts a ``PlayPlan``.
+2. A workload: one stage of tasks, one per core, each owning some partitions. A task plans
+   each table's rows in bulk, walks only the transactions that touch rows of its partitions,
+   builds those rows and plays them (``owned_workload.py``): no shuffle, no barrier, and
+   O(rows / tasks) Python work per task.
+3. A feed: stage one checks every line and routes each row to the (topic, partition) the MQ
+   sink would write it to; the lines' bytes cross in Arrow batches, the JVM moves them to
+   their owner and sorts them by (commitTs, feed order) (``exchange.py``); each owner checks
+   stage one's reports (any bad record: it writes nothing), then plays its rows, its topic's
+   DDLs and the watermark points into that partition alone.
 
 The checkpoint of the play is the lowest over the partitions. Sinks without partitions (log,
 blackhole, plugins) get one task with the factory's own sinks.
@@ -37,19 +35,19 @@ from tisink.eventsink.capabilities import merge_ends, merge_seconds
 from tisink.eventsink.faults import merge_faults
 from tisink.eventsink.stats import SinkStats
 from tisink.feed.play_spec import PlaySpec
+from tisink.feed.spark.driver.failures import job_failure
+from tisink.feed.spark.driver.jvm_output import take_fatal_error
+from tisink.feed.spark.driver.progress import OnPhase, SparkProgress
+from tisink.feed.spark.driver.session import spark_session
+from tisink.feed.spark.driver.sources import FeedInput, PlayInput, WorkloadInput
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.exchange import ORDER, RESULT_SCHEMA
-from tisink.feed.spark.failures import job_failure
-from tisink.feed.spark.jvm_output import take_fatal_error
-from tisink.feed.spark.owner import play_exchanged, play_partition
 from tisink.feed.spark.plan import PlayPlan
-from tisink.feed.spark.progress import OnPhase, SparkProgress
-from tisink.feed.spark.routing import make_factory
-from tisink.feed.spark.session import spark_session
-from tisink.feed.spark.sources import FeedInput, PlayInput, WorkloadInput
 from tisink.feed.spark.stop_marker import StartupStop
 from tisink.feed.spark.task_result import SparkRun, TaskResult
-from tisink.feed.spark.task_timing import profile_folder, timed
+from tisink.feed.spark.tasks.owner import play_exchanged
+from tisink.feed.spark.tasks.routing import make_factory
+from tisink.feed.spark.tasks.task_timing import profile_folder, timed
 from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
 from tisink.sink import SinkFactory
@@ -96,9 +94,8 @@ def run_spark_play(
                     source = FeedInput(spark, feed_path, watermark_interval_ms)
                 else:
                     progress.phase(f"planning the workload {workload}")
-                    slots = spark.sparkContext.defaultParallelism
                     scenario = load_scenario(workload)
-                    source = WorkloadInput(scenario, spec.seed, rows, slots, watermark_interval_ms)
+                    source = WorkloadInput(scenario, spec.seed, rows, watermark_interval_ms)
                 progress.phase("asking the sink for its topics' partitions")
                 plan = _plan(
                     factory, source, config_text, spec.feed_clock, watermark_interval_ms, rate
@@ -182,13 +179,9 @@ def _plan(
     )
 
 
-def owner_of(key: tuple[int, int, int]) -> int:
-    return key[0]
-
-
 def _owned_tasks(source: PlayInput, plan: PlayPlan, cores: int) -> int:
-    """The tasks that generate a workload in its partition owners; 0: stage one and the
-    shuffle (a feed, or more tasks than generating in each pays for)."""
+    """The tasks that generate a workload in its partition owners (one per core, at most
+    one per owner); 0 for a feed (stage one and the exchange)."""
     if not isinstance(source, WorkloadInput):
         return 0
     return source.owned_tasks(plan.tasks, cores)
@@ -205,13 +198,6 @@ def _run(
     broadcast = context.broadcast(plan)
 
     profile = profile_folder()
-
-    def owner_task(owner: int, items: Any) -> Any:
-        def play() -> Any:
-            yield play_partition(owner, items, broadcast.value)
-
-        return play() if profile is None else timed("stage two", profile, play())
-
     try:
         source.check(broadcast)
         stop.check()
@@ -223,22 +209,15 @@ def _run(
             context.setJobGroup(stop.group, "the partition owners generating the workload")
             played: list[TaskResult] = job.collect()
             return sorted(played, key=lambda result: result.task)
-        if isinstance(source, FeedInput):
-            exchange = source.stage_one(spark, broadcast)
-            owners = _feed_owners(exchange, plan.tasks, broadcast, profile)
-            context.setJobGroup(stop.group, "stage one and the partition owners")
-            found = [pickle.loads(row.result) for row in owners.collect()]
-            return sorted(found, key=lambda result: result.task)
-        stage_one = source.stage_one(spark, broadcast)
-        if profile is not None:
-            stage_one = stage_one.mapPartitions(lambda items: timed("stage one", profile, items))
-        shuffled = stage_one.repartitionAndSortWithinPartitions(plan.tasks, partitionFunc=owner_of)
+        assert isinstance(source, FeedInput)
+        exchange = source.stage_one(spark, broadcast)
+        owners = _feed_owners(exchange, plan.tasks, broadcast, profile)
         context.setJobGroup(stop.group, "stage one and the partition owners")
-        results: list[TaskResult] = shuffled.mapPartitionsWithIndex(owner_task).collect()
+        found = [pickle.loads(row.result) for row in owners.collect()]
+        return sorted(found, key=lambda result: result.task)
     finally:
         context.setLocalProperty("spark.jobGroup.id", None)  # the next play's survey: none
         broadcast.unpersist()
-    return results
 
 
 def _feed_owners(exchange: Any, tasks: int, broadcast: Any, profile: str | None) -> Any:

@@ -23,8 +23,8 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.inline import play_with_factory
 from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
-from tisink.feed.spark.owned_workload import owned_owners
-from tisink.feed.spark.sources import WorkloadInput
+from tisink.feed.spark.driver.sources import WorkloadInput
+from tisink.feed.spark.tasks.owned_workload import owned_owners
 from tisink.feed.workload import generate_records, load_scenario
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.factory import SinkFactory
@@ -162,7 +162,7 @@ def test_a_workload_is_generated_in_the_owners_and_writes_the_inline_bytes(
 ) -> None:
     workload, config = str(setup / "key-updates.toml"), setup / "changefeed.toml"
     inline = _inline(workload, 2500, tmp_path / "inline", config)
-    with caplog.at_level(logging.INFO, logger="tisink.feed.spark.run"):
+    with caplog.at_level(logging.INFO, logger="tisink.feed.spark.driver.run"):
         run = run_spark_play(
             PlaySpec(
                 workload=workload,
@@ -210,7 +210,7 @@ def test_rows_stepped_over_leave_the_same_bytes(setup: Path, tmp_path: Path, mas
 
 
 def test_the_owners_are_dealt_round_robin_to_the_cores() -> None:
-    source = WorkloadInput(load_scenario("demo"), SEED, 100, 2)
+    source = WorkloadInput(load_scenario("demo"), SEED, 100)
     assert source.owned_tasks(6, 2) == 2
     assert source.owned_tasks(1, 8) == 1
     assert source.owned_tasks(2, 16) == 2

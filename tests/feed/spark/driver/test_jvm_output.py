@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from tisink.feed.spark.jvm_output import JVM_LOG, SPARK_LOG, LineRouter, log4j_level
+from tisink.feed.spark.driver.jvm_output import JVM_LOG, SPARK_LOG, LineRouter, log4j_level
 
 
 def records(caplog: pytest.LogCaptureFixture, lines: list[str]) -> list[tuple[str, int, str]]:

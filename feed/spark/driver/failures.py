@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tisink.feed.spark.jvm_output import take_fatal_error
+from tisink.feed.spark.driver.jvm_output import take_fatal_error
 
 _LOST_TASK = re.compile(r"most recent failure: Lost task .*?\): ")
 _READ_FILE = re.compile(r"Encountered error while reading file (\S+?)\.?(?:\s|$)")

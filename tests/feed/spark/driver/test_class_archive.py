@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tisink.feed.spark import class_archive
-from tisink.feed.spark.class_archive import CDS_ENV, class_archive_option
+from tisink.feed.spark.driver import class_archive
+from tisink.feed.spark.driver.class_archive import CDS_ENV, class_archive_option
 
 pytestmark = pytest.mark.skipif(class_archive._java() is None, reason="needs java")
 OPTIONS = "-XX:TieredStopAtLevel=1"

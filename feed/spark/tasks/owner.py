@@ -39,14 +39,14 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import owner_bootstraps
+from tisink.feed.spark.driver.progress import progress_path, report_progress
 from tisink.feed.spark.exchange import RESULT_ARROW, exchanged_items
-from tisink.feed.spark.partition_player import partition_player
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
-from tisink.feed.spark.progress import progress_path, report_progress
 from tisink.feed.spark.reports import ChunkReport, first_problem
-from tisink.feed.spark.routing import ShuffleKey, make_factory
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
+from tisink.feed.spark.tasks.partition_player import partition_player
+from tisink.feed.spark.tasks.routing import ShuffleKey, make_factory
 from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import RowChangedEvent
 from tisink.sink.partition_owner import open_partition_sinks

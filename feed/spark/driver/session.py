@@ -1,7 +1,7 @@
 """A SparkSession tuned for short plays: quiet, no UI; on a cluster, with tisink's environment.
 
 ``archive`` says what Python the executors of a non-local master run: ``"auto"`` packs this
-environment (feed/spark/environment.py), ``"none"`` ships nothing (the executors have tisink),
+environment (``environment.py``), ``"none"`` ships nothing (the executors have tisink),
 anything else is the path of a packed venv (for example made by ``venv-pack``). A local master
 runs its executors with this interpreter.
 """
@@ -17,9 +17,14 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit
 
-from tisink.feed.spark.class_archive import class_archive_option
-from tisink.feed.spark.environment import ARCHIVE_DIR, EXECUTOR_PYTHON, executor_archive, tisink_zip
-from tisink.feed.spark.jvm_output import launch_logged_gateway, log4j_level
+from tisink.feed.spark.driver.class_archive import class_archive_option
+from tisink.feed.spark.driver.environment import (
+    ARCHIVE_DIR,
+    EXECUTOR_PYTHON,
+    executor_archive,
+    tisink_zip,
+)
+from tisink.feed.spark.driver.jvm_output import launch_logged_gateway, log4j_level
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +38,7 @@ one play: C1 alone (no C2 recompiles) and the serial collector halve its start-u
 24 -> 11 CPU-s on two cores, ``bench/bench_spark_efficiency.py``) and cost the job nothing
 measurable. A cluster's driver and executors keep Spark's defaults."""
 
-WORKER_DAEMON = "tisink.feed.spark.worker_daemon"
+WORKER_DAEMON = "tisink.feed.spark.tasks.worker_daemon"
 """A local master's Python daemon: PySpark's, with the tasks' modules imported before it forks
 the workers."""
 

@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tisink.feed.errors import FeedError
+from tisink.feed.spark.driver.feed_paths import feed_file_name
 from tisink.feed.spark.exchange import split_lines
-from tisink.feed.spark.feed_paths import feed_file_name
 from tisink.model.tso import LOGICAL_BITS
 
 BLOCK_BITS = 44

@@ -6,13 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tisink.feed.spark.environment import _key, _packed, required_distributions
+from tisink.feed.spark.driver.environment import _key, _packed, required_distributions
 
 EXECUTOR_MODULES = (
-    "tisink.feed.spark.owner",
-    "tisink.feed.spark.feed_stage",
-    "tisink.feed.spark.workload_stage",
-    "tisink.feed.spark.survey",
+    "tisink.feed.spark.tasks.owner",
+    "tisink.feed.spark.tasks.feed_stage",
+    "tisink.feed.spark.driver.survey",
     "tisink.sink",
     "tisink.eventsink.kafka",
     "tisink.codec",

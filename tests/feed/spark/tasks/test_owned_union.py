@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from tisink.core.clock import WallClock
 from tisink.feed.format.records import FeedRow
-from tisink.feed.spark import run as spark_run
-from tisink.feed.spark.owned_workload import _route, owned_owners
-from tisink.feed.spark.routing import RowRouter, make_factory
-from tisink.feed.spark.sources import WorkloadInput
+from tisink.feed.spark.driver import run as spark_run
+from tisink.feed.spark.driver.sources import WorkloadInput
+from tisink.feed.spark.tasks.owned_workload import _route, owned_owners
+from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import load_scenario, parse_scenario
 from tisink.feed.workload.selection import selectable
 
@@ -72,7 +72,7 @@ class _Collect:
 def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path) -> list[Any]:
     uri = f"file://{folder}/out?protocol=simple&partition-num={partitions}"
     factory = make_factory(uri, CONFIG, WallClock())
-    source = WorkloadInput(scenario, seed, ROWS, tasks)
+    source = WorkloadInput(scenario, seed, ROWS)
     plan = spark_run._plan(factory, source, CONFIG, True, 1000, None)
     planned = all(selectable(scenario, i) for i in range(len(scenario.tables)))
     out = []

@@ -18,16 +18,15 @@ from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, Source
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
+from tisink.feed.spark.driver.feed_paths import RAW_LOCAL_FS, literal_paths
+from tisink.feed.spark.driver.survey import SURVEY_SCHEMA, FeedSurvey, survey_batches
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.exchange import EXCHANGE_SCHEMA
-from tisink.feed.spark.feed_paths import RAW_LOCAL_FS, literal_paths
-from tisink.feed.spark.feed_stage import FeedStage, feed_stage_batches
-from tisink.feed.spark.owned_workload import play_owned_partitions
-from tisink.feed.spark.plan import START_SUB, Key, record_seq
+from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
-from tisink.feed.spark.survey import SURVEY_SCHEMA, FeedSurvey, survey_batches
-from tisink.feed.spark.task_timing import profile_folder, timed
-from tisink.feed.spark.workload_stage import FIRST_PLACE, workload_stage_partition
+from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
+from tisink.feed.spark.tasks.owned_workload import play_owned_partitions
+from tisink.feed.spark.tasks.task_timing import profile_folder, timed
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import interval_of
 from tisink.feed.workload import Scenario
@@ -46,10 +45,6 @@ class PlayInput(Protocol):
     last_ts: int
     intervals: tuple[int, ...]
     """The watermark intervals (indices) holding records: the watermark policy's grid."""
-
-    def stage_one(self, spark: Any, plan: Any) -> Any:
-        """The first stage's RDD for the broadcast ``plan``."""
-        ...
 
     def check(self, plan: Any) -> None:
         """Raise SparkPlayError with the input's first problem if the driver already knows
@@ -141,15 +136,14 @@ class FeedInput:
 
 
 class WorkloadInput:
-    """A seeded workload: the driver walks its schedule (DDLs, commit ts), the first stage
-    generates its tables, heaviest first, spread over ``slots`` tasks."""
+    """A seeded workload: the driver walks its schedule once (DDLs, commit ts), and its
+    tasks generate it in the partition owners (``owned_job``)."""
 
     def __init__(
         self,
         scenario: Scenario,
         seed: int,
         rows: int | None,
-        slots: int,
         interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
     ) -> None:
         self.scenario, self.seed, self.rows = scenario, seed, rows
@@ -184,26 +178,6 @@ class WorkloadInput:
         grid = {interval_of(ts, interval_ms) for _, ts in others}
         physical = (commits >> LOGICAL_BITS) // interval_ms
         self.intervals = tuple(sorted(grid.union(np.unique(physical).tolist())))
-        tables = scenario.tables
-        slots = max(1, min(len(tables), slots))
-        # a table's share of the rows: its share of the transactions times their mean size
-        weights = {
-            i: int(t.weight * (t.txn_size[0] + t.txn_size[1]) * 500) for i, t in enumerate(tables)
-        }
-        assign = pack_groups(weights, slots)
-        self.groups = [
-            [t.qualified_name for i, t in enumerate(tables) if assign[i] == task]
-            for task in range(slots)
-        ]
-
-    def stage_one(self, spark: Any, plan: Any) -> Any:
-        scenario, seed, rows, groups = self.scenario, self.seed, self.rows, self.groups
-
-        def generate(task: int, _: Any) -> Any:
-            return workload_stage_partition(task, groups[task], plan.value, scenario, seed, rows)
-
-        context = spark.sparkContext
-        return context.parallelize(range(len(groups)), len(groups)).mapPartitionsWithIndex(generate)
 
     def check(self, plan: Any) -> None:
         return None
@@ -229,14 +203,3 @@ class WorkloadInput:
             )
 
         return context.parallelize(range(tasks), tasks).mapPartitionsWithIndex(generate_and_play)
-
-
-def pack_groups(weights: dict[int, int], slots: int) -> dict[int, int]:
-    """Group -> task, heaviest group first onto the lightest task (stable for equal weights)."""
-    loads = [0] * max(1, slots)
-    out: dict[int, int] = {}
-    for group, weight in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])):
-        task = min(range(len(loads)), key=lambda i: (loads[i], i))
-        out[group] = task
-        loads[task] += max(1, weight)
-    return out

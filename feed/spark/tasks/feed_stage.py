@@ -24,12 +24,12 @@ from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow, Source
 from tisink.feed.spark.bootstraps import TableIntervals
+from tisink.feed.spark.driver.survey import place_of
 from tisink.feed.spark.exchange import BATCH_ROWS, ExchangeBatches, split_lines
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
-from tisink.feed.spark.routing import RowRouter
 from tisink.feed.spark.stop_marker import shield_from_terminal
-from tisink.feed.spark.survey import place_of
+from tisink.feed.spark.tasks.routing import RowRouter
 
 
 @dataclass(frozen=True)

@@ -13,18 +13,18 @@ from __future__ import annotations
 from pyspark import daemon
 
 import tisink.codec
-import tisink.feed.spark.feed_stage
-import tisink.feed.spark.owner
-import tisink.feed.spark.survey
-import tisink.feed.spark.workload_stage
+import tisink.feed.spark.driver.survey
+import tisink.feed.spark.tasks.feed_stage
+import tisink.feed.spark.tasks.owned_workload
+import tisink.feed.spark.tasks.owner
 import tisink.sink
 
 PRELOADED = (
     tisink.codec,
-    tisink.feed.spark.feed_stage,
-    tisink.feed.spark.owner,
-    tisink.feed.spark.survey,
-    tisink.feed.spark.workload_stage,
+    tisink.feed.spark.tasks.feed_stage,
+    tisink.feed.spark.tasks.owned_workload,
+    tisink.feed.spark.tasks.owner,
+    tisink.feed.spark.driver.survey,
     tisink.sink,
 )
 """What a task imports (named, so nothing here is an unused import)."""

@@ -7,15 +7,15 @@ from hypothesis import strategies as st
 
 from tisink.codec.bootstrap import BootstrapSettings
 from tisink.feed.spark.bootstraps import TableIntervals, planned_bootstraps
+from tisink.feed.spark.driver.sources import WorkloadInput
 from tisink.feed.spark.plan import record_seq
-from tisink.feed.spark.sources import WorkloadInput
-from tisink.feed.spark.streamed_bootstraps import StreamedBootstraps
+from tisink.feed.spark.tasks.streamed_bootstraps import StreamedBootstraps
 from tisink.feed.watermarks import interval_of
 from tisink.feed.workload import load_scenario
 from tisink.model.tso import compose_ts
 
 INTERVAL_MS = 1000
-DEMO = WorkloadInput(load_scenario("demo"), 3, 200, 1)
+DEMO = WorkloadInput(load_scenario("demo"), 3, 200)
 TABLES = [ddl.table for ddl in DEMO.ddls]
 REFS = [ref for ref, table in enumerate(TABLES) if table is not None]
 TOPIC_OF = {t.table_id: "t" if t.table_id % 2 else "u" for t in TABLES if t is not None}

@@ -40,16 +40,15 @@ from tisink.core.errors import TisinkError
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import table_topics
-from tisink.feed.spark.owner import OwnerProgress, owner_stream, play_owner
-from tisink.feed.spark.owner_feed import OwnerFeed
-from tisink.feed.spark.plan import Key, PlayPlan
+from tisink.feed.spark.plan import FIRST_PLACE, Key, PlayPlan
 from tisink.feed.spark.reports import InputProblem
-from tisink.feed.spark.routing import RowRouter
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
-from tisink.feed.spark.streamed_bootstraps import StreamedBootstraps
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
-from tisink.feed.spark.workload_cadence import owner_sends
-from tisink.feed.spark.workload_stage import FIRST_PLACE
+from tisink.feed.spark.tasks.owner import OwnerProgress, owner_stream, play_owner
+from tisink.feed.spark.tasks.owner_feed import OwnerFeed
+from tisink.feed.spark.tasks.routing import RowRouter
+from tisink.feed.spark.tasks.streamed_bootstraps import StreamedBootstraps
+from tisink.feed.spark.tasks.workload_cadence import owner_sends
 from tisink.feed.workload import (
     KeepRow,
     Scenario,

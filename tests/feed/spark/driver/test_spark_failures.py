@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-import tisink.feed.spark.run as spark_run
+import tisink.feed.spark.driver.run as spark_run
 from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import SparkPlayError, run_spark_play
 from tisink.feed.workload import generate_feed
@@ -42,7 +42,7 @@ def test_a_feed_cut_short_after_the_survey_names_the_cause(
 
 
 def test_a_python_workers_error_is_its_last_line_and_a_tasks_error_its_own() -> None:
-    from tisink.feed.spark.failures import job_failure
+    from tisink.feed.spark.driver.failures import job_failure
 
     header = (
         "An error occurred while calling o1.collect.\n: org.apache.spark.SparkException: Job "
