@@ -166,12 +166,21 @@ def table_topics(plan: PlayPlan) -> dict[int, str] | None:
 def owner_bootstraps(
     plan: PlayPlan, owner: int, reports: Iterable[ChunkReport]
 ) -> list[tuple[Key, BootstrapAt]]:
-    """The planned BOOTSTRAPs of ``owner``'s partition, as play records at their keys (the
-    owner's sinks see its partition as partition 0 of the topic)."""
+    """The planned BOOTSTRAPs of ``owner``'s partition, from stage one's reports."""
+    counts = [entry for report in reports for entry in report.table_intervals]
+    return owners_bootstraps(plan, [owner], counts)[owner]
+
+
+def owners_bootstraps(
+    plan: PlayPlan, owners: Sequence[int], counts: Iterable[TableInterval]
+) -> dict[int, list[tuple[Key, BootstrapAt]]]:
+    """The planned BOOTSTRAPs of each of ``owners``' partitions from the tables' messages per
+    interval (``counts``), as play records at their keys (an owner's sinks see its partition
+    as partition 0 of the topic); none when the play sends no BOOTSTRAPs to owners."""
+    out: dict[int, list[tuple[Key, BootstrapAt]]] = {owner: [] for owner in owners}
     topics = table_topics(plan)
     if plan.bootstrap is None or topics is None:
-        return []
-    counts = [entry for report in reports for entry in report.table_intervals]
+        return out
     planned = planned_bootstraps(
         plan.bootstrap,
         [ddl.table for ddl in plan.ddls],  # type: ignore[misc]  # rows only name DDLs with a table
@@ -182,9 +191,11 @@ def owner_bootstraps(
         counts,
         plan.last_ts,
     )
-    topic, partition = plan.owners[owner]
-    return [
-        (p.key, BootstrapAt(p.key[0], p.table_id, BootstrapSend(p.send.table, topic, (0,))))
-        for p in planned
-        if p.send.topic == topic and partition in p.send.partitions
-    ]
+    for owner in owners:
+        topic, partition = plan.owners[owner]
+        out[owner] = [
+            (p.key, BootstrapAt(p.key[0], p.table_id, BootstrapSend(p.send.table, topic, (0,))))
+            for p in planned
+            if p.send.topic == topic and partition in p.send.partitions
+        ]
+    return out

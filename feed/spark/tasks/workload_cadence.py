@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tisink.codec.bootstrap import BootstrapSend
 from tisink.feed.play_records import BootstrapAt
-from tisink.feed.spark.bootstraps import planned_bootstraps, table_topics
+from tisink.feed.spark.bootstraps import owners_bootstraps
 from tisink.feed.spark.plan import FIRST_PLACE, RECORD_SUB, Key, PlayPlan
 from tisink.feed.spark.reports import TableInterval
 from tisink.feed.workload.recorded import RecordedSchedule
@@ -81,27 +80,5 @@ def _seq(place: int) -> int:
 def owner_sends(
     plan: PlayPlan, schedule: RecordedSchedule, owners: list[int]
 ) -> dict[int, list[tuple[Key, BootstrapAt]]]:
-    """The planned BOOTSTRAPs of each of ``owners``' partitions, as play records at their
-    keys (an owner's sinks see its partition as partition 0 of the topic)."""
-    topics = table_topics(plan)
-    out: dict[int, list[tuple[Key, BootstrapAt]]] = {owner: [] for owner in owners}
-    if plan.bootstrap is None or topics is None:
-        return out
-    planned = planned_bootstraps(
-        plan.bootstrap,
-        [ddl.table for ddl in plan.ddls],  # type: ignore[misc]  # rows only name DDLs with a table
-        topics,
-        plan.partition_counts,
-        plan.intervals,
-        plan.interval_ms,
-        schedule_intervals(schedule, plan),
-        plan.last_ts,
-    )
-    for owner in owners:
-        topic, partition = plan.owners[owner]
-        out[owner] = [
-            (p.key, BootstrapAt(p.key[0], p.table_id, BootstrapSend(p.send.table, topic, (0,))))
-            for p in planned
-            if p.send.topic == topic and partition in p.send.partitions
-        ]
-    return out
+    """The planned BOOTSTRAPs of each of ``owners``' partitions, from the schedule."""
+    return owners_bootstraps(plan, owners, schedule_intervals(schedule, plan))
