@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.feed.spark.tasks.test_owned_workload import SELECTED, SELECTED_CONFIG
 from tests.output_files import output_files
 from tisink.eventsink.file import list_file_topics, read_file_topic_records
 
@@ -131,38 +132,16 @@ def test_executors_without_tisink_play_to_files_and_to_the_broker(
     assert len(shipped) == 2, "each application unpacked the shipped environment"
 
 
-SELECTED = """
-name = "selected"
-rows = 3000
-rate = 200
-txn_size = [1, 5]
-mix = { insert = 0.5, update = 0.4, delete = 0.1 }
-
-[[tables]]
-schema = "sbtest"
-name = "sbtest"
-count = 2
-primary = ["id"]
-columns = [
-  { name = "id", type = "int", nullable = false },
-  { name = "c", type = "char(40)", nullable = false, size = [10, 40] },
-]
-"""
-DISPATCH = (
-    '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
-    "[sink]\nsend-bootstrap-in-msg-count = 50\n"
-)
-
-
 def test_a_generated_workload_writes_the_inline_bytes_on_the_cluster(
     cluster: tuple[str, Path], tmp_path: Path
 ) -> None:
     """Each of the cluster's tasks builds only its partitions' rows (every table selectable:
-    the sparse walk, the BOOTSTRAPs planned from the schedule); the files are inline's."""
+    the sparse walk, the BOOTSTRAPs planned from the schedule; ``shop.log``, dispatched by a
+    column that is no key, built whole in each); the files are inline's."""
     url, _ = cluster
     scenario, config = tmp_path / "selected.toml", tmp_path / "dispatch.toml"
     scenario.write_text(SELECTED, encoding="utf-8")
-    config.write_text(DISPATCH, encoding="utf-8")
+    config.write_text(SELECTED_CONFIG, encoding="utf-8")
     outputs = {}
     for engine in ("inline", "spark"):
         out = tmp_path / engine / "out"
