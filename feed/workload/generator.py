@@ -1,13 +1,13 @@
-"""Public entry points of the workload generator: whole feeds and per-table partitions.
+"""Public entry points of the workload generator: whole feeds, subsets of tables, selections.
 
-``generate_records`` walks the schedule once and lets every table commit its transactions;
-``generate_table_records`` does the same for a subset of tables (a Spark task's share). Both
-walk the same global schedule and draw each table's values from its own RNG, so the
-partitions merged by commitTs (``merge_partitions``) are the whole feed, byte for byte.
-``generate_selected_records`` walks the whole feed but builds only the rows a ``RowSelection``
-keeps (``selection``).
-Records that belong to no table (database DDLs, resolved records) go with the partition that
-holds the scenario's first table.
+``generate_records`` walks the schedule (recorded once: ``record_schedule``) and lets every
+table commit its transactions; ``generate_table_records`` does the same for a subset of
+tables, and subsets merged by commitTs (``merge_partitions``) are the whole feed, byte for
+byte. ``generate_selected_records`` builds only the rows a ``RowSelection`` keeps (a Spark
+task's share; with ``sparse``, walking only the transactions that touch them). A selectable
+table is a ``WindowTable`` (its rows planned in bulk), any other a ``TableState``. Records that
+belong to no table (database DDLs, resolved records) go with the subset that holds the
+scenario's first table.
 """
 
 from __future__ import annotations

@@ -1,27 +1,23 @@
-"""A workload play in one stage: every task generates the workload and plays what it owns.
+"""A workload play in one stage: every task builds the rows of the owners it plays.
 
-Generating a workload costs far less per row than playing it, but a table's rows depend on
-its earlier ones, so a table cannot be generated in parts. Instead of generating each table
-once and shuffling its rows to the partition owners (pickled through the JVM, behind a
-barrier), each task generates the *whole* workload with the inline engine's generator
-(``generate_records``: the same records in the same order), routes every row with the same
-``RowRouter``, and keeps the rows of the owners it plays (owner ``o`` belongs to task
-``o % tasks``). Since every task sees every row, what stage one's reports carried is known
-locally and as the rows stream: the transactions whose UPDATE was split (the router's own
-set, filled before the rows reach a player) and the BOOTSTRAP cadence
-(``StreamedBootstraps``). Each owned partition is played exactly as a stage-two owner plays
-it (``owner.play_owner`` over ``owner_stream``), in a thread of its own fed through a bounded
-``OwnerFeed``: the first row is sent as soon as the session is up, and memory stays bounded.
-
-A task builds only its own rows where the generator allows (``selection``): a table whose rows
-never change keys, with a dispatcher that hashes those keys (or nothing), has its other rows
-drawn but not built, and only counted here (``SkippedRow``: the BOOTSTRAP cadence and the
-numbering of the rows after it). The rows it builds are the same, with the same keys.
+Owner ``o`` belongs to task ``o % tasks``. Every task walks the driver's recorded schedule with
+the inline engine's generator, so the records it builds are the inline engine's, in the same
+order. A row's values are its own (a stream of (seed, table, row number)), and a selectable
+table's rows are planned in bulk (``feed/workload/window.py``), so a task works out which keys
+its owners get, and builds only those rows (``selection``: a dispatcher that hashes the keys,
+or nothing). With every table selectable the task walks only the transactions touching its
+rows (``sparse``), and the BOOTSTRAP cadence is planned from the schedule
+(``workload_cadence``); otherwise the rows it steps over come as ``SkippedRow`` markers,
+counted for the cadence as they stream (``StreamedBootstraps``), and tables whose rows can
+change owner are built whole. The transactions whose UPDATE was split are the router's own set,
+filled before the rows reach a player. Each owned partition is played exactly as a feed's owner
+plays it (``owner.play_owner`` over ``owner_stream``), in a thread of its own fed through a
+bounded ``OwnerFeed``: the first row is sent as soon as the session is up, and memory stays
+bounded.
 
 Generated rows are valid by construction; an error while generating or routing (a
 dispatcher that does not fit a table) stops every owner of the task and becomes the results'
-``problem``, as stage one's report did (rows an owner wrote before it stay written, as they
-do on the inline engine).
+``problem`` (rows an owner wrote before it stay written, as they do on the inline engine).
 """
 
 from __future__ import annotations
