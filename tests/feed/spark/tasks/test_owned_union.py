@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.feed.spark.tasks.test_owned_workload import SELECTED, SELECTED_CONFIG
 from tisink.core.clock import WallClock
 from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.driver import run as spark_run
@@ -20,35 +21,6 @@ from tisink.feed.workload import load_scenario, parse_scenario
 from tisink.feed.workload.selection import selectable
 
 ROWS = 1200
-SCENARIO = """
-name = "union"
-rows = 1200
-rate = 300
-txn_size = [1, 6]
-mix = { insert = 0.45, update = 0.4, delete = 0.15 }
-
-[[tables]]
-schema = "sbtest"
-name = "sbtest"
-count = 3
-primary = ["id"]
-columns = [
-  { name = "id", type = "bigint", nullable = false },
-  { name = "k", type = "int", nullable = false },
-  { name = "c", type = "varchar(30)", size = [5, 30] },
-]
-
-[[tables]]
-schema = "shop"
-name = "items"
-keys = "zipf"
-primary = ["code"]
-columns = [
-  { name = "code", type = "varchar(20)", nullable = false },
-  { name = "price", type = "decimal(10,2)" },
-]
-"""
-CONFIG = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
 
 
 class _Collect:
@@ -71,9 +43,9 @@ class _Collect:
 
 def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path) -> list[Any]:
     uri = f"file://{folder}/out?protocol=simple&partition-num={partitions}"
-    factory = make_factory(uri, CONFIG, WallClock())
+    factory = make_factory(uri, SELECTED_CONFIG, WallClock())
     source = WorkloadInput(scenario, seed, ROWS)
-    plan = spark_run._plan(factory, source, CONFIG, True, 1000, None)
+    plan = spark_run._plan(factory, source, SELECTED_CONFIG, True, 1000, None)
     planned = all(selectable(scenario, i) for i in range(len(scenario.tables)))
     out = []
     for task in range(tasks):
@@ -94,12 +66,14 @@ def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path)
     seed=st.integers(0, 2**32),
     partitions=st.integers(1, 8),
     tasks=st.integers(2, 5),
-    name=st.sampled_from(["union", "demo"]),
+    name=st.sampled_from(["selected", "demo"]),
 )
 def test_the_tasks_route_every_row_once(
     tmp_path_factory: Any, seed: int, partitions: int, tasks: int, name: str
 ) -> None:
-    scenario = parse_scenario(SCENARIO, "union.toml") if name == "union" else load_scenario(name)
+    scenario = (
+        parse_scenario(SELECTED, "selected.toml") if name == "selected" else load_scenario(name)
+    )
     folder = tmp_path_factory.mktemp("union")
     whole = _routed(scenario, seed, partitions, 1, folder)
     parts = _routed(scenario, seed, partitions, tasks, folder)
