@@ -11,9 +11,10 @@ rows (``sparse``), and the BOOTSTRAP cadence is planned from the schedule
 counted for the cadence as they stream (``StreamedBootstraps``), and tables whose rows can
 change owner are built whole. The transactions whose UPDATE was split are the router's own set,
 filled before the rows reach a player. Each owned partition is played exactly as a feed's owner
-plays it (``owner.play_owner`` over ``owner_stream``), in a thread of its own fed through a
-bounded ``OwnerFeed``: the first row is sent as soon as the session is up, and memory stays
-bounded.
+plays it (``owner.play_owner`` over ``owner_stream``); all of them on one event loop in the
+task's thread, each pulling the routing a chunk at a time when its ``OwnerFeed`` runs dry: the
+first row is sent as soon as the session is up, memory holds about one chunk, and no thread
+waits on another's GIL.
 
 Generated rows are valid by construction; an error while generating or routing (a
 dispatcher that does not fit a table) stops every owner of the task and becomes the results'
@@ -23,10 +24,9 @@ dispatcher that does not fit a table) stops every owner of the task and becomes 
 from __future__ import annotations
 
 import asyncio
-import threading
 import traceback
-from collections.abc import Set
-from typing import Any
+from collections.abc import Coroutine, Mapping, Set
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -41,7 +41,7 @@ from tisink.feed.spark.reports import InputProblem
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
 from tisink.feed.spark.tasks.owner import OwnerProgress, owner_stream, play_owner
-from tisink.feed.spark.tasks.owner_feed import OwnerFeed
+from tisink.feed.spark.tasks.owner_feed import OwnerFeed, RoutingPump, Steps
 from tisink.feed.spark.tasks.routing import RowRouter
 from tisink.feed.spark.tasks.streamed_bootstraps import StreamedBootstraps
 from tisink.feed.spark.tasks.workload_cadence import owner_sends
@@ -93,49 +93,29 @@ def _generate_and_play(
     schedule: RecordedSchedule | None,
 ) -> list[TaskResult]:
     owners = owned_owners(task, tasks, plan)
-    feeds = {owner: OwnerFeed() for owner in owners}
+    pump = RoutingPump()
+    feeds = {owner: OwnerFeed(pump) for owner in owners}
     results = [_result(plan, owner) for owner in owners]
     router = RowRouter(plan)
     planned = schedule is not None and _all_selectable(scenario)
     sparse = planned and len(owners) < plan.tasks
     sends = owner_sends(plan, schedule, owners) if planned and schedule is not None else {}
+    pump.start(_route_steps(plan, scenario, seed, rows, router, feeds, schedule, sparse, planned))
     players = [
-        threading.Thread(
-            target=_play,
-            args=(
-                plan,
-                result.task,
-                feeds[result.task],
-                result,
-                router.split_txns,
-                sends.get(result.task, []),
-            ),
-            name=f"tisink-owner-{result.task}",
-            daemon=True,
-        )
+        _play(plan, result, feeds[result.task], router.split_txns, sends.get(result.task, []))
         for result in results
     ]
-    for player in players:
-        player.start()
-    problem: InputProblem | None = None
-    try:
-        problem = _route(plan, scenario, seed, rows, router, feeds, schedule, sparse, planned)
-    except BaseException as err:
-        for feed in feeds.values():
-            feed.abort(f"routing the workload failed: {err}")
-        raise
-    finally:
-        if problem is not None:
-            for feed in feeds.values():
-                feed.abort(problem.reason)
-        for feed in feeds.values():
-            feed.end()
-        for player in players:
-            player.join()
-    if problem is not None:
+    asyncio.run(_together(players))
+    if pump.error is not None:
+        raise pump.error
+    if pump.problem is not None:
         for result in results:
-            result.problem, result.failure = problem, None
+            result.problem, result.failure = pump.problem, None
     return results
+
+
+async def _together(players: list[Coroutine[Any, Any, None]]) -> None:
+    await asyncio.gather(*players)
 
 
 def _result(plan: PlayPlan, owner: int) -> TaskResult:
@@ -149,14 +129,35 @@ def _route(
     seed: int,
     rows: int | None,
     router: RowRouter,
-    feeds: dict[int, OwnerFeed],
+    feeds: Mapping[int, Feed],
     schedule: RecordedSchedule | None = None,
     sparse: bool = False,
     planned: bool = False,
 ) -> InputProblem | None:
+    """``_route_steps`` to the end: the first problem, if any."""
+    steps = _route_steps(plan, scenario, seed, rows, router, feeds, schedule, sparse, planned)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def _route_steps(
+    plan: PlayPlan,
+    scenario: Scenario,
+    seed: int,
+    rows: int | None,
+    router: RowRouter,
+    feeds: Mapping[int, Feed],
+    schedule: RecordedSchedule | None = None,
+    sparse: bool = False,
+    planned: bool = False,
+) -> Steps:
     """Generate every record, route every row and hand each owned item to its owner's feed,
     with the BOOTSTRAPs due before it unless they were ``planned`` from the schedule
-    (``sparse``: only the transactions touching the owners' rows); the first problem, if
+    (``sparse``: only the transactions touching the owners' rows); a step every
+    ``FLUSH_EVERY_RECORDS`` records, once every feed got its items; the first problem, if
     any."""
     refs = {key[0]: index for index, key in enumerate(plan.ddl_keys)}
     cadence = None if planned else _cadence(plan)
@@ -205,6 +206,7 @@ def _route(
                 _flush(pending, feeds)
                 if all(feed.closed for feed in feeds.values()):
                     return None  # every owner stopped (the stop marker)
+                yield
     except TisinkError as err:
         return InputProblem(txn_ts, f"workload {scenario.name}: {err}")
     if cadence is not None:
@@ -261,23 +263,31 @@ def _bootstraps(
                 batch.append(((owner, *key), BootstrapAt(key[0], planned.table_id, view)))
 
 
-def _flush(pending: dict[int, list[Any]], feeds: dict[int, OwnerFeed]) -> None:
+class Feed(Protocol):
+    """Where the routing hands an owner's items (``owner_feed.OwnerFeed``, or a bench's)."""
+
+    closed: bool
+
+    def put(self, batch: list[Any]) -> None: ...
+
+
+def _flush(pending: dict[int, list[Any]], feeds: Mapping[int, Feed]) -> None:
     for owner, batch in pending.items():
         if batch:
             feeds[owner].put(batch)
             pending[owner] = []
 
 
-def _play(
+async def _play(
     plan: PlayPlan,
-    owner: int,
-    feed: OwnerFeed,
     result: TaskResult,
+    feed: OwnerFeed,
     split_txns: Set[tuple[int, int]],
     bootstraps: list[tuple[Key, BootstrapAt]],
 ) -> None:
-    """One owner's player thread: its feed merged with the plan's events, played as a
-    stage-two owner plays (its own event loop); the feed closed once it takes no more."""
+    """One owner's play: its feed merged with the plan's events, played as a stage-two owner
+    plays; the feed closed once it takes no more."""
+    owner = result.task
     try:
         progress = OwnerProgress()
         tables = tuple(ddl.table for ddl in plan.ddls)
@@ -285,10 +295,9 @@ def _play(
         records = owner_stream(feed.items(), events, tables, progress)
         if plan.stop_marker is not None:
             records = until_marked(records, plan.stop_marker)
-        play = play_owner(
+        await play_owner(
             result, plan, owner, records, progress, split_txns, splits_later=plan.split_updates
         )
-        asyncio.run(play)
     except BaseException as err:  # play_owner reports its errors; anything else, here
         result.failure = TaskFailure.of(err, "".join(traceback.format_exception(err)))
     finally:

@@ -1,71 +1,94 @@
-"""The bounded hand-over from a task's routing to one of its partition owners' players.
+"""The hand-over from a task's routing to its partition owners' players, all in one thread.
 
-A task that generates the workload itself routes every row in its own thread and plays each
-partition it owns in a thread of its own (``Player.play`` reads a plain iterator, so each
-player runs its own event loop). Rows cross in batches, so the queue costs little per row,
-and at most ``QUEUED_BATCHES`` of them wait: the routing blocks on a player that falls
-behind, which keeps the task's memory bounded however long the play. A player that stopped
-(the stop marker, an error) closes its feed, and the routing drops its rows instead of
-waiting for it.
+A task that generates the workload itself plays every partition it owns on one event loop,
+in the thread that routes: threads would fight over the GIL (a task owning six partitions in
+seven threads cost 40 us a row against 32 for one, ``bench/bench_spark_task.py``). So routing
+is pulled: a player whose feed runs dry has the ``RoutingPump`` route one more chunk of the
+workload, which fills every owner's feed. Between chunks each player plays what it has and
+gives the loop up now and then (``Player``), so the feeds hold about one chunk each. A player
+that stopped (the stop marker, an error) closes its feed, which then drops what it is given.
 """
 
 from __future__ import annotations
 
-import queue
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Generator, Iterator
 from typing import Any
 
-QUEUED_BATCHES = 8
-POLL_S = 0.1
-"""How often a blocked ``put`` looks whether the player closed its feed."""
+from tisink.feed.spark.reports import InputProblem
+
+Steps = Generator[None, None, InputProblem | None]
+"""The routing, one chunk per step; its return value is the first problem, if any."""
 
 
 class WorkloadStopped(Exception):
     """The task stopped routing the workload (an error in it): the player writes no more."""
 
 
-_END = object()
+class RoutingPump:
+    """Runs the routing one step at a time, when a player asks for more."""
+
+    def __init__(self) -> None:
+        self._steps: Steps | None = None
+        self.ended = False
+        self.problem: InputProblem | None = None
+        """What the routing found wrong with the workload (then every player stops)."""
+        self.error: BaseException | None = None
+        """What the routing raised (the task raises it once the players stopped)."""
+
+    def start(self, steps: Steps) -> None:
+        self._steps = steps
+
+    def step(self) -> None:
+        """Route one more chunk; once the routing is over, note how it ended."""
+        if self.ended or self._steps is None:
+            self.ended = True
+            return
+        try:
+            next(self._steps)
+        except StopIteration as stop:
+            self.ended = True
+            self.problem = stop.value
+        except BaseException as err:  # raised again by the task, after its players
+            self.ended = True
+            self.error = err
+
+    def stop_reason(self) -> str | None:
+        if self.problem is not None:
+            return self.problem.reason
+        if self.error is not None:
+            return f"routing the workload failed: {self.error}"
+        return None
 
 
 class OwnerFeed:
-    """The queue of one owner's routed items (``(ShuffleKey, value)``), in key order."""
+    """The routed items (``(ShuffleKey, value)``) of one owner, in key order."""
 
-    def __init__(self, batches: int = QUEUED_BATCHES) -> None:
-        self._queue: queue.Queue[Any] = queue.Queue(batches)
+    def __init__(self, pump: RoutingPump) -> None:
+        self._pump = pump
+        self._batches: deque[list[Any]] = deque()
         self.closed = False
         """Set by the player once it takes nothing more."""
 
     def put(self, batch: list[Any]) -> None:
-        """Hand over ``batch``, waiting while the queue is full (not once the player closed
-        the feed: the batch is dropped)."""
-        self._offer(batch)
-
-    def end(self) -> None:
-        """No more items: the player drains what is queued and finishes."""
-        self._offer(_END)
-
-    def abort(self, reason: str) -> None:
-        """The routing failed: the player stops at this point with ``WorkloadStopped``."""
-        self._offer(WorkloadStopped(reason))
+        """Hand over ``batch`` (dropped once the player closed the feed)."""
+        if not self.closed:
+            self._batches.append(batch)
 
     def close(self) -> None:
         self.closed = True
+        self._batches.clear()
 
     def items(self) -> Iterator[Any]:
-        """The items, batch by batch, until ``end`` (or ``abort``: raises)."""
-        get = self._queue.get
+        """The items, routing more whenever none are left, until the routing ends (or
+        stops on an error: raises ``WorkloadStopped``)."""
+        batches, pump = self._batches, self._pump
         while True:
-            batch = get()
-            if batch is _END:
+            while batches:
+                yield from batches.popleft()
+            if pump.ended:
+                reason = pump.stop_reason()
+                if reason is not None:
+                    raise WorkloadStopped(reason)
                 return
-            if type(batch) is WorkloadStopped:
-                raise batch
-            yield from batch
-
-    def _offer(self, item: Any) -> None:
-        while not self.closed:
-            try:
-                self._queue.put(item, timeout=POLL_S)
-                return
-            except queue.Full:
-                continue
+            pump.step()
