@@ -73,7 +73,7 @@ def main() -> None:
             gc.disable()  # as the tasks run (rare_collections)
             started = time.process_time()
             problem = _route(
-                plan, scenario, 1, args.rows, RowRouter(plan), feeds, source.schedule,  # type: ignore[arg-type]
+                plan, scenario, 1, args.rows, RowRouter(plan), feeds, source.schedule,
                 sparse, planned,
             )  # fmt: skip
             spent = time.process_time() - started
