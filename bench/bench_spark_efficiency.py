@@ -19,8 +19,10 @@ workload generated in its owners; the phases come from the tasks' own times,
         [--workload demo | --feed FILE] [--sink file|kafka]
         [--engines inline,local[1],local[2],local[4],local[*]] [--baseline-code WORKTREE]
 
-Peak memory is the largest sum of the tree's resident sets at one sample (pages the forked
-Python workers share are counted once per process: an upper bound).
+Peak memory is the largest sum of the tree's proportional set sizes at one sample (PSS, from
+``/proc/PID/smaps_rollup``): a page the forked Python workers share with their daemon counts
+once, split among them, where a sum of resident sets would count it once per process. Without
+PSS (not Linux) the resident sets are summed, an upper bound.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ TISINK = str(Path(sys.executable).with_name("tisink"))
 class Sample:
     t: float
     cpu: dict[int, tuple[str, float]]
-    rss: int
-    rss_by: dict[str, int] = field(default_factory=dict)
+    memory: int
+    memory_by: dict[str, int] = field(default_factory=dict)
     """Resident memory of each kind of process (driver, jvm, workers) at this sample."""
 
 
@@ -67,7 +69,7 @@ class Run:
     engine: str
     wall_s: float
     cpu: dict[str, float]
-    peak_rss: int
+    peak_memory: int
     summary: dict[str, object]
     samples: list[Sample] = field(default_factory=list)
     phases: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -93,21 +95,29 @@ def _kind(proc: psutil.Process, root: int) -> str:
     return "other"
 
 
+def _memory(proc: psutil.Process) -> int:
+    """The process's share of the tree's memory: its PSS, else its resident set."""
+    try:
+        return int(proc.memory_full_info().pss)
+    except (AttributeError, psutil.AccessDenied):
+        return int(proc.memory_info().rss)
+
+
 def _sample(root: psutil.Process) -> Sample:
     cpu: dict[int, tuple[str, float]] = {}
-    rss = 0
-    rss_by: dict[str, int] = {}
+    memory = 0
+    memory_by: dict[str, int] = {}
     for proc in [root, *root.children(recursive=True)]:
         try:
             times = proc.cpu_times()
             kind = _kind(proc, root.pid)
             cpu[proc.pid] = (kind, times.user + times.system)
-            resident = proc.memory_info().rss
+            resident = _memory(proc)
         except psutil.Error:
             continue
-        rss += resident
-        rss_by[kind] = rss_by.get(kind, 0) + resident
-    return Sample(time.time(), cpu, rss, rss_by)
+        memory += resident
+        memory_by[kind] = memory_by.get(kind, 0) + resident
+    return Sample(time.time(), cpu, memory, memory_by)
 
 
 @dataclass(frozen=True)
@@ -184,7 +194,7 @@ def play(
     for kind, seconds in last.values():
         cpu[kind] = cpu.get(kind, 0.0) + seconds
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    run = Run(name, wall, cpu, max((s.rss for s in samples), default=0), summary, samples)
+    run = Run(name, wall, cpu, max((s.memory for s in samples), default=0), summary, samples)
     run.profile_dir = profile_dir
     if profile_dir is not None:
         run.phases = _phases(profile_dir)
@@ -194,7 +204,7 @@ def play(
 def _peak_of(group: list[Run], kind: str) -> float:
     """The median over runs of the largest resident memory of one kind of process."""
     return statistics.median(
-        max((s.rss_by.get(kind, 0) for s in run.samples), default=0) for run in group
+        max((s.memory_by.get(kind, 0) for s in run.samples), default=0) for run in group
     )
 
 
@@ -331,7 +341,7 @@ def main() -> None:
             parts = {k: med(r.cpu.get(k, 0.0) for r in group) for k in ("driver", "jvm", "workers")}
             writing = med(float(r.summary.get("writing_rows_per_s") or 0) for r in group)  # type: ignore[arg-type]
             startup = med(float(r.summary["startup_s"]) for r in group)  # type: ignore[arg-type]
-            peak = med(r.peak_rss for r in group) / 1e6
+            peak = med(r.peak_memory for r in group) / 1e6
             kinds = "/".join(
                 f"{_peak_of(group, k) / 1e6:.0f}" for k in ("driver", "jvm", "workers")
             )

@@ -3,7 +3,7 @@
 Runs in this process, without Spark: the driver's plan (``WorkloadInput``, the partition owners
 of a ``file://`` sink with index-value over ``--partitions``), then one task's generating and
 routing (``owned_workload._route``) owning 0, 1, half and all of the partitions, with its
-owners' feeds counted and dropped (the players' encoding and writing are not in it). The
+feed's items counted and dropped (the players' encoding and writing are not in it). The
 "owning 0" row is the fixed cost every task pays whatever its share (the scaling model's
 floor, feed/spark/README.md); the others add the rows a task builds and routes.
 
@@ -31,7 +31,7 @@ CONFIG = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
 
 
 class _Dropped:
-    """An owner's feed that counts the items it is given."""
+    """A task's feed that counts the items it is given."""
 
     closed = False
 
@@ -66,24 +66,22 @@ def main() -> None:
         print(f"{Path(args.workload).stem}, {args.rows} rows, {args.partitions} partitions")
         print(f"driver: walk the schedule and plan  {driver / args.rows * 1e6:6.2f} us/row")
         half = args.partitions // 2
-        for owned in ([-1], [0], list(range(half)), list(range(args.partitions))):
-            feeds = {owner: _Dropped() for owner in owned}
-            sparse = planned and len(feeds) < args.partitions
+        for owned in ([], [0], list(range(half)), list(range(args.partitions))):
+            feed = _Dropped()
+            sparse = planned and len(owned) < args.partitions
             gc.collect()
             gc.disable()  # as the tasks run (rare_collections)
             started = time.process_time()
             problem = _route(
-                plan, scenario, 1, args.rows, RowRouter(plan), feeds, source.schedule,
+                plan, scenario, 1, args.rows, RowRouter(plan), owned, feed, source.schedule,
                 sparse, planned,
             )  # fmt: skip
             spent = time.process_time() - started
             gc.enable()
             assert problem is None, problem
-            share = 0 if owned == [-1] else len(owned)
-            items = sum(feed.items for feed in feeds.values())
             print(
-                f"task owning {share}/{args.partitions}: {spent / args.rows * 1e6:6.2f} us/row "
-                f"of the play ({items} items routed)"
+                f"task owning {len(owned)}/{args.partitions}: "
+                f"{spent / args.rows * 1e6:6.2f} us/row of the play ({feed.items} items routed)"
             )
 
 

@@ -8,6 +8,7 @@ bring a producer of their own (``MQSinkProvider``).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 
 from tisink.codec import new_encoder
 from tisink.codec.bootstrap import BootstrapCadence
@@ -61,12 +62,13 @@ def _sequenced(
 
 
 def new_fault_injector(
-    config: ChangefeedConfig, *, owned_partition: int | None = None
+    config: ChangefeedConfig, *, owned: Mapping[str, Sequence[int]] | None = None
 ) -> FaultInjector | None:
-    """The injector of ``config.faults``; the DML and DDL sinks of one changefeed share it."""
+    """The injector of ``config.faults``; the DML and DDL sinks of one changefeed share it.
+    ``owned``: a Spark owner's real partitions of each topic, in its view's order."""
     if not config.faults:
         return None
-    return FaultInjector(config.faults, owned_partition=owned_partition)
+    return FaultInjector(config.faults, owned=owned)
 
 
 def new_mq_dml_sink(
@@ -80,15 +82,17 @@ def new_mq_dml_sink(
     sequences: PartitionSequences | None = None,
     own_cadence: bool = True,
     faults: FaultInjector | None = None,
+    router: EventRouter | None = None,
 ) -> MQDMLSink:
     """The MQ DML sink over any producer. ``sequences`` must be the object the DDL sink of the
     same changefeed gets. Without ``own_cadence`` the sink sends no BOOTSTRAP of its own (a
     Spark owner writes the feed's planned ones through ``write_bootstrap``). ``faults`` too is
-    shared with the DDL sink."""
+    shared with the DDL sink. ``router``: instead of ``config``'s (a Spark owner's view)."""
     producer = _sequenced(producer, sequences, faults)
     encoder_config = _encoder_config(config, max_message_bytes)
     encoder = new_encoder(encoder_config, clock)
-    router = new_router(default_topic, config)
+    if router is None:
+        router = new_router(default_topic, config)
     return MQDMLSink(
         producer,
         encoder,

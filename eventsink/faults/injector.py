@@ -5,7 +5,8 @@ the records of a partition come from both), per partition, and the list of what 
 ``by`` of commit time more: the held batches are acknowledged to the sink when they are held
 (so the play goes on) and delivered, in order, as the others advance or when the sinks close;
 a failure then fails the close, so the play still reports it. It needs every partition in one
-process, the inline engine: a Spark task owns a single partition (``owned_partition``).
+process, the inline engine: a Spark task owns some partitions (``owned``: each topic's real
+partitions, which its sinks see as 0, 1, ...).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tisink.codec.message import Record
@@ -52,15 +53,17 @@ class _Partition:
 class FaultInjector:
     """Applies ``plan`` to every batch the MQ sinks send (through ``FaultyProducer``)."""
 
-    def __init__(self, plan: FaultPlan, *, owned_partition: int | None = None) -> None:
+    def __init__(
+        self, plan: FaultPlan, *, owned: Mapping[str, Sequence[int]] | None = None
+    ) -> None:
         skew = plan.of("skew")
-        if skew is not None and owned_partition is not None:
+        if skew is not None and owned is not None:
             raise FaultSpecError(
                 "fault 'skew' needs the inline engine (--engine inline): it holds one partition "
-                "behind the others, and a Spark task writes a single partition"
+                "behind the others, and a Spark task writes only the partitions it owns"
             )
         self.plan = plan
-        self._owned = owned_partition
+        self._owned = owned
         self._skew: FaultSpec | None = skew
         self._states: dict[tuple[str, int], _Partition] = {}
         self._clock = 0
@@ -87,7 +90,7 @@ class FaultInjector:
         """Send ``records`` to ``partition`` through ``inner`` with the faults due in them."""
         if self.error is not None:
             raise self.error
-        real = partition if self._owned is None else self._owned
+        real = partition if self._owned is None else self._owned[topic][partition]
         state = self._state(topic, real)
         async with state.lock:
             out, added = state.log.apply(records, marks)

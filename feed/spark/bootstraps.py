@@ -168,19 +168,19 @@ def owner_bootstraps(
 ) -> list[tuple[Key, BootstrapAt]]:
     """The planned BOOTSTRAPs of ``owner``'s partition, from stage one's reports."""
     counts = [entry for report in reports for entry in report.table_intervals]
-    return owners_bootstraps(plan, [owner], counts)[owner]
+    return owners_bootstraps(plan, [owner], counts)
 
 
 def owners_bootstraps(
     plan: PlayPlan, owners: Sequence[int], counts: Iterable[TableInterval]
-) -> dict[int, list[tuple[Key, BootstrapAt]]]:
-    """The planned BOOTSTRAPs of each of ``owners``' partitions from the tables' messages per
-    interval (``counts``), as play records at their keys (an owner's sinks see its partition
-    as partition 0 of the topic); none when the play sends no BOOTSTRAPs to owners."""
-    out: dict[int, list[tuple[Key, BootstrapAt]]] = {owner: [] for owner in owners}
+) -> list[tuple[Key, BootstrapAt]]:
+    """The planned BOOTSTRAPs of ``owners``' partitions from the tables' messages per interval
+    (``counts``), as play records at their keys, each naming the owned partitions it goes to
+    as the task's sinks number them (``PlayPlan.view_partitions``); none when the play sends
+    no BOOTSTRAPs to owners."""
     topics = table_topics(plan)
     if plan.bootstrap is None or topics is None:
-        return out
+        return []
     planned = planned_bootstraps(
         plan.bootstrap,
         [ddl.table for ddl in plan.ddls],  # type: ignore[misc]  # rows only name DDLs with a table
@@ -191,11 +191,12 @@ def owners_bootstraps(
         counts,
         plan.last_ts,
     )
-    for owner in owners:
-        topic, partition = plan.owners[owner]
-        out[owner] = [
-            (p.key, BootstrapAt(p.key[0], p.table_id, BootstrapSend(p.send.table, topic, (0,))))
-            for p in planned
-            if p.send.topic == topic and partition in p.send.partitions
-        ]
+    view = plan.view_partitions(owners)
+    out = []
+    for p in planned:
+        topic = p.send.topic
+        mine = tuple(view[topic, n] for n in p.send.partitions if (topic, n) in view)
+        if mine:
+            send = BootstrapSend(p.send.table, topic, mine)
+            out.append((p.key, BootstrapAt(p.key[0], p.table_id, send)))
     return out

@@ -1,8 +1,9 @@
 """What every task of a Spark play shares: the partition owners, the DDLs and watermark points.
 
 The driver builds one ``PlayPlan`` and broadcasts it. The first stage uses it to route rows to
-owners; each owner merges its rows with the events the plan gives it (the DDLs of its topic,
-every watermark point, the start of rows) into one stream ordered by (commitTs, feed order).
+owners; a task playing one owner or several merges their rows with the events the plan gives
+it (the DDLs of their topics, every watermark point, the start of rows) into one stream
+ordered by (commitTs, feed order).
 Ordering keys are ``(commitTs, seq)``: ``seq`` is the record's place in the feed times four
 plus a sub-place (0: the start of rows, 1: the record or the DELETE half of a split UPDATE,
 2: its INSERT half); a watermark sorts after everything at its ts.
@@ -10,7 +11,7 @@ plus a sub-place (0: the start of rows, 1: the record or the DELETE half of a sp
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tisink.codec.bootstrap import BootstrapSettings
@@ -94,17 +95,32 @@ class PlayPlan:
         """The tables that exist once every DDL with commitTs <= ts is applied."""
         return tables_at(self.ddls, ts)
 
+    def partitions_of(self, owners: Sequence[int]) -> list[tuple[str, int]]:
+        """The (topic, partition) of each of ``owners``, in their order: a task's sinks number
+        each topic's owned partitions 0, 1, ... in this order (``sink.partition_owner``)."""
+        return [self.owners[owner] for owner in owners]
+
+    def view_partitions(self, owners: Sequence[int]) -> dict[tuple[str, int], int]:
+        """Each owned (topic, partition) -> its number in the view of the task owning
+        ``owners``."""
+        view: dict[tuple[str, int], int] = {}
+        taken: dict[str, int] = {}
+        for topic, partition in self.partitions_of(owners):
+            view[topic, partition] = taken.get(topic, 0)
+            taken[topic] = view[topic, partition] + 1
+        return view
+
     def owner_events(
-        self, owner: int, bootstraps: Iterable[tuple[Key, PartitionRecord]] = ()
+        self, owners: Sequence[int], bootstraps: Iterable[tuple[Key, PartitionRecord]] = ()
     ) -> list[tuple[Key, PartitionRecord]]:
-        """The events an owner plays besides its rows, sorted by key: its topic's DDLs, every
-        watermark point, the start of rows and ``bootstraps`` (after the start of rows at the
-        same place)."""
-        topic = self.owners[owner][0] if self.owners else None
+        """The events a task owning ``owners`` plays besides their rows, sorted by key: the
+        DDLs of their topics, every watermark point, the start of rows and ``bootstraps``
+        (after the start of rows at the same place)."""
+        topics = {self.owners[owner][0] for owner in owners} if self.owners else None
         events: list[tuple[Key, PartitionRecord]] = [
             (key, FeedDDL(ddl.commit_ts, ddl.start_ts, ddl))
             for ddl, key, ddl_topic in zip(self.ddls, self.ddl_keys, self.ddl_topics, strict=True)
-            if topic is None or ddl_topic == topic
+            if topics is None or ddl_topic in topics
         ]
         events.extend(((ts, AFTER_ALL), WatermarkPoint(ts)) for ts in self.points)
         if self.first_row is not None:

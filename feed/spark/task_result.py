@@ -41,11 +41,13 @@ class TaskFailure:
 
 @dataclass
 class TaskResult:
-    """One owner task: which partition, how far it got, what its sinks delivered."""
+    """One task playing one owner or several: which partitions, how far it got, what its
+    sinks delivered."""
 
     task: int
-    topic: str | None = None
-    partition: int | None = None
+    """Its first owner (owners are numbered as ``PlayPlan.owners``)."""
+    partitions: tuple[tuple[str, int], ...] = ()
+    """The (topic, partition)s it wrote; none when the sink has no partitions."""
     problem: InputProblem | None = None
     """The feed's first bad record (the task then wrote nothing)."""
     failure: TaskFailure | None = None
@@ -81,7 +83,7 @@ class TaskResult:
                 table=failure.table,
                 column=failure.column,
             )
-        where = f"topic {self.topic!r} partition {self.partition}" if self.topic else "all"
+        where = ", ".join(f"topic {t!r} partition {p}" for t, p in self.partitions) or "all"
         return TisinkError(
             f"spark task {self.task} ({where}): {failure.error_type}: {failure.error}"
         )

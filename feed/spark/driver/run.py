@@ -285,7 +285,7 @@ def _summary(
     stats = PlayStats(
         rows=sum(r.rows for r in results),
         bytes=sum(r.bytes for r in results),
-        watermarks=sum(r.watermarks for r in results),
+        watermarks=max((r.watermarks for r in results), default=0),
         checkpoint_ts=checkpoint,
     )
     sends = [r.first_send for r in results if r.first_send is not None]

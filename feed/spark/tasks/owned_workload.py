@@ -10,22 +10,20 @@ rows (``sparse``), and the BOOTSTRAP cadence is planned from the schedule
 (``workload_cadence``); otherwise the rows it steps over come as ``SkippedRow`` markers,
 counted for the cadence as they stream (``StreamedBootstraps``), and tables whose rows can
 change owner are built whole. The transactions whose UPDATE was split are the router's own set,
-filled before the rows reach a player. Each owned partition is played exactly as a feed's owner
-plays it (``owner.play_owner`` over ``owner_stream``); all of them on one event loop in the
-task's thread, each pulling the routing a chunk at a time when its ``OwnerFeed`` runs dry: the
-first row is sent as soon as the session is up, memory holds about one chunk, and no thread
-waits on another's GIL.
+filled before the rows reach the player.
 
-Generated rows are valid by construction; an error while generating or routing (a
-dispatcher that does not fit a table) stops every owner of the task and becomes the results'
-``problem`` (rows an owner wrote before it stay written, as they do on the inline engine).
+The task plays all its partitions as one stream through one pair of sinks that write only
+them (``owner.play_owner``, ``sink.partition_owner``): a player and sinks per partition cost
+a fifth more a row. It runs on one event loop in the task's thread, and pulls the routing a
+chunk at a time whenever its ``OwnerFeed`` runs dry: the first row is sent as soon as the
+session is up, memory holds about one chunk, and no thread waits on another's GIL.
 """
 
 from __future__ import annotations
 
 import asyncio
 import traceback
-from collections.abc import Coroutine, Mapping, Set
+from collections.abc import Sequence, Set
 from typing import Any, Protocol
 
 import numpy as np
@@ -56,10 +54,8 @@ from tisink.feed.workload.recorded import RecordedSchedule
 from tisink.feed.workload.selection import selectable
 from tisink.model.table import TableInfo
 
-BATCH_ITEMS = 256
-"""Items handed to an owner at once."""
 FLUSH_EVERY_RECORDS = 4096
-"""Every so many records, every owner gets what it has pending (a quiet partition too)."""
+"""Records routed in one step: the player then gets what they gave its partitions."""
 
 
 def owned_owners(task: int, tasks: int, plan: PlayPlan) -> list[int]:
@@ -94,33 +90,22 @@ def _generate_and_play(
 ) -> list[TaskResult]:
     owners = owned_owners(task, tasks, plan)
     pump = RoutingPump()
-    feeds = {owner: OwnerFeed(pump) for owner in owners}
-    results = [_result(plan, owner) for owner in owners]
+    feed = OwnerFeed(pump)
+    partitions = tuple(plan.partitions_of(owners)) if plan.owners else ()
+    result = TaskResult(owners[0], partitions)
     router = RowRouter(plan)
     planned = schedule is not None and _all_selectable(scenario)
     sparse = planned and len(owners) < plan.tasks
-    sends = owner_sends(plan, schedule, owners) if planned and schedule is not None else {}
-    pump.start(_route_steps(plan, scenario, seed, rows, router, feeds, schedule, sparse, planned))
-    players = [
-        _play(plan, result, feeds[result.task], router.split_txns, sends.get(result.task, []))
-        for result in results
-    ]
-    asyncio.run(_together(players))
+    sends = owner_sends(plan, schedule, owners) if planned and schedule is not None else []
+    pump.start(
+        _route_steps(plan, scenario, seed, rows, router, owners, feed, schedule, sparse, planned)
+    )
+    asyncio.run(_play(plan, owners, result, feed, router.split_txns, sends))
     if pump.error is not None:
         raise pump.error
     if pump.problem is not None:
-        for result in results:
-            result.problem, result.failure = pump.problem, None
-    return results
-
-
-async def _together(players: list[Coroutine[Any, Any, None]]) -> None:
-    await asyncio.gather(*players)
-
-
-def _result(plan: PlayPlan, owner: int) -> TaskResult:
-    topic, partition = plan.owners[owner] if plan.owners else (None, None)
-    return TaskResult(owner, topic, partition)
+        result.problem, result.failure = pump.problem, None
+    return [result]
 
 
 def _route(
@@ -129,13 +114,16 @@ def _route(
     seed: int,
     rows: int | None,
     router: RowRouter,
-    feeds: Mapping[int, Feed],
+    owners: Sequence[int],
+    feed: Feed,
     schedule: RecordedSchedule | None = None,
     sparse: bool = False,
     planned: bool = False,
 ) -> InputProblem | None:
     """``_route_steps`` to the end: the first problem, if any."""
-    steps = _route_steps(plan, scenario, seed, rows, router, feeds, schedule, sparse, planned)
+    steps = _route_steps(
+        plan, scenario, seed, rows, router, owners, feed, schedule, sparse, planned
+    )
     while True:
         try:
             next(steps)
@@ -149,24 +137,27 @@ def _route_steps(
     seed: int,
     rows: int | None,
     router: RowRouter,
-    feeds: Mapping[int, Feed],
+    owners: Sequence[int],
+    feed: Feed,
     schedule: RecordedSchedule | None = None,
     sparse: bool = False,
     planned: bool = False,
 ) -> Steps:
-    """Generate every record, route every row and hand each owned item to its owner's feed,
-    with the BOOTSTRAPs due before it unless they were ``planned`` from the schedule
+    """Generate every record, route every row and hand the items of ``owners`` to ``feed``,
+    with the BOOTSTRAPs due before them unless they were ``planned`` from the schedule
     (``sparse``: only the transactions touching the owners' rows); a step every
-    ``FLUSH_EVERY_RECORDS`` records, once every feed got its items; the first problem, if
+    ``FLUSH_EVERY_RECORDS`` records, once the feed got what was routed; the first problem, if
     any."""
     refs = {key[0]: index for index, key in enumerate(plan.ddl_keys)}
     cadence = None if planned else _cadence(plan)
-    owner_of = {owned: index for index, owned in enumerate(plan.owners)}
-    pending: dict[int, list[Any]] = {owner: [] for owner in feeds}
+    view = plan.view_partitions(owners) if plan.owners else {}
+    owned = set(owners)
+    first = owners[0] if owners else -1
+    pending: list[Any] = []
     txn_ts, place, since_flush = 0, FIRST_PLACE, 0
     route = router.route
-    if len(feeds) < len(plan.owners):  # another task plays some partitions
-        select = _OwnedRows(router, set(feeds))
+    if len(owners) < len(plan.owners):  # another task plays some partitions
+        select = _OwnedRows(router, owned)
         records = generate_selected_records(scenario, seed, rows, select, schedule, sparse)
     else:
         records = generate_records(scenario, seed, rows, schedule)
@@ -180,7 +171,7 @@ def _route_steps(
                 if cadence is not None:
                     router.count_skipped(skipped.table, txn_ts, place, cadence, skipped.rows)
                     if cadence.due:
-                        _bootstraps(cadence, owner_of, pending)
+                        _bootstraps(cadence, view, first, pending)
                 place += skipped.rows
             elif kind is FeedRow:
                 row = record.row  # type: ignore[union-attr]
@@ -189,30 +180,28 @@ def _route_steps(
                 items = route(row, place, cadence, record)  # type: ignore[arg-type]
                 place += 1
                 if cadence is not None and cadence.due:
-                    _bootstraps(cadence, owner_of, pending)
+                    _bootstraps(cadence, view, first, pending)
                 for item in items:
-                    owner = item[0][0]
-                    batch = pending.get(owner)
-                    if batch is not None:
-                        batch.append(item)
-                        if len(batch) >= BATCH_ITEMS:
-                            feeds[owner].put(batch)
-                            pending[owner] = []
+                    if item[0][0] in owned:
+                        pending.append(item)
             elif kind is FeedDDL and record.ddl.table is not None:  # type: ignore[union-attr]
                 router.learn(record.ddl.table, refs[record.commit_ts])  # type: ignore[union-attr]
             since_flush += 1
             if since_flush >= FLUSH_EVERY_RECORDS:
                 since_flush = 0
-                _flush(pending, feeds)
-                if all(feed.closed for feed in feeds.values()):
-                    return None  # every owner stopped (the stop marker)
+                if pending:
+                    feed.put(pending)
+                    pending = []
+                if feed.closed:
+                    return None  # the player stopped (the stop marker, an error)
                 yield
     except TisinkError as err:
         return InputProblem(txn_ts, f"workload {scenario.name}: {err}")
     if cadence is not None:
         cadence.finish()
-        _bootstraps(cadence, owner_of, pending)
-    _flush(pending, feeds)
+        _bootstraps(cadence, view, first, pending)
+    if pending:
+        feed.put(pending)
     return None
 
 
@@ -249,54 +238,48 @@ def _cadence(plan: PlayPlan) -> StreamedBootstraps | None:
 
 
 def _bootstraps(
-    cadence: StreamedBootstraps, owner_of: dict[tuple[str, int], int], pending: dict[int, list[Any]]
+    cadence: StreamedBootstraps,
+    view: dict[tuple[str, int], int],
+    first_owner: int,
+    pending: list[Any],
 ) -> None:
-    """The sends due now, to the owners of their partitions this task plays (an owner's sinks
-    see its partition as partition 0 of the topic)."""
+    """The sends due now, to the partitions this task plays, as its sinks number them."""
     for planned in cadence.take():
         send, key = planned.send, planned.key
-        for partition in send.partitions:
-            owner = owner_of.get((send.topic, partition), -1)
-            batch = pending.get(owner)
-            if batch is not None:
-                view = BootstrapSend(send.table, send.topic, (0,))
-                batch.append(((owner, *key), BootstrapAt(key[0], planned.table_id, view)))
+        mine = tuple(view[send.topic, n] for n in send.partitions if (send.topic, n) in view)
+        if mine:
+            at = BootstrapAt(key[0], planned.table_id, BootstrapSend(send.table, send.topic, mine))
+            pending.append(((first_owner, *key), at))
 
 
 class Feed(Protocol):
-    """Where the routing hands an owner's items (``owner_feed.OwnerFeed``, or a bench's)."""
+    """Where the routing hands the task's items (``owner_feed.OwnerFeed``, or a bench's)."""
 
     closed: bool
 
     def put(self, batch: list[Any]) -> None: ...
 
 
-def _flush(pending: dict[int, list[Any]], feeds: Mapping[int, Feed]) -> None:
-    for owner, batch in pending.items():
-        if batch:
-            feeds[owner].put(batch)
-            pending[owner] = []
-
-
 async def _play(
     plan: PlayPlan,
+    owners: Sequence[int],
     result: TaskResult,
     feed: OwnerFeed,
     split_txns: Set[tuple[int, int]],
     bootstraps: list[tuple[Key, BootstrapAt]],
 ) -> None:
-    """One owner's play: its feed merged with the plan's events, played as a stage-two owner
-    plays; the feed closed once it takes no more."""
-    owner = result.task
+    """The task's play: its feed merged with the plan's events for its owners, played as a
+    stage-two owner plays, through one pair of sinks; the feed closed once it takes no
+    more."""
     try:
         progress = OwnerProgress()
         tables = tuple(ddl.table for ddl in plan.ddls)
-        events = plan.owner_events(owner, bootstraps)
+        events = plan.owner_events(owners, bootstraps)
         records = owner_stream(feed.items(), events, tables, progress)
         if plan.stop_marker is not None:
             records = until_marked(records, plan.stop_marker)
         await play_owner(
-            result, plan, owner, records, progress, split_txns, splits_later=plan.split_updates
+            result, plan, owners, records, progress, split_txns, splits_later=plan.split_updates
         )
     except BaseException as err:  # play_owner reports its errors; anything else, here
         result.failure = TaskFailure.of(err, "".join(traceback.format_exception(err)))

@@ -6,7 +6,8 @@ Otherwise it merges its rows with the plan's events for it (its topic's DDLs, th
 points, the start of rows) and plays them with a ``partition player`` into an MQ DML sink and
 DDL sink that write only its partition (``sink.partition_owner``, for any scheme whose provider
 is an MQ target). It returns one ``TaskResult`` instead of raising, so the driver sees the
-error, the partition and how far it got.
+error, the partition and how far it got. ``play_owner`` also plays a generated workload's
+task, which owns several partitions through one pair of sinks (``owned_workload``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import logging
 import pickle
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +71,7 @@ def play_partition(
 ) -> TaskResult:
     """Play what the shuffle gave ``owner``; the result the driver merges."""
     shield_from_terminal(plan.stop_marker)
-    topic, partition = plan.owners[owner] if plan.owners else (None, None)
-    result = TaskResult(owner, topic, partition)
+    result = TaskResult(owner, tuple(plan.partitions_of([owner])) if plan.owners else ())
     items = iter(items)
     reports: list[ChunkReport] = []
     for key, value in items:
@@ -86,10 +86,10 @@ def play_partition(
     progress = OwnerProgress()
     tables = tuple(ddl.table for ddl in plan.ddls)
     bootstraps = owner_bootstraps(plan, owner, reports)
-    records = owner_stream(items, plan.owner_events(owner, bootstraps), tables, progress)
+    records = owner_stream(items, plan.owner_events([owner], bootstraps), tables, progress)
     if plan.stop_marker is not None:
         records = until_marked(records, plan.stop_marker)
-    return asyncio.run(play_owner(result, plan, owner, records, progress, split_txns))
+    return asyncio.run(play_owner(result, plan, [owner], records, progress, split_txns))
 
 
 def play_exchanged(batches: Iterable[pa.RecordBatch], plan: PlayPlan) -> Iterator[pa.RecordBatch]:
@@ -152,13 +152,14 @@ def owner_stream(
 async def play_owner(
     result: TaskResult,
     plan: PlayPlan,
-    owner: int,
+    owners: Sequence[int],
     records: Iterable[PartitionRecord],
     progress: OwnerProgress,
     split_txns: Set[tuple[int, int]] = frozenset(),
     splits_later: bool = False,
 ) -> TaskResult:
-    """Play ``records`` into ``owner``'s sinks; ``result`` filled in, never raising."""
+    """Play ``records`` into sinks writing ``owners``' partitions; ``result`` filled in, never
+    raising."""
     clock: Clock = WallClock()
     if plan.feed_clock:
         clock = FeedClock()
@@ -172,12 +173,12 @@ async def play_owner(
         latency = factory.ack_latency
         if plan.stop_marker is not None:
             acked = latency
-            path = progress_path(plan.stop_marker, owner)
+            path = progress_path(plan.stop_marker, owners[0])
             reporting = asyncio.create_task(report_progress(path, lambda: acked.rows))
         event_sink: EventSink[Any]
         if plan.owners:
-            topic, partition = plan.owners[owner]
-            event_sink, ddl_sink = await open_partition_sinks(factory, topic, partition)
+            partitions = plan.partitions_of(owners)
+            event_sink, ddl_sink = await open_partition_sinks(factory, partitions)
             sinks = [event_sink, ddl_sink]
         else:
             event_sink = await factory.create_event_sink()

@@ -79,6 +79,6 @@ def _seq(place: int) -> int:
 
 def owner_sends(
     plan: PlayPlan, schedule: RecordedSchedule, owners: list[int]
-) -> dict[int, list[tuple[Key, BootstrapAt]]]:
-    """The planned BOOTSTRAPs of each of ``owners``' partitions, from the schedule."""
+) -> list[tuple[Key, BootstrapAt]]:
+    """The planned BOOTSTRAPs of ``owners``' partitions, from the schedule."""
     return owners_bootstraps(plan, owners, schedule_intervals(schedule, plan))

@@ -94,15 +94,15 @@ async def test_a_held_batch_that_fails_fails_the_close() -> None:
 
 def test_skew_is_refused_for_a_single_partition_owner() -> None:
     with pytest.raises(FaultSpecError, match="inline engine"):
-        FaultInjector(parse_faults("skew"), owned_partition=3)
+        FaultInjector(parse_faults("skew"), owned={"t": (3,)})
 
 
 async def test_an_owner_names_its_real_partition() -> None:
     inner = Partitions()
     producer = FaultyProducer(
-        inner, FaultInjector(parse_faults("producer-retry:p=1"), owned_partition=5)
+        inner, FaultInjector(parse_faults("producer-retry:p=1"), owned={"t": (4, 5)})
     )
-    await producer.send_marked("t", 0, *_dml(10, b"a"))
+    await producer.send_marked("t", 1, *_dml(10, b"a"))
     assert [f.partition for f in producer.injector.injected] == [5]
 
 

@@ -129,7 +129,7 @@ def test_an_owner_gets_its_topics_ddls_every_point_and_the_start_of_rows() -> No
         last_ts=compose_ts(2500),
         intervals=(0, 1, 2),
     )
-    kinds = [(type(r).__name__, key[0]) for key, r in plan.owner_events(1)]
+    kinds = [(type(r).__name__, key[0]) for key, r in plan.owner_events([1])]
     assert kinds == [
         ("FeedDDL", create_b.commit_ts),
         ("WatermarkPoint", point_before(1000)),

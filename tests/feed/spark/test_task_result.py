@@ -1,5 +1,5 @@
 """Typed Spark task results: what a failed owner reports becomes the driver's error, naming the
-partition or (for bad input) the feed's file and line; results pickle as Spark sends them."""
+partitions or (for bad input) the feed's file and line; results pickle as Spark sends them."""
 
 from __future__ import annotations
 
@@ -12,14 +12,16 @@ from tisink.feed.errors import FeedError
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
 
 
-def test_a_failed_task_names_its_partition() -> None:
-    result = TaskResult(2, "cdc", 1)
+def test_a_failed_task_names_its_partitions() -> None:
+    result = TaskResult(2, (("cdc", 1), ("cdc", 4)))
     assert result.ok
     result.failure = TaskFailure.of(RuntimeError("broker gone"), "Traceback ...")
     assert not result.ok
     cause = result.cause()
     assert type(cause) is TisinkError
-    assert str(cause) == "spark task 2 (topic 'cdc' partition 1): RuntimeError: broker gone"
+    assert str(cause) == (
+        "spark task 2 (topic 'cdc' partition 1, topic 'cdc' partition 4): RuntimeError: broker gone"
+    )
 
 
 def test_a_feed_error_is_rebuilt_with_its_place() -> None:
@@ -37,7 +39,9 @@ def test_a_feed_error_is_rebuilt_with_its_place() -> None:
 
 
 def test_results_travel_through_pickle() -> None:
-    result = TaskResult(1, "cdc", 0, rows=5, sink_stats=SinkStats({MessageType.DML: 5}, bytes=50))
+    result = TaskResult(
+        1, (("cdc", 0),), rows=5, sink_stats=SinkStats({MessageType.DML: 5}, bytes=50)
+    )
     result.acknowledged = {("cdc", 0): 6}
     back = pickle.loads(pickle.dumps(result))
     assert back == result and back.sink_stats.message_count(MessageType.DML) == 5

@@ -24,7 +24,7 @@ ROWS = 1200
 
 
 class _Collect:
-    """An owner's feed that keeps what it is given."""
+    """A task's feed that keeps what it is given."""
 
     closed = False
 
@@ -33,12 +33,6 @@ class _Collect:
 
     def put(self, batch: list[Any]) -> None:
         self.items.extend(batch)
-
-    def end(self) -> None:
-        return None
-
-    def abort(self, reason: str) -> None:
-        raise AssertionError(reason)
 
 
 def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path) -> list[Any]:
@@ -50,14 +44,15 @@ def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path)
     out = []
     for task in range(tasks):
         owners = owned_owners(task, tasks, plan)
-        feeds = {owner: _Collect() for owner in owners}
+        feed = _Collect()
         sparse = planned and len(owners) < plan.tasks
         problem = _route(
-            plan, scenario, seed, ROWS, RowRouter(plan), feeds, source.schedule, sparse, planned
-        )  # type: ignore[arg-type]
+            plan, scenario, seed, ROWS, RowRouter(plan), owners, feed, source.schedule, sparse,
+            planned,
+        )  # fmt: skip
         assert problem is None
-        for feed in feeds.values():
-            out.extend(item for item in feed.items if type(item[1]) is FeedRow)
+        assert {key[0] for key, _ in feed.items} <= set(owners)
+        out.extend(item for item in feed.items if type(item[1]) is FeedRow)
     return sorted(((key, item.row.before, item.row.after) for key, item in out), key=lambda x: x[0])
 
 
