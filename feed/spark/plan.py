@@ -66,7 +66,7 @@ class PlayPlan:
     split_updates: bool = False
     """True when key-changing UPDATEs become DELETE + INSERT (routed each on its own)."""
     rate: float | None = None
-    """Rows per second for each owner."""
+    """Rows per second for each owner (a task playing several paces their sum)."""
     stop_marker: str | None = None
     """A file whose appearance asks every owner to stop taking records (Ctrl-C)."""
     faults: str | None = None

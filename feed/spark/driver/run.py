@@ -194,7 +194,8 @@ def _run(
     owners generating a workload themselves (the job group that tells ``stop`` whether owners
     started)."""
     context = spark.sparkContext
-    _warn_rate_without_cores(plan, context.defaultParallelism)
+    if not owned:  # a workload's tasks play several owners each, all at once
+        _warn_rate_without_cores(plan, context.defaultParallelism)
     broadcast = context.broadcast(plan)
 
     profile = profile_folder()

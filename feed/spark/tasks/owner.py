@@ -165,7 +165,7 @@ async def play_owner(
         clock = FeedClock()
         clock.observe_ts(interval_end_ts(plan.first_ts - 1, plan.interval_ms))
     sinks: list[EventSink[Any] | DDLSink] = []
-    pacer = Pacer(plan.rate) if plan.rate else None
+    pacer = Pacer(plan.rate * len(owners)) if plan.rate else None  # the rate is per owner
     latency: AckLatency | None = None
     reporting: asyncio.Task[None] | None = None
     try:

@@ -37,3 +37,22 @@ def test_the_phases_and_then_the_rows_acknowledged(spark: Any, tmp_path: Path) -
     assert acknowledged and 0 < max(acknowledged) <= 3000, lines
     assert acknowledged == sorted(acknowledged)
     assert max(rates) > 0, lines
+
+
+def test_a_task_playing_several_owners_holds_the_play_to_the_whole_rate(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Four partitions on two cores, the rows spread evenly (index-value): each task plays two
+    owners through one pacer, which must take both owners' shares of --rate (with one share
+    the play takes twice as long)."""
+    config = tmp_path / "changefeed.toml"
+    config.write_text('[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n')
+    spec = PlaySpec(
+        workload="sysbench", seed=1, rows=4000, master="local[2]", rate=4000,
+        config_path=config, verify_after=False,
+        sink_uri=f"file://{tmp_path / 'out'}?protocol=simple&partition-num=4",
+    )  # fmt: skip
+    run = run_spark_play(spec)
+    planned = run.rows / 4000  # the scenario adds its preloaded rows
+    assert run.rows >= 4000
+    assert 0.8 * planned < run.sending_s < 1.5 * planned, run.sending_s
