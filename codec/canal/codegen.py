@@ -1,24 +1,30 @@
 """One generated function per table version (and column set) writing a whole canal-json row
 message.
 
-``encode(row, mid, tail) -> bytes``: ``mid`` is ``es`` to ``"sqlType":`` and ``tail`` what
-follows the last map (``_tidb`` or nothing), both made once per commitTs; the parts fixed per
-table version are joined around them, never concatenated per transaction. Each image is read
-column by column into locals, the common feed values are converted inline (integers through
-``str``, strings passed as they are, binary through base64 to ISO-8859-1 text, ENUM names
-through a dict; DECIMAL, DOUBLE and FLOAT as Simple JSON's, ``json_fast``) and everything else
-goes through the column's converter, which gives the exact text or the error. A string or
-binary text is tested for a backspace or form feed as it is read; an unsigned integer whose
-value widens the sqlType sets its bit in the mask behind the same type test as its text.
-Each map costs one dict display and one ``orjson.dumps``; the rest of the message is bytes,
-joined. Names, converters and templates reach the code as default arguments (fast locals),
-never through the source text.
+``encode(rows, mid, tail, append, table, commit_ts)`` appends the message of each row of
+``rows`` in turn and returns at the first row of another table version or commitTs (or at the
+end): the caller hands it a transaction's run of rows in one call, as a call with the per-table
+names bound as defaults costs about as much as a small row. On an error the row that raised is
+the first one without a message (the caller counts what was appended). ``mid`` is ``es`` to
+``"sqlType":`` and ``tail`` what follows the last map (``_tidb`` or nothing), both made once per
+commitTs; the parts fixed per table version are joined around them, never concatenated per
+transaction. Each image is read column by column into locals, the common feed values are
+converted inline (integers through ``str``, strings passed as they are, binary through base64
+to ISO-8859-1 text, ENUM names through a dict; DECIMAL and DOUBLE as Simple JSON's,
+``json_fast``; FLOAT and VECTOR elements with ``float32_text``'s first way inline) and
+everything else goes through the column's converter, which gives the exact text or the error.
+A string or binary text is tested for a backspace or form feed (a string's also for U+2028 and
+U+2029) as it is read; an unsigned integer whose value widens the sqlType sets its bit in the
+mask behind the same type test as its text. An UPDATE's after image takes the before image's
+text of every value it shares with it. Each map costs one dict display and one
+``orjson.dumps``; the rest of the message is bytes, joined. Names, converters and templates
+reach the code as default arguments (fast locals), never through the source text.
 """
 
 from __future__ import annotations
 
 import binascii
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,18 +34,22 @@ from tisink.codec.canal.jsontext import (
     CONTROLS,
     FIRST_MARKS,
     GO_ESCAPES,
+    SEPARATOR_ESCAPES,
+    SEPARATORS,
     fix,
     go_text,
+    separated,
+    separators,
     text_fragment,
 )
 from tisink.codec.canal.values import Converter
-from tisink.codec.gojson import html_escape
 from tisink.codec.json_fast import HELPERS, number_text
 from tisink.core.codegen import run_generated
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo
 
-RowEncoder = Callable[[Any, bytes, bytes], bytes]
+RowEncoder = Callable[[Iterable[Any], bytes, bytes, Callable[[bytes], None], Any, int], None]
+"""``encode(rows, mid, tail, append, table, commit_ts)``: see the module's docstring."""
 
 _TEXT = (TypeFamily.STRING, TypeFamily.DATE, TypeFamily.DATETIME, TypeFamily.TIME)
 _INTEGRAL = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.YEAR, TypeFamily.BIT)
@@ -85,6 +95,11 @@ def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
         return f"{v} if _type({v}) is str else {slow}"
     if family is TypeFamily.TIMESTAMP:
         return f"z{i}({v}) if _type({v}) is str else {slow}"
+    if family is TypeFamily.FLOAT:
+        return f"{_float32(v, f't{i}')} if _type({v}) is float else {slow}"
+    if family is TypeFamily.VECTOR:  # vector_text with its elements' float32_text inline
+        elements = f"[{_float32('x', f't{i}', typed=False)} for x in {v}]"
+        return f"'[' + ','.join({elements}) + ']' if _type({v}) is list else {slow}"
     number = number_text(i, family, slow)
     if number is not None:
         return number
@@ -94,6 +109,17 @@ def _expression(i: int, column: ColumnInfo, utc: bool) -> str:
     if family is TypeFamily.ENUM:  # a name outside the members raises: the general path tells
         return f"None if {v} is None else e{i}[{v}]"
     return slow
+
+
+def _float32(v: str, t: str, typed: bool = True) -> str:
+    """Source of ``float32_text(v)``, its first way inline for a float (a short repr is the
+    answer; ``t`` holds it): a call costs as much as the rest. ``typed``: ``v`` is known to be
+    a float."""
+    short = f"(_len({t} := _repr({v})) < 8 or _len({t}) == 8 and {t}[0] == '-')"
+    test = f"{short} and '.' in {t} and 'e' not in {t}"
+    if not typed:
+        test = f"_type({v}) is float and {test}"
+    return f"(({t}[:-2] if {t}[-2:] == '.0' else {t}) if {test} else _f32({v}))"
 
 
 def _binary(i: int, column: ColumnInfo, target: str) -> tuple[str, str]:
@@ -120,11 +146,34 @@ def _text(i: int, column: ColumnInfo, target: str, same: str = "") -> list[str]:
     lines.append(f"    {'el' if same else ''}if {condition}:")
     if text != target:
         lines.append(f"        {target} = {text}")
+    escapes = _escapes(target)
+    if column.family is TypeFamily.STRING:  # an ISO-8859-1 text holds no separator
+        escapes = [*_separators(target), "        el" + escapes[0].lstrip(), *escapes[1:]]
     return [
         *lines,
-        *_escapes(target),
+        *escapes,
         "    else:",
         f"        {target} = None if v{i} is None else _go_text(c{i}(v{i}), _dumps)",
+    ]
+
+
+def _separators(t: str) -> list[str]:
+    """Lines giving a string text ``t`` that holds U+2028 or U+2029 Go's escapes for them as a
+    Fragment (``jsontext.separated``), before the tests for controls (an ``elif`` follows):
+    a text holding only line separators is dumped and replaced right here. Two tests that cost
+    nothing on a text of ISO-8859-1 characters (a wider character is needed to find one),
+    where a map holding one costs a three-byte search and replace over the whole map."""
+    line, paragraph = SEPARATORS
+    others = " or ".join(f"{c!r} in {t}" for c in (paragraph, *CONTROLS))
+    replace = f".replace({line.encode()!r}, {SEPARATOR_ESCAPES[0]!r})"
+    return [
+        f"        if {line!r} in {t}:",
+        f"            if {others}:",
+        f"                {t} = _separated({t}, _dumps)",
+        "            else:",
+        f"                {t} = _fragment(_dumps({t}){replace})",
+        f"        elif {paragraph!r} in {t}:",
+        f"            {t} = _separated({t}, _dumps)",
     ]
 
 
@@ -167,18 +216,18 @@ def _read(
     (those written straight into the map's display stay expressions of ``v{i}``). With
     ``promotions`` (this image decides the sqlType) their columns also set their bit in ``m``,
     behind the one type test their text takes; ``texts`` get their escapes as they are read
-    (``_text``): ``keep`` also leaves their feed values in ``w{i}`` for the after image of an
-    UPDATE, which reuses the texts ``{same}{i}`` of those it finds unchanged."""
+    (``_text``). ``keep`` also leaves the feed values in ``w{i}`` for the after image of an
+    UPDATE, which reuses the texts ``{same}{i}`` of those it finds unchanged: an equal string
+    or binary value, or the very object of any other column (most of an UPDATE's values are;
+    equality would not do, ``1 == True``), whose text is then neither made nor escaped twice."""
     limits = {i: (bit, limit) for bit, (i, limit) in enumerate(promotions)}
     lines = ["    m = 0"] if promotions else []
+    kept = "w{i} = " if keep else ""
     for i, expr in enumerate(exprs):
+        lines.append(f"    v{i} = {kept.format(i=i)}{image}[k{i}]")
         if i in texts:
-            kept = f"w{i} = " if keep else ""
-            lines.append(f"    v{i} = {kept}{image}[k{i}]")
             lines += _text(i, texts[i], f"{prefix}{i}", same)
-            continue
-        lines.append(f"    v{i} = {image}[k{i}]")
-        if i in limits:
+        elif i in limits:
             bit, limit = limits[i]
             lines += [
                 f"    if _type(v{i}) is int:",
@@ -187,6 +236,13 @@ def _read(
                 f"            m |= {1 << bit}",
                 "    else:",
                 f"        {prefix}{i} = None if v{i} is None else c{i}(v{i})",
+            ]
+        elif same:
+            lines += [
+                f"    if v{i} is w{i}:",
+                f"        {prefix}{i} = {same}{i}",
+                "    else:",
+                f"        {prefix}{i} = {expr}",
             ]
         elif i not in inline:
             lines.append(f"    {prefix}{i} = {expr}")
@@ -204,17 +260,25 @@ def _display(
     return "{" + ", ".join(f"k{i}: {value}" for i, value in enumerate(values)) + "}"
 
 
+_HTML_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+"""Go's HTML-safe escapes (``gojson.html_escape``); 226 (0xE2) leads U+2028 and U+2029."""
+
+
 def _dump(target: str, display: str, odd_names: bool) -> list[str]:
     """Dump a map and give it Go's escapes: the texts' controls are done (``_controls``), so
-    the HTML-safe ones and U+2028/U+2029 are left (``html_escape``), unless a column name holds
-    a control too."""
+    the HTML-safe ones and U+2028/U+2029 are left, unless a column name holds a control too.
+    They are ``html_escape`` inline, each replace behind its own memchr: most maps holding a
+    binary text hold one of ``<>&``, and a call that tests all four again costs more than the
+    tests left to run here."""
     if odd_names:
         return [f"    {target} = _fix(_dumps({display}))"]
-    return [
-        f"    {target} = _dumps({display})",
-        f"    if 60 in {target} or 62 in {target} or 38 in {target} or 226 in {target}:",
-        f"        {target} = _html({target})",
-    ]
+    lines = [f"    {target} = _dumps({display})"]
+    for char, escape in _HTML_ESCAPES:
+        lines += [
+            f"    if {ord(char)} in {target}:",
+            f"        {target} = {target}.replace({char!r}, {escape!r})",
+        ]
+    return [*lines, f"    if 226 in {target}:", f"        {target} = _separators({target})"]
 
 
 def _controls(prefix: str, columns: list[ColumnInfo], old: bool = False) -> list[str]:
@@ -238,8 +302,9 @@ def _indent(lines: list[str]) -> list[str]:
     return ["    " + line for line in lines]
 
 
-def _returns(promoted: bool) -> tuple[str, str, str]:
-    """The joins of an INSERT, an UPDATE and a DELETE."""
+def _appends(promoted: bool) -> tuple[str, str, str]:
+    """The joins of an INSERT, an UPDATE and a DELETE; with promotions the ``sqlType`` and
+    ``mysqlType`` part is looked up by mask, already joined to what follows it."""
     if not promoted:
         return (
             "_join((ti, mid, fno, data, tail))",
@@ -247,9 +312,9 @@ def _returns(promoted: bool) -> tuple[str, str, str]:
             "_join((td, mid, fno, data, tail))",
         )
     return (
-        "_join((ti, mid, sts[m], no_old, data, tail))",
-        "_join((tu, mid, sts[m], with_old, old, sep, data, tail))",
-        "_join((td, mid, sts[m], no_old, data, tail))",
+        "_join((ti, mid, sno[m], data, tail))",
+        "_join((tu, mid, swo[m], old, sep, data, tail))",
+        "_join((td, mid, sno[m], data, tail))",
     )
 
 
@@ -267,12 +332,14 @@ def compile_row_encoder(
     namespace: dict[str, Any] = {
         "_type": type,
         "_str": str,  # behind ``type(v) is int``: str of an int is its repr
+        "_repr": repr,
         "_len": len,
         "_dumps": dumps,
         "_frag": text_fragment,
+        "_separated": separated,
         "_fragment": Fragment,
         "_go_text": go_text,
-        "_html": html_escape,
+        "_separators": separators,
         "_fix": fix,
         "_join": b"".join,
         **HELPERS,
@@ -284,8 +351,10 @@ def compile_row_encoder(
         "sep": b'],"data":[',
     }
     if promotions:
+        sql_type, no_old, with_old = templates.sql_type, templates.no_old, templates.with_old
         namespace.update(
-            no_old=templates.no_old, with_old=templates.with_old, sts=_ByMask(templates.sql_type)
+            sno=_ByMask(lambda mask: sql_type(mask) + no_old),
+            swo=_ByMask(lambda mask: sql_type(mask) + with_old),
         )
     else:  # the sqlType is fixed: one part from it to the first map
         fixed = templates.sql_type(0)
@@ -314,7 +383,8 @@ def compile_row_encoder(
         image: str, prefix: str, decides: bool = True, *, keep: bool = False, same: str = ""
     ) -> list[str]:
         chosen = promotions if decides else ()
-        return _read(image, exprs, prefix, inline, chosen, fused, keep=keep, same=same)
+        shown = frozenset() if keep or same else inline  # an UPDATE keeps every text
+        return _read(image, exprs, prefix, shown, chosen, fused, keep=keep, same=same)
 
     after = _controls("a", kinds) if only_updated else []
     after += _dump("data", _display(exprs, "a", inline, promoted), odd)
@@ -323,23 +393,35 @@ def compile_row_encoder(
         old += _controls("b", kinds, old=True) + _dump("old", "o", odd)
         update_path = [*read("before", "b", False), *read("after", "a"), *old, *after]
     else:
-        old = _dump("old", _display(exprs, "b", inline), odd)
+        everything: frozenset[int] = frozenset()
+        old = _dump("old", _display(exprs, "b", everything), odd)
+        data = _dump("data", _display(exprs, "a", everything), odd)
         read_before = read("before", "b", False, keep=True)
-        update_path = [*read_before, *old, *read("after", "a", same="b"), *after]
-    insert, update, delete = _returns(bool(promotions))
+        update_path = [*read_before, *old, *read("after", "a", same="b"), *data]
+    insert, update, delete = _appends(bool(promotions))
     body = [
         "    after = row.after",
         "    before = row.before",
         "    if before is None:",
         *_indent(read("after", "a") + after),
-        f"        return {insert}",
+        f"        append({insert})",
+        "        continue",
         "    if after is None:",
         *_indent(read("before", "a") + after),
-        f"        return {delete}",
+        f"        append({delete})",
+        "        continue",
         *update_path,
-        f"    return {update}",
+        f"    append({update})",
     ]
     defaults = ", ".join(f"{name}={name}" for name in namespace)
-    source = "\n".join([f"def generated(row, mid, tail, {defaults}):", *body])
+    source = "\n".join(
+        [
+            f"def generated(rows, mid, tail, append, table, commit_ts, {defaults}):",
+            "    for row in rows:",
+            "        if row.table is not table or row.commit_ts != commit_ts:",
+            "            return",
+            *_indent(body),
+        ]
+    )
     encoder: RowEncoder = run_generated(source, "canal-json row writer", namespace)["generated"]
     return encoder

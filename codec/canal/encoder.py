@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import islice, repeat
 
 from tisink.codec.canal.ddl import encode_ddl, encode_watermark
 from tisink.codec.canal.jsontext import dumps
@@ -66,7 +66,9 @@ class CanalJSONEncoder(EncoderBase):
         return self._renderers.get(table)
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
-        """One record per row, in order; the ``es``/``ts`` bytes made once per commitTs."""
+        """One record per row, in order; the ``es``/``ts`` bytes made once per commitTs, each
+        run of rows of one table version and commitTs handed to its generated function in one
+        call."""
         now_ms = self._clock.now_ms()
         if now_ms != self._now_ms:
             self._now_ms = now_ms
@@ -75,29 +77,35 @@ class CanalJSONEncoder(EncoderBase):
         extension = self._options.enable_tidb_extension
         values: list[bytes] = []
         append = values.append
-        last_table: TableInfo | None = None
+        count = len(rows)
+        done = 0
         last_ts = -1
-        renderer: RowRenderer | None = None
-        fast = None
         mid = tail = b""
-        for row in rows:
+        while done < count:
+            row = rows[done]
             commit_ts = row.commit_ts
-            if row.table is not last_table or commit_ts != last_ts:
-                if commit_ts != last_ts:
-                    last_ts = commit_ts
-                    mid = b',"es":%d' % (commit_ts >> 18) + ts_part
-                    tail = b'],"_tidb":{"commitTs":%d}}' % commit_ts if extension else b"]}"
-                last_table = row.table
-                renderer = self.renderer(last_table)
-                fast = renderer.fast
-            if fast is not None:
-                try:
-                    append(fast(row, mid, tail))
-                    continue
-                except Exception:  # the general path names the column or repairs the text
-                    pass
-            assert renderer is not None
-            append(renderer.encode(row, mid, tail))
+            if commit_ts != last_ts:
+                last_ts = commit_ts
+                mid = b',"es":%d' % (commit_ts >> 18) + ts_part
+                tail = b'],"_tidb":{"commitTs":%d}}' % commit_ts if extension else b"]}"
+            table = row.table
+            renderer = self.renderer(table)
+            run = renderer.run
+            if run is not None:
+                try:  # returns at the run's end: its rows have their messages
+                    run(
+                        islice(rows, done, None) if done else rows,
+                        mid,
+                        tail,
+                        append,
+                        table,
+                        commit_ts,
+                    )
+                except Exception:  # the first row without a message raised: the general path
+                    append(renderer.encode(rows[len(values)], mid, tail))  # names the column
+            else:
+                append(renderer.encode(row, mid, tail))
+            done = len(values)
         if self._compressing:
             values = [self._compress(value) for value in values]
         size = sum(map(len, values))

@@ -19,8 +19,9 @@ from tisink.codec.gojson import html_escape, repaired_dumps
 CONTROLS = ("\x08", "\x0c")
 """Backspace and form feed: orjson writes ``\\b``/``\\f``, Go ``\\u0008``/``\\u000c``. Row
 renderers test their texts for them and escape only those texts (``text_fragment``): finding the
-two-byte escape in a dumped map costs far more than a memchr per text. The HTML-safe escapes and
-U+2028/U+2029 are done on the whole map (``gojson.html_escape``, behind a memchr each)."""
+two-byte escape in a dumped map costs far more than a memchr per text. The HTML-safe escapes are
+done on the whole map (``gojson.html_escape``'s, behind a memchr each), U+2028/U+2029 in the
+string texts that hold them (``separated``) and on the map for any other (``separators``)."""
 
 
 def fix(out: bytes) -> bytes:
@@ -47,10 +48,16 @@ GO_ESCAPES = (b"\\u0008", b"\\u000c")
 
 def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
     """A text holding a backspace or form feed, dumped with Go's escapes for them as a Fragment
-    of its map (``<>&`` and U+2028/U+2029 are left to the map). Each control present is swapped
-    for a mark absent from the text (``_BACKSPACE_MARKS``, ``_FORM_FEED_MARKS``); a text holding
-    every mark of a set takes ``_placeheld_fragment``. Straight-line code: binary values take
-    this path often (a random byte is one of the two 1 time in 128)."""
+    of its map (``<>&`` and U+2028/U+2029 are left to the map): ``_control_escaped``."""
+    return Fragment(_control_escaped(text, dumps))
+
+
+def _control_escaped(text: str, dumps: Callable[[Any], bytes]) -> bytes:
+    """The dumped bytes of a text holding a backspace or form feed, with Go's escapes for them.
+    Each control present is swapped for a mark absent from the text (``_BACKSPACE_MARKS``,
+    ``_FORM_FEED_MARKS``); a text holding every mark of a set takes ``_placeheld``.
+    Straight-line code: binary values take this path often (a random byte is one of the two 1
+    time in 128)."""
     backspace = ""
     marked = text
     if "\x08" in text:
@@ -58,17 +65,40 @@ def text_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
             if backspace not in text:
                 break
         else:
-            return _placeheld_fragment(text, dumps)
+            return _placeheld(text, dumps)
         marked = text.replace("\x08", backspace)
         if "\x0c" not in text:
-            return Fragment(dumps(marked).replace(backspace.encode(), b"\\u0008"))
+            return dumps(marked).replace(backspace.encode(), b"\\u0008")
     for form_feed in _FORM_FEED_MARKS:
         if form_feed not in text:
             break
     else:
-        return _placeheld_fragment(text, dumps)
+        return _placeheld(text, dumps)
     out = dumps(marked.replace("\x0c", form_feed)).replace(form_feed.encode(), b"\\u000c")
-    return Fragment(out.replace(backspace.encode(), b"\\u0008") if backspace else out)
+    return out.replace(backspace.encode(), b"\\u0008") if backspace else out
+
+
+_LINE_SEPARATOR = "\u2028".encode()
+_PARAGRAPH_SEPARATOR = "\u2029".encode()
+SEPARATORS = ("\u2028", "\u2029")
+"""Line and paragraph separator, which Go escapes and orjson does not: row renderers test
+string texts for them (``separated``); the map's test for their lead byte stays, for the rest."""
+SEPARATOR_ESCAPES = (b"\\u2028", b"\\u2029")
+"""Go's escapes of ``SEPARATORS``."""
+
+
+def separated(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
+    """A text holding U+2028 or U+2029, dumped with Go's escapes for them (and for a backspace
+    or form feed) as a Fragment of its map (``<>&`` are left to the map). Escaping them here,
+    in the text's own bytes, leaves the map without them: their three-byte search and replace
+    over a whole map costs more than this whole call."""
+    controls = "\x08" in text or "\x0c" in text
+    out = _control_escaped(text, dumps) if controls else dumps(text)
+    if "\u2028" in text:
+        out = out.replace(_LINE_SEPARATOR, SEPARATOR_ESCAPES[0])
+    if "\u2029" in text:
+        out = out.replace(_PARAGRAPH_SEPARATOR, SEPARATOR_ESCAPES[1])
+    return Fragment(out)
 
 
 def go_text(text: str, dumps: Callable[[Any], bytes]) -> str | Fragment:
@@ -85,12 +115,12 @@ followed by ``b`` or ``f`` for an escape."""
 _PLACEHELD = ("\ue008".encode(), "\ue00c".encode())
 
 
-def _placeheld_fragment(text: str, dumps: Callable[[Any], bytes]) -> Fragment:
+def _placeheld(text: str, dumps: Callable[[Any], bytes]) -> bytes:
     backspace, form_feed = _PLACEHOLDERS
     if backspace in text or form_feed in text:  # the placeholders themselves: the exact way
-        return Fragment(fix_controls(dumps(text)))
+        return fix_controls(dumps(text))
     out = dumps(text.replace("\x08", backspace).replace("\x0c", form_feed))
-    return Fragment(out.replace(_PLACEHELD[0], b"\\u0008").replace(_PLACEHELD[1], b"\\u000c"))
+    return out.replace(_PLACEHELD[0], b"\\u0008").replace(_PLACEHELD[1], b"\\u000c")
 
 
 def fix_controls(out: bytes) -> bytes:
@@ -104,6 +134,13 @@ def fix_controls(out: bytes) -> bytes:
                 parts[i] = part.replace(b"\\b", b"\\u0008").replace(b"\\f", b"\\u000c")
         out = b"\\\\".join(parts)
     return out
+
+
+def separators(out: bytes) -> bytes:
+    """Go's ``\\u2028``/``\\u2029`` for U+2028/U+2029 in orjson bytes: the last step of
+    ``html_escape``, for the generated writers that do the ``<>&`` ones inline."""
+    line, paragraph = SEPARATOR_ESCAPES
+    return out.replace(_LINE_SEPARATOR, line).replace(_PARAGRAPH_SEPARATOR, paragraph)
 
 
 def dumps(value: Any) -> bytes:

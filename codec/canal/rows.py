@@ -54,7 +54,7 @@ def _object(pairs: list[tuple[str, Any]]) -> bytes:
 class _Variant:
     """The generated functions of one column set."""
 
-    __slots__ = ("build", "columns", "fast", "safe", "templates")
+    __slots__ = ("build", "columns", "run", "safe", "templates")
 
     def __init__(
         self,
@@ -65,19 +65,23 @@ class _Variant:
         self.columns = columns
         self.templates = templates
         self.build = build
-        self.fast: RowEncoder = build(columns, templates, orjson.dumps)
+        self.run: RowEncoder = build(columns, templates, orjson.dumps)
         self.safe: RowEncoder | None = None
 
     def encode(self, row: RowChangedEvent, mid: bytes, tail: bytes) -> bytes:
         """The fast function, or on a string orjson refuses the repairing one; raises one of
         ``VALUE_ERRORS`` on a bad value."""
+        out: list[bytes] = []
+        rows, table, commit_ts = (row,), row.table, row.commit_ts
         try:
-            return self.fast(row, mid, tail)
+            self.run(rows, mid, tail, out.append, table, commit_ts)
+            return out[0]
         except TypeError:  # orjson.JSONEncodeError is TypeError: a lone surrogate, or a bad value
             pass
         if self.safe is None:
             self.safe = self.build(self.columns, self.templates, repaired_dumps)
-        return self.safe(row, mid, tail)
+        self.safe(rows, mid, tail, out.append, table, commit_ts)
+        return out[0]
 
 
 class RowRenderer:
@@ -89,7 +93,7 @@ class RowRenderer:
         "_key_columns",
         "_keyed",
         "_variant",
-        "fast",
+        "run",
         "table",
     )
 
@@ -139,9 +143,9 @@ class RowRenderer:
         self._key_columns = [pair for pair in stored if pair[0].name in key]
         self._keyed: _Variant | None = None
         """The handle key's functions, compiled when first needed."""
-        self.fast: RowEncoder | None = None if delete_key_only else self._full.fast
+        self.run: RowEncoder | None = None if delete_key_only else self._full.run
         """The generated function itself when every row takes it (no per-row choice): the
-        hot path calls it with ``mid`` and ``tail`` and falls back to ``encode`` on any error."""
+        hot path hands it a run of rows and falls back to ``encode`` for the row it raised on."""
 
     def _key_variant(self) -> _Variant:
         if self._keyed is None:
