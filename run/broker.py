@@ -36,6 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Protocol
 
 from tisink.core.errors import TisinkError
 
@@ -241,12 +242,28 @@ def _tail(path: Path) -> str:
     return data[-_STDERR_TAIL_BYTES:].decode("utf-8", "replace").rstrip()
 
 
+class ForegroundBroker(Protocol):
+    """What ``serve_in_foreground`` needs of a started broker (Tansu's or Apache Kafka's)."""
+
+    process: subprocess.Popen[bytes]
+
+    def output_tail(self) -> str: ...
+
+    def stop(self) -> None: ...
+
+
 def run_broker_foreground(port: int = 9092) -> int:
     """Run the embedded broker until SIGINT/SIGTERM (``tisink broker``); returns an exit code."""
     broker = start_broker(port)
     log.info(
         "Kafka-compatible broker listening on %s (in memory; Ctrl-C stops it)", broker.bootstrap
     )
+    return serve_in_foreground(broker)
+
+
+def serve_in_foreground(broker: ForegroundBroker) -> int:
+    """Wait for ``broker`` until SIGINT/SIGTERM (0) or until it exits on its own (its code,
+    with its last lines logged); it is stopped either way."""
     stopping: list[bool] = []
 
     def _on_sigterm(_sig: int, _frame: object) -> None:

@@ -17,10 +17,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests import markers
+from tests.apache_kafka_fixture import apache_kafka_bootstrap
 from tests.broker_fixture import kafka_bootstrap
 from tests.db_servers import fresh_mariadb, fresh_postgresql, mariadb_url, postgresql_url
 
 __all__ = [
+    "apache_kafka_bootstrap",
     "fresh_mariadb",
     "fresh_postgresql",
     "kafka_bootstrap",

@@ -50,6 +50,7 @@ SERIAL_GROUP = "serial"
 FIXTURE_MARKERS: dict[str, str] = {
     "spark": "spark",
     "kafka_bootstrap": "kafka",
+    "apache_kafka_bootstrap": "spark",  # a JVM: one at a time
     "mariadb_url": "db",
     "postgresql_url": "db",
     "fresh_mariadb": "db",
@@ -76,6 +77,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "eventsink/kafka/test_faults.py": ("kafka",),
     "eventsink/kafka/test_play_through_cuts.py": ("kafka",),
     "replay/test_kafka_source.py": ("kafka",),
+    "run/test_apache_kafka.py": ("spark", "kafka", "cli"),  # Apache Kafka: a JVM of its own
     "tisink/test_replay_commands.py": ("kafka",),
     "bench/test_replay_group.py": ("kafka",),
     # the tisink command, a Python child process or a script, in a subprocess

@@ -6,7 +6,7 @@ import logging
 import os
 from importlib.metadata import version as dist_version
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import orjson
 import typer
@@ -512,15 +512,27 @@ def bench(
 @app.command()
 def broker(
     port: Annotated[int, typer.Option(help="Loopback port to listen on.")] = 9092,
+    kind: Annotated[
+        Literal["tansu", "apache"],
+        typer.Option(
+            help="tansu: in memory, starts in milliseconds, end offsets count batches; apache: "
+            "Apache Kafka 4.x (one KRaft node, jars from Maven Central on first use), a few "
+            "seconds to start, real end offsets and idempotent producers."
+        ),
+    ] = "tansu",
 ) -> None:
-    """Run the embedded Kafka-protocol broker (Tansu) in the foreground until interrupted;
-    exit 2 when it cannot start (a busy port, no broker binary)."""
+    """Run an embedded Kafka broker in the foreground until interrupted; exit 2 when it
+    cannot start (a busy port, no broker binary, no jars)."""
+    from tisink.run.apache_kafka import run_apache_kafka_foreground
     from tisink.run.broker import BrokerStartError, run_broker_foreground
 
     # where it listens is this command's output, not a diagnostic
-    logging.getLogger("tisink.run.broker").setLevel(logging.INFO)
+    logging.getLogger("tisink.run").setLevel(logging.INFO)
     try:
-        code = run_broker_foreground(port)
+        if kind == "apache":
+            code = run_apache_kafka_foreground(port)
+        else:
+            code = run_broker_foreground(port)
     except BrokerStartError as err:
         fail("broker", str(err), REFUSED)
     raise typer.Exit(code)

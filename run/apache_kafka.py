@@ -1,0 +1,561 @@
+"""An embedded Apache Kafka broker: a single KRaft node (broker and controller in one JVM).
+
+The Tansu broker (``run/broker.py``) starts in milliseconds but is not Kafka: its high
+watermark advances by one per record *batch*, so a reader cannot use ListOffsets to know it has
+read everything, and aiokafka's idempotent producer fails against it. This module runs the real
+thing beside it, from the official jars, on loopback, without Docker or a Kafka installation:
+
+* The jars (``KAFKA_VERSION``) come from Maven Central on first use: ``mvn`` copies
+  ``kafka_2.13`` and its runtime dependencies, plus ``slf4j-simple`` (the jar declares only
+  slf4j-api, so without a binding the broker would log nothing), into a versioned folder of
+  tisink's cache (``$TISINK_CACHE_DIR`` or ``~/.cache/tisink``), written under a temporary name
+  and renamed when complete. A later start finds the folder and never runs Maven.
+* Each start formats a fresh temporary log dir (``kafka.tools.StorageTool format --standalone``,
+  random cluster id), then runs ``kafka.Kafka`` with a small heap and the serial GC. It is ready
+  once it answers Metadata with itself as the only broker, which Kafka does only after the node
+  has registered and been unfenced (its broker listener opens last).
+* Topics are auto-created on first use with ``num.partitions=4``, as Tansu does; the internal
+  topics have one partition and one replica, and a consumer group starts without delay.
+* Stopping sends SIGTERM (a controlled shutdown, well under a second) and kills after a grace
+  period. On Linux the JVM also gets SIGTERM if the process that started it dies (strictly: the
+  thread, so start it from one that outlives the broker); its temporary folder then stays.
+
+Errors are ``ApacheKafkaError`` (a ``BrokerStartError``) with one line: what failed, the last
+meaningful lines of the JVM's output, and the path of the full log, which is kept on failure.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from base64 import urlsafe_b64encode
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from tisink.run.broker import (
+    LOOPBACK,
+    BrokerStartError,
+    answers_metadata,
+    free_port,
+    serve_in_foreground,
+)
+
+log = logging.getLogger(__name__)
+
+KAFKA_VERSION = "4.4.0"
+"""The Apache Kafka release started; its jars live in a folder named after it."""
+SCALA_VERSION = "2.13"
+SLF4J_VERSION = "1.7.36"
+"""The slf4j-api that ``kafka_2.13`` declares; ``slf4j-simple`` must match it."""
+DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
+"""Pinned, so the resolution does not change with the Maven installed."""
+CACHE_ENV = "TISINK_CACHE_DIR"
+JVM_OPTIONS: tuple[str, ...] = (
+    "-Xms64m",
+    "-Xmx256m",
+    "-XX:+UseSerialGC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djava.awt.headless=true",
+)
+"""A test broker's JVM: a small heap, one GC thread, no stop-the-world surprises from G1's
+concurrent threads on a shared machine."""
+LOG_OPTIONS: tuple[str, ...] = (
+    "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+    "-Dorg.slf4j.simpleLogger.showDateTime=true",
+    "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+    # the full KafkaConfig dump, about 2,000 lines a start, buries the lines that matter
+    "-Dorg.slf4j.simpleLogger.log.org.apache.kafka.common.config.AbstractConfig=warn",
+)
+NODE_ID = 1
+BROKER_PROPERTIES: dict[str, str] = {
+    "auto.create.topics.enable": "true",
+    "num.partitions": "4",
+    "default.replication.factor": "1",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "1",
+    "share.coordinator.state.topic.replication.factor": "1",
+    "share.coordinator.state.topic.min.isr": "1",
+    "share.coordinator.state.topic.num.partitions": "1",
+    "group.initial.rebalance.delay.ms": "0",
+    "num.network.threads": "2",
+    "num.io.threads": "2",
+    "num.recovery.threads.per.data.dir": "1",
+}
+"""The settings every embedded broker gets (``properties`` of ``start_apache_kafka`` override
+them): a single node's replication, small internal topics, no rebalance delay, few threads."""
+
+_PORT_ATTEMPTS = 3
+_MVN_TIMEOUT_S = 900.0
+_FORMAT_TIMEOUT_S = 60.0
+_TAIL_BYTES = 1_000_000
+_SUMMARY_CHARS = 600
+_PR_SET_PDEATHSIG = 1
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_STACK_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
+_LOG_PREFIX = re.compile(r"^(\d\d:\d\d:\d\d\.\d+ )?\[[^\]]*\] (?=[A-Z]+ )")
+"""slf4j-simple's time and thread, dropped from a quoted line (its level stays)."""
+_RECORD = re.compile(r"^(TRACE|DEBUG|INFO|WARN|ERROR) ")
+_ERROR = re.compile(r"^(ERROR|FATAL) |^Exception in thread ")
+_BIND_FAILED = "Address already in use"
+
+
+class ApacheKafkaError(BrokerStartError):
+    """The embedded Apache Kafka could not be resolved or started; the message is one line."""
+
+
+class ApacheKafkaBroker:
+    """A running single-node Apache Kafka; a context manager that stops it on exit."""
+
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        port: int,
+        controller_port: int,
+        workdir: Path,
+        version: str,
+    ) -> None:
+        self.process = process
+        self.port = port
+        self.controller_port = controller_port
+        self.workdir = workdir
+        self.version = version
+
+    @property
+    def bootstrap(self) -> str:
+        """The ``host:port`` of the PLAINTEXT listener clients connect to."""
+        return f"{LOOPBACK}:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        """The JVM's output (both streams), removed with the work dir by ``stop``."""
+        return self.workdir / "server.log"
+
+    def output_tail(self) -> str:
+        """The last meaningful lines the broker wrote, as one line, for error messages."""
+        return log_summary(self.log_path)
+
+    def stop(self, timeout: float = 20.0) -> None:
+        """SIGTERM (a controlled shutdown), kill after ``timeout``, then drop the work dir."""
+        _terminate(self.process, timeout)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> ApacheKafkaBroker:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def cache_dir() -> Path:
+    """tisink's cache: ``$TISINK_CACHE_DIR`` or ``~/.cache/tisink`` (as the Spark driver's)."""
+    folder = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tisink")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def jars_folder(version: str = KAFKA_VERSION) -> Path:
+    """Where the jars of ``version`` are kept (whether or not they are there yet)."""
+    return cache_dir() / f"apache-kafka-{version}-jars"
+
+
+def kafka_jars(version: str = KAFKA_VERSION) -> Path:
+    """The folder holding Apache Kafka ``version``'s jars, resolved with Maven on first use.
+
+    Maven copies into a temporary folder beside the final one, which is renamed only when
+    complete: an interrupted download leaves no half folder, and two processes resolving at
+    once both end up with the same complete one.
+    """
+    folder = jars_folder(version)
+    if _complete(folder, version):
+        return folder
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise ApacheKafkaError(
+            f"Apache Kafka {version}'s jars are not in {folder} and resolving them needs Maven "
+            "(mvn) on PATH"
+        )
+    started = time.monotonic()
+    log.info("resolving Apache Kafka %s's jars with Maven into %s", version, folder)
+    with tempfile.TemporaryDirectory(prefix=f".{folder.name}.", dir=folder.parent) as temp:
+        staging = Path(temp)
+        jars = staging / "jars"
+        (staging / "pom.xml").write_text(_pom(version), encoding="utf-8")
+        _run_maven(mvn, staging, jars, version)
+        if not _complete(jars, version):
+            raise ApacheKafkaError(
+                f"Maven finished but {_main_jar(version)} is missing from {jars}"
+            )
+        try:
+            jars.rename(folder)
+        except OSError as exc:
+            if not _complete(folder, version):  # not another process winning the race
+                raise ApacheKafkaError(f"cannot move the jars into {folder}: {exc}") from exc
+    log.info(
+        "resolved %d jars for Apache Kafka %s in %.1fs",
+        len(list(folder.glob("*.jar"))),
+        version,
+        time.monotonic() - started,
+    )
+    return folder
+
+
+def _main_jar(version: str) -> str:
+    return f"kafka_{SCALA_VERSION}-{version}.jar"
+
+
+def _complete(folder: Path, version: str) -> bool:
+    return (folder / _main_jar(version)).is_file()
+
+
+def _pom(version: str) -> str:
+    """A pom with no code of its own: only the dependencies whose jars are wanted."""
+    dependencies = [
+        ("org.apache.kafka", f"kafka_{SCALA_VERSION}", version),
+        ("org.slf4j", "slf4j-simple", SLF4J_VERSION),
+    ]
+    lines = [
+        "<?xml version='1.0' encoding='UTF-8'?>",
+        "<project xmlns='http://maven.apache.org/POM/4.0.0'>",
+        "  <modelVersion>4.0.0</modelVersion>",
+        "  <groupId>tisink.embedded</groupId>",
+        "  <artifactId>apache-kafka-jars</artifactId>",
+        f"  <version>{version}</version>",
+        "  <packaging>pom</packaging>",
+        "  <dependencies>",
+    ]
+    for group, artifact, dep_version in dependencies:
+        lines.append(
+            f"    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
+            f"<version>{dep_version}</version></dependency>"
+        )
+    lines += ["  </dependencies>", "</project>", ""]
+    return "\n".join(lines)
+
+
+def _run_maven(mvn: str, staging: Path, jars: Path, version: str) -> None:
+    args = [
+        mvn,
+        "--batch-mode",
+        "--quiet",
+        "-Dstyle.color=never",
+        "-f",
+        str(staging / "pom.xml"),
+        f"{DEPENDENCY_PLUGIN}:copy-dependencies",
+        f"-DoutputDirectory={jars}",
+        "-DincludeScope=runtime",
+    ]
+    try:
+        done = subprocess.run(
+            args,
+            cwd=staging,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_MVN_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ApacheKafkaError(
+            f"Maven did not resolve Apache Kafka {version}'s jars within {_MVN_TIMEOUT_S:g}s"
+        ) from exc
+    except OSError as exc:
+        raise ApacheKafkaError(f"cannot run Maven ({mvn}): {exc}") from exc
+    if done.returncode != 0:
+        output = (done.stdout + done.stderr).decode("utf-8", "replace")
+        raise ApacheKafkaError(
+            f"Maven could not resolve Apache Kafka {version}'s jars (exit code "
+            f"{done.returncode}): {_maven_summary(output)}"
+        )
+
+
+def _maven_summary(output: str) -> str:
+    """Maven's first error line (the rest is advice on re-running with -e and -X)."""
+    lines = [_ANSI.sub("", line).strip() for line in output.splitlines()]
+    errors = [line.removeprefix("[ERROR]").strip() for line in lines if "[ERROR]" in line]
+    chosen = [line for line in errors if line] or [line for line in lines if line][-1:]
+    return _one_line(chosen[0] if chosen else "(no output)")
+
+
+def java_binary() -> str:
+    """``$JAVA_HOME/bin/java`` or the ``java`` on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home, "bin", "java")) if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        raise ApacheKafkaError(
+            "the embedded Apache Kafka needs Java 17 or newer (java on PATH or JAVA_HOME)"
+        )
+    return java
+
+
+def start_apache_kafka(
+    port: int | None = None,
+    *,
+    controller_port: int | None = None,
+    properties: Mapping[str, str] | None = None,
+    startup_timeout: float = 60.0,
+    workdir: Path | None = None,
+    version: str = KAFKA_VERSION,
+) -> ApacheKafkaBroker:
+    """Start a single-node Apache Kafka on ``127.0.0.1:port`` (free ports when None).
+
+    ``properties`` add to or override ``BROKER_PROPERTIES`` (not the listeners, node id or log
+    dir). The broker's files go to a new folder under ``workdir`` (the system's temporary
+    folder by default). Returns once the broker answers Metadata as the cluster's only broker.
+    """
+    jars = kafka_jars(version)
+    java = java_binary()
+    chosen_ports = port is None and controller_port is None
+    attempts = _PORT_ATTEMPTS if chosen_ports else 1
+    for attempt in range(1, attempts + 1):
+        broker_port = port if port is not None else free_port()
+        quorum_port = controller_port if controller_port is not None else free_port()
+        while quorum_port == broker_port:
+            quorum_port = free_port()
+        try:
+            return _launch(
+                java,
+                jars,
+                broker_port,
+                quorum_port,
+                properties or {},
+                startup_timeout,
+                workdir,
+                version,
+            )
+        except _PortTaken as exc:
+            if attempt == attempts:
+                raise exc.error from None
+            shutil.rmtree(exc.workdir, ignore_errors=True)
+            log.warning("%s; trying other ports", exc.error)
+    raise AssertionError("unreachable")
+
+
+def run_apache_kafka_foreground(port: int = 9092) -> int:
+    """Run the embedded Apache Kafka until SIGINT/SIGTERM (``tisink broker --kind apache``);
+    returns an exit code."""
+    broker = start_apache_kafka(port)
+    log.info(
+        "Apache Kafka %s (one KRaft node) listening on %s (data in %s; Ctrl-C stops it)",
+        broker.version,
+        broker.bootstrap,
+        broker.workdir,
+    )
+    return serve_in_foreground(broker)
+
+
+class _PortTaken(Exception):
+    """Another process bound a port between ``free_port`` and the JVM's bind."""
+
+    def __init__(self, error: ApacheKafkaError, workdir: Path) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.workdir = workdir
+
+
+def _launch(
+    java: str,
+    jars: Path,
+    port: int,
+    controller_port: int,
+    extra: Mapping[str, str],
+    startup_timeout: float,
+    parent: Path | None,
+    version: str,
+) -> ApacheKafkaBroker:
+    workdir = Path(tempfile.mkdtemp(prefix="tisink-kafka-", dir=parent))
+    config = workdir / "server.properties"
+    config.write_text(_server_properties(port, controller_port, workdir / "data", extra))
+    log_path = workdir / "server.log"
+    classpath = ["-cp", str(jars / "*")]
+    started = time.monotonic()
+    deadline = started + startup_timeout
+    cluster_id = urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    storage_tool = [java, *JVM_OPTIONS, "-XX:TieredStopAtLevel=1", *LOG_OPTIONS, *classpath]
+    storage_tool += ["kafka.tools.StorageTool", "format", "--standalone"]
+    storage_tool += ["--cluster-id", cluster_id, "--config", str(config)]
+    with log_path.open("wb") as out:
+        formatter = _spawn(storage_tool, out)
+    try:
+        code = formatter.wait(max(1.0, min(_FORMAT_TIMEOUT_S, deadline - time.monotonic())))
+    except subprocess.TimeoutExpired:
+        _terminate(formatter, 5.0)
+        raise _failure(version, "did not format its log dir in time", workdir) from None
+    if code != 0:
+        raise _failure(version, f"storage format exited with code {code}", workdir)
+    server = [java, *JVM_OPTIONS, *LOG_OPTIONS, *classpath, "kafka.Kafka", str(config)]
+    with log_path.open("ab") as out:
+        process = _spawn(server, out)
+    broker = ApacheKafkaBroker(process, port, controller_port, workdir, version)
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            what = f"exited with code {process.returncode} while starting on {broker.bootstrap}"
+            error = _failure(version, what, workdir)
+            if _BIND_FAILED in _tail(log_path):
+                raise _PortTaken(error, workdir)
+            raise error
+        if answers_metadata(LOOPBACK, port, timeout=0.5) and _only_broker_is_us(port):
+            log.info(
+                "Apache Kafka %s ready on %s in %.1fs (files in %s)",
+                version,
+                broker.bootstrap,
+                time.monotonic() - started,
+                workdir,
+            )
+            return broker
+        time.sleep(0.05)
+    _terminate(process, 10.0)
+    raise _failure(
+        version,
+        f"did not answer Metadata on {broker.bootstrap} within {startup_timeout:g}s",
+        workdir,
+    )
+
+
+def _server_properties(
+    port: int, controller_port: int, data: Path, extra: Mapping[str, str]
+) -> str:
+    """The node's settings: the fixed topology, then ``BROKER_PROPERTIES`` and ``extra``."""
+    settings = dict(BROKER_PROPERTIES)
+    settings.update(extra)
+    settings.update(
+        {
+            "process.roles": "broker,controller",
+            "node.id": str(NODE_ID),
+            "listeners": f"PLAINTEXT://{LOOPBACK}:{port},CONTROLLER://{LOOPBACK}:{controller_port}",
+            "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{port}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "controller.quorum.bootstrap.servers": f"{LOOPBACK}:{controller_port}",
+            "log.dirs": str(data),
+        }
+    )
+    return "".join(f"{key}={_escape(value)}\n" for key, value in settings.items())
+
+
+def _escape(value: str) -> str:
+    """A value as java.util.Properties reads it back (backslashes are escapes there)."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def _spawn(args: Sequence[str], out: IO[bytes]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        list(args),
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        # its own session: a terminal's Ctrl-C reaches the caller, which then stops the broker
+        start_new_session=True,
+    )
+
+
+def _only_broker_is_us(port: int) -> bool:
+    """True when a real client sees exactly this node at its advertised address."""
+    from confluent_kafka.admin import AdminClient
+
+    # log_level 0: a node still registering is a False here, not librdkafka lines on stderr
+    client = AdminClient({"bootstrap.servers": f"{LOOPBACK}:{port}", "log_level": 0})
+    try:
+        metadata = client.list_topics(timeout=2.0)
+    except Exception:  # KafkaException while the node is still registering
+        return False
+    brokers = {b.id: (b.host, b.port) for b in metadata.brokers.values()}
+    return brokers == {NODE_ID: (LOOPBACK, port)}
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM the JVM when its parent dies, so a
+    killed test run or command leaves no broker behind."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _terminate(process: subprocess.Popen[bytes], timeout: float) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            log.warning("Apache Kafka (pid %d) ignored SIGTERM; killing it", process.pid)
+            process.kill()
+            process.wait(timeout)
+
+
+def _failure(version: str, what: str, workdir: Path) -> ApacheKafkaError:
+    """The one-line error for a start that failed; the log stays, the data goes."""
+    shutil.rmtree(workdir / "data", ignore_errors=True)
+    log_path = workdir / "server.log"
+    return ApacheKafkaError(
+        f"embedded Apache Kafka {version} {what}: {log_summary(log_path)} (log: {log_path})"
+    )
+
+
+def _tail(path: Path) -> str:
+    try:
+        with path.open("rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - _TAIL_BYTES))
+            data = file.read()
+    except FileNotFoundError:
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+def log_summary(path: Path) -> str:
+    """A JVM log's cause of death as one line: its first error (a log record at ERROR, or an
+    uncaught exception) with the exception and its root cause, and the last error when that is
+    another one (what the process died of); else the log's last two lines."""
+    lines = [
+        _LOG_PREFIX.sub("", line.strip())
+        for line in _tail(path).splitlines()
+        if line.strip() and not _STACK_FRAME.match(line)
+    ]
+    starts = [i for i, line in enumerate(lines) if _ERROR.search(line)]
+    if not starts:
+        return _one_line(" | ".join(lines[-2:])) if lines else "(no output)"
+    chosen = _error_block(lines, starts[0])
+    last = lines[starts[-1]]
+    if last not in chosen:
+        chosen.append(last)
+    return _one_line(" | ".join(chosen))
+
+
+def _error_block(lines: list[str], start: int) -> list[str]:
+    """An error's own line, the exception under it and that exception's root cause."""
+    block = [lines[start]]
+    follow = []
+    for line in lines[start + 1 :]:
+        if _RECORD.match(line):
+            break
+        follow.append(line)
+    if follow and not follow[0].startswith("Caused by: "):
+        block.append(follow[0])
+    causes = [line for line in follow if line.startswith("Caused by: ")]
+    if causes:
+        block.append(causes[-1])
+    return block
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > _SUMMARY_CHARS:
+        text = text[: _SUMMARY_CHARS - 1] + "…"
+    return text
