@@ -17,6 +17,10 @@ them (``owner.play_owner``, ``sink.partition_owner``): a player and sinks per pa
 a fifth more a row. It runs on one event loop in the task's thread, and pulls the routing a
 chunk at a time whenever its ``OwnerFeed`` runs dry: the first row is sent as soon as the
 session is up, memory holds about one chunk, and no thread waits on another's GIL.
+
+Generated rows are valid by construction; an error while generating or routing (a dispatcher
+that does not fit a table) stops the task's player and becomes its result's ``problem`` (rows
+it wrote before stay written, as they do on the inline engine).
 """
 
 from __future__ import annotations

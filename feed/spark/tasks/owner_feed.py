@@ -1,12 +1,12 @@
-"""The hand-over from a task's routing to its partition owners' players, all in one thread.
+"""The hand-over from a task's routing to its player, both in the task's one thread.
 
-A task that generates the workload itself plays every partition it owns on one event loop,
-in the thread that routes: threads would fight over the GIL (a task owning six partitions in
-seven threads cost 40 us a row against 32 for one, ``bench/bench_spark_task.py``). So routing
-is pulled: a player whose feed runs dry has the ``RoutingPump`` route one more chunk of the
-workload, which fills every owner's feed. Between chunks each player plays what it has and
-gives the loop up now and then (``Player``), so the feeds hold about one chunk each. A player
-that stopped (the stop marker, an error) closes its feed, which then drops what it is given.
+A task that generates the workload itself plays all the partitions it owns through one player
+on one event loop, in the thread that routes: threads would fight over the GIL (a task owning
+six partitions in seven threads cost 40 us a row against 32 on one loop). So routing is
+pulled: when the player's feed runs dry, the ``RoutingPump`` routes one more chunk of the
+workload into it, and the player plays that chunk, so the feed holds about one chunk. A
+player that stopped (the stop marker, an error) closes its feed, which then drops what it is
+given and ends the routing.
 """
 
 from __future__ import annotations
