@@ -78,6 +78,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "eventsink/kafka/test_play_through_cuts.py": ("kafka",),
     "replay/test_kafka_source.py": ("kafka",),
     "run/test_apache_kafka.py": ("spark", "kafka", "cli"),  # Apache Kafka: a JVM of its own
+    "tisink/test_play_apache_kafka.py": ("kafka",),
     "tisink/test_replay_commands.py": ("kafka",),
     "bench/test_replay_group.py": ("kafka",),
     # the tisink command, a Python child process or a script, in a subprocess
