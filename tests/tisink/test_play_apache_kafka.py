@@ -5,8 +5,9 @@ A consumer that stops at the end offsets (Flink's bounded ``latest-offset``, Spa
 ``endingOffsets``) is only tested honestly against a broker whose end offsets count records;
 the embedded Tansu counts batches (README). Each partition is read with confluent-kafka until
 quiet, independently of the end offset, and the two must agree. Pointed at Tansu
-(``TISINK_APACHE_KAFKA_BOOTSTRAP``), the canal-json play's ends disagree (531 records held,
-an end offset of 18) and aiokafka's idempotent producer cannot start: both fail, as they must.
+(``TISINK_APACHE_KAFKA_BOOTSTRAP``), the canal-json play's ends disagree (a partition holding
+1,018 records had an end offset of 892) and aiokafka's idempotent producer cannot start: both
+fail, as they must.
 """
 
 from __future__ import annotations
