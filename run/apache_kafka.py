@@ -348,6 +348,16 @@ def start_apache_kafka(
     raise AssertionError("unreachable")
 
 
+def new_cluster_id() -> str:
+    """A random cluster id as Kafka makes one (``Uuid.randomUuid``): 16 bytes in URL-safe
+    base64 without padding, never starting with "-", which the storage tool's argument parser
+    would take for an option (one id in 64 did)."""
+    while True:
+        cluster_id = urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 def run_apache_kafka_foreground(port: int = 9092) -> int:
     """Run the embedded Apache Kafka until SIGINT/SIGTERM (``tisink broker --kind apache``);
     returns an exit code."""
@@ -387,7 +397,7 @@ def _launch(
     classpath = ["-cp", str(jars / "*")]
     started = time.monotonic()
     deadline = started + startup_timeout
-    cluster_id = urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    cluster_id = new_cluster_id()
     storage_tool = [java, *JVM_OPTIONS, "-XX:TieredStopAtLevel=1", *LOG_OPTIONS, *classpath]
     storage_tool += ["kafka.tools.StorageTool", "format", "--standalone"]
     storage_tool += ["--cluster-id", cluster_id, "--config", str(config)]

@@ -21,6 +21,7 @@ from tisink.feed.play_records import PlayRecord, RowsStart, WatermarkPoint
 from tisink.feed.watermarks import points_of_intervals
 from tisink.model.events import DDLEvent
 from tisink.model.table import TableInfo
+from tisink.sink.partition_owner import owned_by_topic
 
 FIRST_PLACE = 1
 """Rows of a transaction are placed 1, 2, 3... (DDLs, which have commit ts of their own,
@@ -102,13 +103,9 @@ class PlayPlan:
 
     def view_partitions(self, owners: Sequence[int]) -> dict[tuple[str, int], int]:
         """Each owned (topic, partition) -> its number in the view of the task owning
-        ``owners``."""
-        view: dict[tuple[str, int], int] = {}
-        taken: dict[str, int] = {}
-        for topic, partition in self.partitions_of(owners):
-            view[topic, partition] = taken.get(topic, 0)
-            taken[topic] = view[topic, partition] + 1
-        return view
+        ``owners`` (the numbering its sinks use: ``owned_by_topic``)."""
+        owned = owned_by_topic(self.partitions_of(owners))
+        return {(t, p): i for t, numbers in owned.items() for i, p in enumerate(numbers)}
 
     def owner_events(
         self, owners: Sequence[int], bootstraps: Iterable[tuple[Key, PartitionRecord]] = ()

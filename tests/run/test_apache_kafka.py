@@ -323,3 +323,11 @@ def test_tisink_broker_kind_apache_serves_until_interrupted(tmp_path: Path) -> N
             cli.kill()
     assert cli.returncode == 0
     assert _processes_naming(workdir) == []
+
+
+def test_a_cluster_id_never_starts_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The storage tool reads an id starting with "-" as an option and fails (seen in CI)."""
+    drawn = iter([bytes([0xF8]) + bytes(15), bytes(16)])  # base64 "-A...", then "AAAA..."
+    monkeypatch.setattr(apache_kafka.uuid, "uuid4", lambda: uuid.UUID(bytes=next(drawn)))
+    cluster_id = apache_kafka.new_cluster_id()
+    assert cluster_id == "A" * 22
