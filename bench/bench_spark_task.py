@@ -2,7 +2,7 @@
 
 Runs in this process, without Spark: the driver's plan (``WorkloadInput``, the partition owners
 of a ``file://`` sink with index-value over ``--partitions``), then one task's generating and
-routing (``owned_workload._route``) owning 0, 1, half and all of the partitions, with its
+routing (``owned_workload.route_steps``) owning 0, 1, half and all of the partitions, with its
 feed's items counted and dropped (the players' encoding and writing are not in it). The
 "owning 0" row is the fixed cost every task pays whatever its share (the scaling model's
 floor, feed/spark/README.md); the others add the rows a task builds and routes.
@@ -22,7 +22,8 @@ from typing import Any
 from tisink.core.clock import WallClock
 from tisink.feed.spark.driver import run as spark_run
 from tisink.feed.spark.driver.sources import WorkloadInput
-from tisink.feed.spark.tasks.owned_workload import _all_selectable, _route
+from tisink.feed.spark.tasks.owned_workload import _all_selectable, route_steps
+from tisink.feed.spark.tasks.owner_feed import route_all
 from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import load_scenario
 
@@ -72,10 +73,10 @@ def main() -> None:
             gc.collect()
             gc.disable()  # as the tasks run (rare_collections)
             started = time.process_time()
-            problem = _route(
+            problem = route_all(route_steps(
                 plan, scenario, 1, args.rows, RowRouter(plan), owned, feed, source.schedule,
                 sparse, planned,
-            )  # fmt: skip
+            ))  # fmt: skip
             spent = time.process_time() - started
             gc.enable()
             assert problem is None, problem

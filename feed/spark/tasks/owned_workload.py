@@ -102,7 +102,7 @@ def _generate_and_play(
     sparse = planned and len(owners) < plan.tasks
     sends = owner_sends(plan, schedule, owners) if planned and schedule is not None else []
     pump.start(
-        _route_steps(plan, scenario, seed, rows, router, owners, feed, schedule, sparse, planned)
+        route_steps(plan, scenario, seed, rows, router, owners, feed, schedule, sparse, planned)
     )
     asyncio.run(_play(plan, owners, result, feed, router.split_txns, sends))
     if pump.error is not None:
@@ -112,30 +112,7 @@ def _generate_and_play(
     return [result]
 
 
-def _route(
-    plan: PlayPlan,
-    scenario: Scenario,
-    seed: int,
-    rows: int | None,
-    router: RowRouter,
-    owners: Sequence[int],
-    feed: Feed,
-    schedule: RecordedSchedule | None = None,
-    sparse: bool = False,
-    planned: bool = False,
-) -> InputProblem | None:
-    """``_route_steps`` to the end: the first problem, if any."""
-    steps = _route_steps(
-        plan, scenario, seed, rows, router, owners, feed, schedule, sparse, planned
-    )
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
-
-
-def _route_steps(
+def route_steps(
     plan: PlayPlan,
     scenario: Scenario,
     seed: int,

@@ -21,6 +21,15 @@ Steps = Generator[None, None, InputProblem | None]
 """The routing, one chunk per step; its return value is the first problem, if any."""
 
 
+def route_all(steps: Steps) -> InputProblem | None:
+    """Every step of ``steps`` (a bench or a test without a player): the first problem."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
 class WorkloadStopped(Exception):
     """The task stopped routing the workload (an error in it): the player writes no more."""
 

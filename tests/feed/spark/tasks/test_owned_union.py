@@ -15,7 +15,8 @@ from tisink.core.clock import WallClock
 from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.driver import run as spark_run
 from tisink.feed.spark.driver.sources import WorkloadInput
-from tisink.feed.spark.tasks.owned_workload import _route, owned_owners
+from tisink.feed.spark.tasks.owned_workload import owned_owners, route_steps
+from tisink.feed.spark.tasks.owner_feed import route_all
 from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import load_scenario, parse_scenario
 from tisink.feed.workload.selection import selectable
@@ -46,10 +47,10 @@ def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path)
         owners = owned_owners(task, tasks, plan)
         feed = _Collect()
         sparse = planned and len(owners) < plan.tasks
-        problem = _route(
+        problem = route_all(route_steps(
             plan, scenario, seed, ROWS, RowRouter(plan), owners, feed, source.schedule, sparse,
             planned,
-        )  # fmt: skip
+        ))  # fmt: skip
         assert problem is None
         assert {key[0] for key, _ in feed.items} <= set(owners)
         out.extend(item for item in feed.items if type(item[1]) is FeedRow)
