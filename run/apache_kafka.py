@@ -11,7 +11,9 @@ thing beside it, from the official jars, on loopback, without Docker or a Kafka 
   tisink's cache (``$TISINK_CACHE_DIR`` or ``~/.cache/tisink``), written under a temporary name
   and renamed when complete. A later start finds the folder and never runs Maven.
 * Each start formats a fresh temporary log dir (``kafka.tools.StorageTool format --standalone``,
-  random cluster id), then runs ``kafka.Kafka`` with a small heap and the serial GC. It is ready
+  random cluster id), then runs ``kafka.Kafka`` with a small heap and the serial GC; a start
+  given ``log_dir`` (a stopped broker's ``data_dir``, on its two ports) uses it unformatted,
+  as the same node restarted with what it held. It is ready
   once it answers Metadata with itself as the only broker, which Kafka does only after the node
   has registered and been unfenced (its broker listener opens last).
 * Topics are auto-created on first use with ``num.partitions=4``, as Tansu does; the internal
@@ -50,6 +52,8 @@ from tisink.run.broker import (
     free_port,
     serve_in_foreground,
 )
+from tisink.run.cache import cache_dir
+from tisink.run.maven import Artifact, MavenError, resolve_jars
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +62,6 @@ KAFKA_VERSION = "4.4.0"
 SCALA_VERSION = "2.13"
 SLF4J_VERSION = "1.7.36"
 """The slf4j-api that ``kafka_2.13`` declares; ``slf4j-simple`` must match it."""
-DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
-"""Pinned, so the resolution does not change with the Maven installed."""
-CACHE_ENV = "TISINK_CACHE_DIR"
 JVM_OPTIONS: tuple[str, ...] = (
     "-Xms64m",
     "-Xmx256m",
@@ -99,7 +100,6 @@ BROKER_PROPERTIES: dict[str, str] = {
 them): a single node's replication, small internal topics, no rebalance delay, few threads."""
 
 _PORT_ATTEMPTS = 3
-_MVN_TIMEOUT_S = 900.0
 _FORMAT_TIMEOUT_S = 60.0
 _TAIL_BYTES = 1_000_000
 _SUMMARY_CHARS = 600
@@ -127,12 +127,16 @@ class ApacheKafkaBroker:
         controller_port: int,
         workdir: Path,
         version: str,
+        data_dir: Path | None = None,
     ) -> None:
         self.process = process
         self.port = port
         self.controller_port = controller_port
         self.workdir = workdir
         self.version = version
+        self.data_dir = data_dir or workdir / "data"
+        """The log dir (topics and the KRaft metadata log); removed by ``stop`` only when it is
+        in ``workdir``."""
 
     @property
     def bootstrap(self) -> str:
@@ -165,133 +169,30 @@ class ApacheKafkaBroker:
         self.stop()
 
 
-def cache_dir() -> Path:
-    """tisink's cache: ``$TISINK_CACHE_DIR`` or ``~/.cache/tisink`` (as the Spark driver's)."""
-    folder = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tisink")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def jars_folder(version: str = KAFKA_VERSION) -> Path:
     """Where the jars of ``version`` are kept (whether or not they are there yet)."""
     return cache_dir() / f"apache-kafka-{version}-jars"
 
 
-def kafka_jars(version: str = KAFKA_VERSION) -> Path:
-    """The folder holding Apache Kafka ``version``'s jars, resolved with Maven on first use.
-
-    Maven copies into a temporary folder beside the final one, which is renamed only when
-    complete: an interrupted download leaves no half folder, and two processes resolving at
-    once both end up with the same complete one.
-    """
-    folder = jars_folder(version)
-    if _complete(folder, version):
-        return folder
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise ApacheKafkaError(
-            f"Apache Kafka {version}'s jars are not in {folder} and resolving them needs Maven "
-            "(mvn) on PATH"
-        )
-    started = time.monotonic()
-    log.info("resolving Apache Kafka %s's jars with Maven into %s", version, folder)
-    with tempfile.TemporaryDirectory(prefix=f".{folder.name}.", dir=folder.parent) as temp:
-        staging = Path(temp)
-        jars = staging / "jars"
-        (staging / "pom.xml").write_text(_pom(version), encoding="utf-8")
-        _run_maven(mvn, staging, jars, version)
-        if not _complete(jars, version):
-            raise ApacheKafkaError(
-                f"Maven finished but {_main_jar(version)} is missing from {jars}"
-            )
-        try:
-            jars.rename(folder)
-        except OSError as exc:
-            if not _complete(folder, version):  # not another process winning the race
-                raise ApacheKafkaError(f"cannot move the jars into {folder}: {exc}") from exc
-    log.info(
-        "resolved %d jars for Apache Kafka %s in %.1fs",
-        len(list(folder.glob("*.jar"))),
-        version,
-        time.monotonic() - started,
+def kafka_artifacts(version: str = KAFKA_VERSION) -> tuple[Artifact, ...]:
+    """What the folder holds: the broker, and a binding so that it logs."""
+    return (
+        Artifact("org.apache.kafka", f"kafka_{SCALA_VERSION}", version),
+        Artifact("org.slf4j", "slf4j-simple", SLF4J_VERSION),
     )
-    return folder
 
 
-def _main_jar(version: str) -> str:
-    return f"kafka_{SCALA_VERSION}-{version}.jar"
-
-
-def _complete(folder: Path, version: str) -> bool:
-    return (folder / _main_jar(version)).is_file()
-
-
-def _pom(version: str) -> str:
-    """A pom with no code of its own: only the dependencies whose jars are wanted."""
-    dependencies = [
-        ("org.apache.kafka", f"kafka_{SCALA_VERSION}", version),
-        ("org.slf4j", "slf4j-simple", SLF4J_VERSION),
-    ]
-    lines = [
-        "<?xml version='1.0' encoding='UTF-8'?>",
-        "<project xmlns='http://maven.apache.org/POM/4.0.0'>",
-        "  <modelVersion>4.0.0</modelVersion>",
-        "  <groupId>tisink.embedded</groupId>",
-        "  <artifactId>apache-kafka-jars</artifactId>",
-        f"  <version>{version}</version>",
-        "  <packaging>pom</packaging>",
-        "  <dependencies>",
-    ]
-    for group, artifact, dep_version in dependencies:
-        lines.append(
-            f"    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
-            f"<version>{dep_version}</version></dependency>"
-        )
-    lines += ["  </dependencies>", "</project>", ""]
-    return "\n".join(lines)
-
-
-def _run_maven(mvn: str, staging: Path, jars: Path, version: str) -> None:
-    args = [
-        mvn,
-        "--batch-mode",
-        "--quiet",
-        "-Dstyle.color=never",
-        "-f",
-        str(staging / "pom.xml"),
-        f"{DEPENDENCY_PLUGIN}:copy-dependencies",
-        f"-DoutputDirectory={jars}",
-        "-DincludeScope=runtime",
-    ]
+def kafka_jars(version: str = KAFKA_VERSION) -> Path:
+    """The folder holding Apache Kafka ``version``'s jars, resolved with Maven on first use."""
     try:
-        done = subprocess.run(
-            args,
-            cwd=staging,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_MVN_TIMEOUT_S,
-            check=False,
+        return resolve_jars(
+            jars_folder(version),
+            kafka_artifacts(version),
+            what=f"Apache Kafka {version}'s jars",
+            marker=kafka_artifacts(version)[0].jar(),
         )
-    except subprocess.TimeoutExpired as exc:
-        raise ApacheKafkaError(
-            f"Maven did not resolve Apache Kafka {version}'s jars within {_MVN_TIMEOUT_S:g}s"
-        ) from exc
-    except OSError as exc:
-        raise ApacheKafkaError(f"cannot run Maven ({mvn}): {exc}") from exc
-    if done.returncode != 0:
-        output = (done.stdout + done.stderr).decode("utf-8", "replace")
-        raise ApacheKafkaError(
-            f"Maven could not resolve Apache Kafka {version}'s jars (exit code "
-            f"{done.returncode}): {_maven_summary(output)}"
-        )
-
-
-def _maven_summary(output: str) -> str:
-    """Maven's first error line (the rest is advice on re-running with -e and -X)."""
-    lines = [_ANSI.sub("", line).strip() for line in output.splitlines()]
-    errors = [line.removeprefix("[ERROR]").strip() for line in lines if "[ERROR]" in line]
-    chosen = [line for line in errors if line] or [line for line in lines if line][-1:]
-    return _one_line(chosen[0] if chosen else "(no output)")
+    except MavenError as exc:
+        raise ApacheKafkaError(str(exc)) from exc
 
 
 def java_binary() -> str:
@@ -313,12 +214,16 @@ def start_apache_kafka(
     startup_timeout: float = 60.0,
     workdir: Path | None = None,
     version: str = KAFKA_VERSION,
+    log_dir: Path | None = None,
 ) -> ApacheKafkaBroker:
     """Start a single-node Apache Kafka on ``127.0.0.1:port`` (free ports when None).
 
     ``properties`` add to or override ``BROKER_PROPERTIES`` (not the listeners, node id or log
     dir). The broker's files go to a new folder under ``workdir`` (the system's temporary
-    folder by default). Returns once the broker answers Metadata as the cluster's only broker.
+    folder by default). ``log_dir``: the ``data_dir`` of a broker that was stopped (killed,
+    not ``stop``-ped, which removes it), used as it is, to restart that node with its topics;
+    give its ``port`` and ``controller_port`` too (the controller's address is in the
+    metadata log). Returns once the broker answers Metadata as the cluster's only broker.
     """
     jars = kafka_jars(version)
     java = java_binary()
@@ -339,6 +244,7 @@ def start_apache_kafka(
                 startup_timeout,
                 workdir,
                 version,
+                log_dir,
             )
         except _PortTaken as exc:
             if attempt == attempts:
@@ -389,10 +295,12 @@ def _launch(
     startup_timeout: float,
     parent: Path | None,
     version: str,
+    log_dir: Path | None = None,
 ) -> ApacheKafkaBroker:
     workdir = Path(tempfile.mkdtemp(prefix="tisink-kafka-", dir=parent))
     config = workdir / "server.properties"
-    config.write_text(_server_properties(port, controller_port, workdir / "data", extra))
+    data = log_dir or workdir / "data"
+    config.write_text(_server_properties(port, controller_port, data, extra))
     log_path = workdir / "server.log"
     classpath = ["-cp", str(jars / "*")]
     started = time.monotonic()
@@ -401,19 +309,20 @@ def _launch(
     storage_tool = [java, *JVM_OPTIONS, "-XX:TieredStopAtLevel=1", *LOG_OPTIONS, *classpath]
     storage_tool += ["kafka.tools.StorageTool", "format", "--standalone"]
     storage_tool += ["--cluster-id", cluster_id, "--config", str(config)]
-    with log_path.open("wb") as out:
-        formatter = _spawn(storage_tool, out)
-    try:
-        code = formatter.wait(max(1.0, min(_FORMAT_TIMEOUT_S, deadline - time.monotonic())))
-    except subprocess.TimeoutExpired:
-        _terminate(formatter, 5.0)
-        raise _failure(version, "did not format its log dir in time", workdir) from None
-    if code != 0:
-        raise _failure(version, f"storage format exited with code {code}", workdir)
+    if log_dir is None:
+        with log_path.open("wb") as out:
+            formatter = _spawn(storage_tool, out)
+        try:
+            code = formatter.wait(max(1.0, min(_FORMAT_TIMEOUT_S, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            _terminate(formatter, 5.0)
+            raise _failure(version, "did not format its log dir in time", workdir) from None
+        if code != 0:
+            raise _failure(version, f"storage format exited with code {code}", workdir)
     server = [java, *JVM_OPTIONS, *LOG_OPTIONS, *classpath, "kafka.Kafka", str(config)]
     with log_path.open("ab") as out:
         process = _spawn(server, out)
-    broker = ApacheKafkaBroker(process, port, controller_port, workdir, version)
+    broker = ApacheKafkaBroker(process, port, controller_port, workdir, version, data)
     while time.monotonic() < deadline:
         if process.poll() is not None:
             what = f"exited with code {process.returncode} while starting on {broker.bootstrap}"

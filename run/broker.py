@@ -38,7 +38,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol
 
-from tisink.core.errors import TisinkError
+from tisink.run.errors import RunError
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ _STORAGE = "memory://tansu/"
 _PR_SET_PDEATHSIG = 1
 
 
-class BrokerStartError(TisinkError):
+class BrokerStartError(RunError):
     """The embedded broker did not come up; the message carries the tail of its output."""
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tisink.feed.spark.driver.environment import cache_dir
+from tisink.run.cache import cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

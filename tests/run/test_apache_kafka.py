@@ -22,6 +22,7 @@ from tests.apache_kafka_fixture import apache_kafka_fixture, external_apache_kaf
 from tisink.run import apache_kafka
 from tisink.run.apache_kafka import ApacheKafkaError, kafka_jars, start_apache_kafka
 from tisink.run.broker import answers_metadata, free_port
+from tisink.run.cache import CACHE_ENV
 
 broker = apache_kafka_fixture("module", name="broker")
 
@@ -147,6 +148,65 @@ def test_stop_leaves_no_process_port_or_files(tmp_path: Path) -> None:
     assert not started.workdir.exists()
 
 
+def _read_all(bootstrap: str, topic: str, partition: int) -> list[tuple[int, bytes | None]]:
+    """(offset, value) of every record of one partition, read with confluent-kafka from the
+    beginning until a second passes without one (not stopping at the end offset)."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"tisink-read-{uuid.uuid4().hex}",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
+    try:
+        consumer.assign([TopicPartition(topic, partition, 0)])
+        found: list[tuple[int, bytes | None]] = []
+        quiet_until = time.monotonic() + 10  # the first record may take a while
+        while time.monotonic() < quiet_until:
+            message = consumer.poll(0.2)
+            if message is None:
+                continue
+            assert message.error() is None, message.error()
+            found.append((int(message.offset() or 0), message.value()))
+            quiet_until = time.monotonic() + 1.0
+        return found
+    finally:
+        consumer.close()
+
+
+@embedded_only
+def test_a_killed_broker_restarted_on_its_log_dir_keeps_what_it_acknowledged(
+    tmp_path: Path,
+) -> None:
+    """A crash (SIGKILL) and a start on the same ports and ``log_dir``: every acknowledged
+    record is read back at its offset, and the offsets continue after them."""
+    first = start_apache_kafka(workdir=tmp_path)
+    second = None
+    try:
+        topic = _topic(1, first.bootstrap)
+        before = _produce(first.bootstrap, topic, {0: 30}, acks="all")
+        first.process.kill()
+        first.process.wait()
+        assert not answers_metadata("127.0.0.1", first.port, timeout=0.5)
+        second = start_apache_kafka(
+            first.port,
+            controller_port=first.controller_port,
+            log_dir=first.data_dir,
+            workdir=tmp_path,
+        )
+        assert second.data_dir == first.data_dir and second.workdir != first.workdir
+        after = _produce(second.bootstrap, topic, {0: 10}, acks="all")
+        held = _read_all(second.bootstrap, topic, 0)
+    finally:
+        if second is not None:
+            second.stop()
+        first.stop()
+    assert sorted(before) == list(range(30)) and sorted(after) == list(range(30, 40))
+    assert held == [(n, b"v%d" % n) for n in range(30)] + [(30 + n, b"v%d" % n) for n in range(10)]
+    assert not first.data_dir.exists()  # the first broker's stop removed its work dir
+
+
 def _read_line(stream: object, timeout: float) -> str:
     """A line from a child's stdout, or a failure after ``timeout`` seconds."""
     assert hasattr(stream, "readline")
@@ -234,7 +294,7 @@ def fake_mvn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     mvn.write_text(FAKE_MVN)
     mvn.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.setenv(apache_kafka.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv("VERSION", "9.9.9")
     return bin_dir
 
@@ -284,7 +344,7 @@ def test_a_failed_resolution_is_one_line_and_leaves_no_folder(
 
 
 def test_no_maven_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(apache_kafka.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
     monkeypatch.setenv("PATH", "")
     with pytest.raises(ApacheKafkaError, match=r"needs Maven \(mvn\) on PATH$") as raised:
         kafka_jars("9.9.9")

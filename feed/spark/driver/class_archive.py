@@ -19,7 +19,7 @@ import shutil
 import time
 from pathlib import Path
 
-from tisink.feed.spark.driver.environment import cache_dir
+from tisink.run.cache import cache_dir
 
 CDS_ENV = "TISINK_SPARK_CDS"
 QUIET = "-Xlog:cds*=off"

@@ -28,6 +28,8 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
+from tisink.run.cache import cache_dir
+
 log = logging.getLogger(__name__)
 
 ARCHIVE_DIR = "environment"
@@ -45,14 +47,6 @@ never imports at run time (hdrhistogram's pbr and setuptools), and pandas, which
 ``mapInArrow`` asks for on the driver only (its Arrow tasks run on pyarrow alone). Executors
 run the library layers, which import none of them (``check_layers.py`` keeps the CLI out of
 them)."""
-CACHE_ENV = "TISINK_CACHE_DIR"
-
-
-def cache_dir() -> Path:
-    """Where built archives are kept: ``$TISINK_CACHE_DIR`` or ``~/.cache/tisink``."""
-    folder = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tisink")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _key(name: str) -> str:
