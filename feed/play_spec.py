@@ -17,6 +17,7 @@ from typing import Literal
 from tisink.eventsink.faults import parse_faults
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.rate_profile import RateProfile, parse_rate_profile
+from tisink.run.embedded import DEFAULT_BROKER, BrokerKind
 
 DEFAULT_WORKLOAD = "demo"
 
@@ -53,6 +54,8 @@ class PlaySpec:
     """Let a file sink continue the topics an earlier run left in its folder (no verify)."""
     faults: str | None = None
     """Delivery faults to inject (``eventsink/faults``), over the changefeed's ``[sink] faults``."""
+    broker: BrokerKind = DEFAULT_BROKER
+    """The embedded broker started when ``sink_uri`` is None (``run/embedded.py``)."""
     pacing: float | RateProfile | None = field(init=False, default=None)
     """``rate`` parsed: what the pacer holds the play to (a steady rate or a profile)."""
 

@@ -31,7 +31,7 @@ from tisink.feed.stats import PlayStats
 from tisink.feed.workload import load_scenario
 from tisink.play.engines import play_inline, play_spark, redacted
 from tisink.play.errors import PlayFailed, PlayRefused
-from tisink.run.broker import start_broker
+from tisink.run.embedded import start_embedded_broker
 from tisink.run.interrupt import StopRequest
 from tisink.run.summary import RunSummary
 from tisink.sink import ChangefeedConfig, SinkFactory
@@ -74,7 +74,7 @@ def run_play(
     summary: RunSummary | None = None
     played_to = spec.sink_uri or ""
     try:
-        with _sink_uri(spec.sink_uri) as sink_uri:
+        with _sink_uri(spec) as sink_uri:
             played_to = sink_uri
             played = replace(spec, sink_uri=sink_uri)  # the embedded broker's, when started
             if spec.engine == "spark":
@@ -249,12 +249,12 @@ def _verify(
 
 
 @contextlib.contextmanager
-def _sink_uri(sink_uri: str | None) -> Iterator[str]:
-    if sink_uri is not None:
-        yield sink_uri
+def _sink_uri(spec: PlaySpec) -> Iterator[str]:
+    if spec.sink_uri is not None:
+        yield spec.sink_uri
         return
-    with start_broker() as broker:
-        log.info("embedded broker on %s", broker.bootstrap)
+    with start_embedded_broker(spec.broker) as broker:
+        log.info("embedded broker (%s) on %s", spec.broker, broker.bootstrap)
         yield f"kafka://{broker.bootstrap}/{DEFAULT_TOPIC}?protocol=simple&partition-num=3"
 
 
