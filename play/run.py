@@ -254,7 +254,7 @@ def _sink_uri(spec: PlaySpec) -> Iterator[str]:
         yield spec.sink_uri
         return
     with start_embedded_broker(spec.broker) as broker:
-        log.info("embedded broker (%s) on %s", spec.broker, broker.bootstrap)
+        log.info("embedded broker on %s (%s)", broker.bootstrap, spec.broker)
         yield f"kafka://{broker.bootstrap}/{DEFAULT_TOPIC}?protocol=simple&partition-num=3"
 
 
