@@ -20,8 +20,12 @@ from tisink.core.clock import FixedClock
 
 
 def protocol_formats() -> Iterator[tuple[ProtocolSpec, str]]:
-    """Every (protocol, encoding format) the registry knows, in registry order."""
+    """Every (protocol, encoding format) the registry knows, in registry order, but those that
+    cannot encode without a server of their own (``required_options``: avro's schema registry),
+    whose rate would be the server's as much as the encoder's."""
     for spec in protocols().values():
+        if spec.required_options:
+            continue
         for encoding_format in spec.encoding_formats:
             yield spec, encoding_format
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from tisink.codec.message import EncodedRows, Message
@@ -56,3 +56,19 @@ class HeartbeatEncoder(RowEventEncoder, Protocol):
         """A HEARTBEAT placed after the rows committed at ``ts`` (the newest commit ts the sink
         wrote, 0 before any) and timed by the encoder's clock."""
         ...
+
+
+@runtime_checkable
+class TopicAwareEncoder(Protocol):
+    """An encoder whose bytes depend on the topic a row goes to (Avro names its registry
+    subjects after it): the sink hands it the router's ``topic_for_table``."""
+
+    def use_topics(self, topic_for: Callable[[str, str], str]) -> None:
+        """Name topics with ``topic_for(schema, table)`` from now on."""
+        ...
+
+
+def use_router_topics(encoder: RowEventEncoder, topic_for: Callable[[str, str], str]) -> None:
+    """Give a ``TopicAwareEncoder`` the sink's topics; other encoders need none."""
+    if isinstance(encoder, TopicAwareEncoder):
+        encoder.use_topics(topic_for)

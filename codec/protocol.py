@@ -106,6 +106,9 @@ class ProtocolSpec(Generic[ConfigT]):
     ``.json``); None for protocols the storage sink does not take."""
     storage_only: bool = False
     """The protocol exists only as storage-sink files (CSV): the MQ sinks refuse it."""
+    required_options: tuple[str, ...] = ()
+    """Options without which its encoder refuses to start (avro's ``schema-registry``, a
+    service to reach): harnesses that build every protocol with defaults skip or set these."""
 
     @property
     def default_encoding_format(self) -> str:

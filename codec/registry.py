@@ -24,6 +24,7 @@ _MODULES: tuple[str, ...] = (
     "tisink.codec.open.protocol",
     "tisink.codec.canal.protocol",
     "tisink.codec.csv.protocol",
+    "tisink.codec.avro.protocol",
 )
 
 

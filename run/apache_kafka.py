@@ -6,8 +6,9 @@ read everything, and aiokafka's idempotent producer fails against it. This modul
 thing beside it, from the official jars, on loopback, without Docker or a Kafka installation:
 
 * The jars (``KAFKA_VERSION``) come from Maven Central on first use: ``mvn`` copies
-  ``kafka_2.13`` and its runtime dependencies, plus ``slf4j-simple`` (the jar declares only
-  slf4j-api, so without a binding the broker would log nothing), into a versioned folder of
+  ``kafka_2.13`` and ``kafka-tools`` (the command-line tools: ``tisink bench`` runs its
+  ``ProducerPerformance``) and their runtime dependencies, plus ``slf4j-simple`` (the jars
+  declare only slf4j-api, so without a binding the broker would log nothing), into a folder of
   tisink's cache (``$TISINK_CACHE_DIR`` or ``~/.cache/tisink``), written under a temporary name
   and renamed when complete. A later start finds the folder and never runs Maven.
 * Each start formats a fresh temporary log dir (``kafka.tools.StorageTool format --standalone``,
@@ -28,22 +29,17 @@ meaningful lines of the JVM's output, and the path of the full log, which is kep
 
 from __future__ import annotations
 
-import ctypes
 import logging
-import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from base64 import urlsafe_b64encode
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
 from tisink.run.broker import (
     LOOPBACK,
@@ -53,6 +49,7 @@ from tisink.run.broker import (
     serve_in_foreground,
 )
 from tisink.run.cache import cache_dir
+from tisink.run.jvm import find_java, log_summary, log_tail, spawn, terminate
 from tisink.run.maven import Artifact, MavenError, resolve_jars
 
 log = logging.getLogger(__name__)
@@ -95,21 +92,23 @@ BROKER_PROPERTIES: dict[str, str] = {
     "num.network.threads": "2",
     "num.io.threads": "2",
     "num.recovery.threads.per.data.dir": "1",
+    # TiCDC's default max-message-bytes (10 MiB): Kafka's own default (about 1 MiB) makes the
+    # sink refuse the demo workload's largest rows, as a production TiCDC on such a topic would
+    "message.max.bytes": "10485760",
 }
 """The settings every embedded broker gets (``properties`` of ``start_apache_kafka`` override
-them): a single node's replication, small internal topics, no rebalance delay, few threads."""
+them): a single node's replication, small internal topics, no rebalance delay, few threads,
+and room for TiCDC's largest default message."""
+RESTART_PROPERTIES: dict[str, str] = {
+    "broker.session.timeout.ms": "3000",
+    "broker.heartbeat.interval.ms": "500",
+}
+"""Added for a start on an existing log dir: the restarted controller refuses the node's new
+registration until the killed one's session expires (9 s by default)."""
 
 _PORT_ATTEMPTS = 3
 _FORMAT_TIMEOUT_S = 60.0
-_TAIL_BYTES = 1_000_000
-_SUMMARY_CHARS = 600
-_PR_SET_PDEATHSIG = 1
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_STACK_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
-_LOG_PREFIX = re.compile(r"^(\d\d:\d\d:\d\d\.\d+ )?\[[^\]]*\] (?=[A-Z]+ )")
-"""slf4j-simple's time and thread, dropped from a quoted line (its level stays)."""
-_RECORD = re.compile(r"^(TRACE|DEBUG|INFO|WARN|ERROR) ")
-_ERROR = re.compile(r"^(ERROR|FATAL) |^Exception in thread ")
 _BIND_FAILED = "Address already in use"
 
 
@@ -154,7 +153,7 @@ class ApacheKafkaBroker:
 
     def stop(self, timeout: float = 20.0) -> None:
         """SIGTERM (a controlled shutdown), kill after ``timeout``, then drop the work dir."""
-        _terminate(self.process, timeout)
+        terminate(self.process, timeout, "Apache Kafka")
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> ApacheKafkaBroker:
@@ -170,14 +169,18 @@ class ApacheKafkaBroker:
 
 
 def jars_folder(version: str = KAFKA_VERSION) -> Path:
-    """Where the jars of ``version`` are kept (whether or not they are there yet)."""
-    return cache_dir() / f"apache-kafka-{version}-jars"
+    """Where the jars of ``version`` are kept (whether or not they are there yet). The name
+    says what the folder holds: a folder of the broker's jars alone (``apache-kafka-V-jars``,
+    from before the tools were added) is never taken for it."""
+    return cache_dir() / f"apache-kafka-{version}-broker-tools-jars"
 
 
 def kafka_artifacts(version: str = KAFKA_VERSION) -> tuple[Artifact, ...]:
-    """What the folder holds: the broker, and a binding so that it logs."""
+    """What the folder holds: the broker, the command-line tools, a binding so that they
+    log."""
     return (
         Artifact("org.apache.kafka", f"kafka_{SCALA_VERSION}", version),
+        Artifact("org.apache.kafka", "kafka-tools", version),
         Artifact("org.slf4j", "slf4j-simple", SLF4J_VERSION),
     )
 
@@ -197,9 +200,8 @@ def kafka_jars(version: str = KAFKA_VERSION) -> Path:
 
 def java_binary() -> str:
     """``$JAVA_HOME/bin/java`` or the ``java`` on PATH."""
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home, "bin", "java")) if home else shutil.which("java")
-    if not java or not os.path.exists(java):
+    java = find_java()
+    if java is None:
         raise ApacheKafkaError(
             "the embedded Apache Kafka needs Java 17 or newer (java on PATH or JAVA_HOME)"
         )
@@ -300,6 +302,8 @@ def _launch(
     workdir = Path(tempfile.mkdtemp(prefix="tisink-kafka-", dir=parent))
     config = workdir / "server.properties"
     data = log_dir or workdir / "data"
+    if log_dir is not None:
+        extra = {**RESTART_PROPERTIES, **extra}
     config.write_text(_server_properties(port, controller_port, data, extra))
     log_path = workdir / "server.log"
     classpath = ["-cp", str(jars / "*")]
@@ -311,23 +315,23 @@ def _launch(
     storage_tool += ["--cluster-id", cluster_id, "--config", str(config)]
     if log_dir is None:
         with log_path.open("wb") as out:
-            formatter = _spawn(storage_tool, out)
+            formatter = spawn(storage_tool, out)
         try:
             code = formatter.wait(max(1.0, min(_FORMAT_TIMEOUT_S, deadline - time.monotonic())))
         except subprocess.TimeoutExpired:
-            _terminate(formatter, 5.0)
+            terminate(formatter, 5.0)
             raise _failure(version, "did not format its log dir in time", workdir) from None
         if code != 0:
             raise _failure(version, f"storage format exited with code {code}", workdir)
     server = [java, *JVM_OPTIONS, *LOG_OPTIONS, *classpath, "kafka.Kafka", str(config)]
     with log_path.open("ab") as out:
-        process = _spawn(server, out)
+        process = spawn(server, out)
     broker = ApacheKafkaBroker(process, port, controller_port, workdir, version, data)
     while time.monotonic() < deadline:
         if process.poll() is not None:
             what = f"exited with code {process.returncode} while starting on {broker.bootstrap}"
             error = _failure(version, what, workdir)
-            if _BIND_FAILED in _tail(log_path):
+            if _BIND_FAILED in log_tail(log_path):
                 raise _PortTaken(error, workdir)
             raise error
         if answers_metadata(LOOPBACK, port, timeout=0.5) and _only_broker_is_us(port):
@@ -340,7 +344,7 @@ def _launch(
             )
             return broker
         time.sleep(0.05)
-    _terminate(process, 10.0)
+    terminate(process, 10.0)
     raise _failure(
         version,
         f"did not answer Metadata on {broker.bootstrap} within {startup_timeout:g}s",
@@ -375,18 +379,6 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("\n", "\\n")
 
 
-def _spawn(args: Sequence[str], out: IO[bytes]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        list(args),
-        stdin=subprocess.DEVNULL,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
-        # its own session: a terminal's Ctrl-C reaches the caller, which then stops the broker
-        start_new_session=True,
-    )
-
-
 def _only_broker_is_us(port: int) -> bool:
     """True when a real client sees exactly this node at its advertised address."""
     from confluent_kafka.admin import AdminClient
@@ -401,24 +393,6 @@ def _only_broker_is_us(port: int) -> bool:
     return brokers == {NODE_ID: (LOOPBACK, port)}
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux to SIGTERM the JVM when its parent dies, so a
-    killed test run or command leaves no broker behind."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-def _terminate(process: subprocess.Popen[bytes], timeout: float) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            log.warning("Apache Kafka (pid %d) ignored SIGTERM; killing it", process.pid)
-            process.kill()
-            process.wait(timeout)
-
-
 def _failure(version: str, what: str, workdir: Path) -> ApacheKafkaError:
     """The one-line error for a start that failed; the log stays, the data goes."""
     shutil.rmtree(workdir / "data", ignore_errors=True)
@@ -426,55 +400,3 @@ def _failure(version: str, what: str, workdir: Path) -> ApacheKafkaError:
     return ApacheKafkaError(
         f"embedded Apache Kafka {version} {what}: {log_summary(log_path)} (log: {log_path})"
     )
-
-
-def _tail(path: Path) -> str:
-    try:
-        with path.open("rb") as file:
-            file.seek(max(0, file.seek(0, os.SEEK_END) - _TAIL_BYTES))
-            data = file.read()
-    except FileNotFoundError:
-        return ""
-    return data.decode("utf-8", "replace")
-
-
-def log_summary(path: Path) -> str:
-    """A JVM log's cause of death as one line: its first error (a log record at ERROR, or an
-    uncaught exception) with the exception and its root cause, and the last error when that is
-    another one (what the process died of); else the log's last two lines."""
-    lines = [
-        _LOG_PREFIX.sub("", line.strip())
-        for line in _tail(path).splitlines()
-        if line.strip() and not _STACK_FRAME.match(line)
-    ]
-    starts = [i for i, line in enumerate(lines) if _ERROR.search(line)]
-    if not starts:
-        return _one_line(" | ".join(lines[-2:])) if lines else "(no output)"
-    chosen = _error_block(lines, starts[0])
-    last = lines[starts[-1]]
-    if last not in chosen:
-        chosen.append(last)
-    return _one_line(" | ".join(chosen))
-
-
-def _error_block(lines: list[str], start: int) -> list[str]:
-    """An error's own line, the exception under it and that exception's root cause."""
-    block = [lines[start]]
-    follow = []
-    for line in lines[start + 1 :]:
-        if _RECORD.match(line):
-            break
-        follow.append(line)
-    if follow and not follow[0].startswith("Caused by: "):
-        block.append(follow[0])
-    causes = [line for line in follow if line.startswith("Caused by: ")]
-    if causes:
-        block.append(causes[-1])
-    return block
-
-
-def _one_line(text: str) -> str:
-    text = " ".join(text.split())
-    if len(text) > _SUMMARY_CHARS:
-        text = text[: _SUMMARY_CHARS - 1] + "…"
-    return text

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from tisink.codec import new_encoder
 from tisink.codec.bootstrap import BootstrapCadence
 from tisink.codec.config import EncoderConfig
+from tisink.codec.encoder import use_router_topics
 from tisink.core.clock import Clock
 from tisink.ddlsink.mq import MQDDLSink
 from tisink.eventsink.faults import FaultInjector, FaultyProducer
@@ -93,6 +94,7 @@ def new_mq_dml_sink(
     encoder = new_encoder(encoder_config, clock)
     if router is None:
         router = new_router(default_topic, config)
+    use_router_topics(encoder, router.topic_for_table)
     return MQDMLSink(
         producer,
         encoder,

@@ -30,7 +30,6 @@ UNIMPLEMENTED_TOML = frozenset(
         "sink.safe-mode",
         "sink.transaction-atomicity",
         "sink.only-output-updated-columns",
-        "sink.schema-registry",
         "sink.file-index-digit",
         "sink.enable-kafka-sink-v2",
         "sink.cloud-storage-config.worker-count",
@@ -45,8 +44,6 @@ UNIMPLEMENTED_TOML = frozenset(
         "sink.kafka-config.write-timeout",
         "sink.kafka-config.output-raw-change-event",
         "sink.kafka-config.glue-schema-registry-config",
-        "sink.kafka-config.codec-config.avro-decimal-handling-mode",
-        "sink.kafka-config.codec-config.avro-bigint-unsigned-handling-mode",
     }
 )
 """Dotted TOML keys and tables."""
@@ -57,9 +54,6 @@ UNIMPLEMENTED_URI = frozenset(
     {
         "kafka-version",
         "write-timeout",
-        "schema-registry",
-        "avro-decimal-handling-mode",
-        "avro-bigint-unsigned-handling-mode",
         "only-output-updated-columns",
         "content-compatible",
     }

@@ -65,8 +65,19 @@ def mask_uri(uri: str) -> str:
     for pair in query.split("&") if question else ():
         name, eq, value = pair.partition("=")
         secret = eq and value and is_secret_param(unquote(name))
-        pairs.append(f"{name}={MASK}" if secret else pair)
+        pairs.append(f"{name}={MASK}" if secret else _mask_url_value(pair))
     return f"{scheme}{sep}{head}{question}{'&'.join(pairs)}"
+
+
+def _mask_url_value(pair: str) -> str:
+    """``name=value`` whose value is a URL with a password (``schema-registry=http://u:p@h``,
+    as TiCDC masks it), that password as ``MASK``, the value shown decoded; else ``pair``."""
+    name, _, value = pair.partition("=")
+    inner = unquote(value)
+    if "://" not in inner:
+        return pair
+    masked = mask_uri(inner)
+    return pair if masked == inner else f"{name}={masked}"
 
 
 def scrub(text: str, uri: str) -> str:
@@ -87,6 +98,8 @@ def _secrets(uri: str) -> set[str]:
         name, _, value = pair.partition("=")
         if is_secret_param(unquote(name)):
             found.append(value)
+        elif "://" in unquote(value):
+            found.extend(_secrets(value) | _secrets(unquote(value)))
     return {text for value in found for text in (value, unquote(value)) if text}
 
 

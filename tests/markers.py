@@ -85,7 +85,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "ci/": ("cli",),
     "codec/dts/avro/test_end_to_end.py": ("cli",),
     "core/test_allocator.py": ("cli",),
-    "eventsink/kafka/test_broker_restart.py": ("cli",),
+    "eventsink/kafka/test_broker_restart.py": ("cli", "kafka"),
     "replay/test_records.py": ("cli",),
     "eventsink/sql/test_crash.py": ("cli",),
     "eventsink/sql/test_play.py": ("cli",),

@@ -13,6 +13,7 @@ from typing import Any
 
 from tisink.codec.debezium import temporal
 from tisink.codec.debezium.jsonwriter import Fragment, dumps, float64_json
+from tisink.codec.names import escape_enum_option
 from tisink.codec.values import bit_default_number
 from tisink.codec.values.checks import VALUE_ERRORS
 from tisink.model.mysqltypes import TypeFamily
@@ -37,11 +38,6 @@ def tidb_type(column: ColumnInfo) -> str:
     if column.unsigned and column.mysql_type not in _NO_UNSIGNED_SUFFIX:
         return column.mysql_type + " unsigned"
     return column.mysql_type
-
-
-def escape_enum_option(option: str) -> str:
-    """``common.EscapeEnumAndSetOptions``: ``,`` escaped, quote escapes normalised."""
-    return option.replace(",", "\\,").replace("\\'", "'").replace("''", "'")
 
 
 def _connect_type(column: ColumnInfo) -> str:

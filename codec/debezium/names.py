@@ -11,30 +11,13 @@ from __future__ import annotations
 import logging
 from functools import cache
 
+from tisink.codec.names import sanitize_name
+
 log = logging.getLogger(__name__)
 
-_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_NAME_CHARS = _LETTERS | frozenset("0123456789")
-_TOPIC_CHARS = _NAME_CHARS | {"."}
+_TOPIC_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789.")
 
 SOURCE_SCHEMA_NAME = "io.debezium.connector.mysql.Source"
-
-
-@cache
-def sanitize_name(name: str) -> str:
-    """Avro-safe name; TiCDC logs a warning when it had to change something."""
-    out = []
-    for position, char in enumerate(name):
-        if position == 0 and char not in _LETTERS:
-            out.append("_" + char if char.isascii() and char.isdigit() else "_")
-        elif char not in _NAME_CHARS:
-            out.append("_")
-        else:
-            out.append(char)
-    sanitized = "".join(out)
-    if sanitized != name:
-        log.warning("name %r is not safe for a schema name, using %r", name, sanitized)
-    return sanitized
 
 
 @cache

@@ -68,6 +68,16 @@ _FIXED = {
 }
 
 
+_DDL_TYPE_NAMES = {3: "CREATE", 4: "ERASE", 11: "TRUNCATE", 14: "RENAME", 7: "CINDEX", 32: "CINDEX"}
+_DDL_TYPE_NAMES |= {8: "DINDEX", 33: "DINDEX", 9: "CINDEX", 10: "DINDEX"}
+
+
+def ddl_type_name(action: int, has_table: bool) -> str:
+    """The Simple Protocol DDL type a consumer reads from TiDB's ActionType ``action``: the
+    group it belongs to, else ALTER for a table's DDL and QUERY for another."""
+    return _DDL_TYPE_NAMES.get(action, "ALTER" if has_table else "QUERY")
+
+
 def action_type(ddl: DDLEvent) -> int:
     """TiDB's ActionType of ``ddl`` (0, ActionNone, for a QUERY it cannot name)."""
     kind, query = ddl.ddl_type, ddl.query

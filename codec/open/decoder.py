@@ -18,10 +18,8 @@ import orjson
 from tisink.codec.compression import decompress
 from tisink.codec.decoded import DDL, DML, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import MessageDecodeError
+from tisink.codec.open import ddl
 from tisink.codec.open.batch import BATCH_VERSION, LENGTH, LENGTH_BYTES
-
-_DDL_TYPES = {3: "CREATE", 4: "ERASE", 11: "TRUNCATE", 14: "RENAME", 7: "CINDEX", 32: "CINDEX"}
-_DDL_TYPES |= {8: "DINDEX", 33: "DINDEX", 9: "CINDEX", 10: "DINDEX"}
 
 
 def split(key: bytes, value: bytes) -> list[tuple[bytes, bytes]]:
@@ -125,6 +123,6 @@ class OpenDecoder:
         if kind == 2:
             if not isinstance(value.get("q"), str) or type(value.get("t")) is not int:
                 raise ValueError("a DDL event without q and t")
-            ddl_type = _DDL_TYPES.get(value["t"], "ALTER" if key.get("tbl") else "QUERY")
+            ddl_type = ddl.ddl_type_name(value["t"], bool(key.get("tbl")))
             return DecodedMessage(DDL, ddl_type, key["ts"], key.get("scm", ""), key.get("tbl", ""))
         raise ValueError(f"unknown event type {kind!r}")

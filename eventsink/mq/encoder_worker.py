@@ -24,6 +24,7 @@ from typing import Any
 
 from tisink.codec import new_encoder
 from tisink.codec.config import EncoderConfig
+from tisink.codec.encoder import use_router_topics
 from tisink.core.clock import FixedClock
 from tisink.eventsink.mq.txn_encoding import FailedTxn, Result, Txn, encode_txns
 from tisink.eventsink.router import EventRouter
@@ -93,6 +94,7 @@ class _Worker:
     def __init__(self, config: EncoderConfig, router: EventRouter) -> None:
         self.clock = FixedClock()
         self.encoder = new_encoder(config, self.clock)
+        use_router_topics(self.encoder, router.topic_for_table)
         self.router = router
         self.tables: dict[int, TableInfo] = {}
 

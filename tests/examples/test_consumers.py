@@ -115,13 +115,18 @@ def test_the_naive_consumer_fails_under_restart_replay(expected_db: str, tmp_pat
 
 
 def test_the_correct_consumer_reads_kafka(
-    expected_db: str, tmp_path: Path, kafka_bootstrap: str
+    expected_db: str, tmp_path: Path, apache_kafka_bootstrap: str
 ) -> None:
+    """Against Apache Kafka: the consumer reads each partition until it is caught up, as it
+    would in production."""
     topic = unique_topic("consumer")
-    uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}"
-    assert _play(uri, "restart-replay:every=1s;producer-retry:p=0.05")["faults"]
+    source = f"kafka://{apache_kafka_bootstrap}/{topic}"
+    assert _play(
+        f"{source}?protocol=simple&partition-num={PARTITIONS}",
+        "restart-replay:every=1s;producer-retry:p=0.05",
+    )["faults"]
     database = tmp_path / "consumer.db"
-    _consume("simple_consumer.py", f"kafka://{kafka_bootstrap}/{topic}", database)
+    _consume("simple_consumer.py", source, database)
     code, output = _check(expected_db, database)
     assert code == 0, output
 

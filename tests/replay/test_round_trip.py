@@ -1,5 +1,6 @@
-"""capture -> replay -> capture against a real Kafka-protocol broker: every partition's records
-(key, value, headers, order) come back byte-identical, as confluent-kafka reads them."""
+"""capture -> replay -> capture against Apache Kafka: every partition's records (key, value,
+headers, order) come back byte-identical, as confluent-kafka reads them, and each capture stops
+once it has caught up with the topic."""
 
 from __future__ import annotations
 
@@ -78,8 +79,9 @@ def _captured(folder: Path, topic: str, partition: int) -> list[Seen]:
     [("aiokafka", []), ("librdkafka", []), ("librdkafka", ["--preload"])],
 )
 def test_capture_replay_capture_is_byte_identical(
-    kafka_bootstrap: str, tmp_path: Path, client: str, options: list[str]
+    apache_kafka_bootstrap: str, tmp_path: Path, client: str, options: list[str]
 ) -> None:
+    kafka_bootstrap = apache_kafka_bootstrap
     source, target = unique_topic("rt-src"), unique_topic("rt-dst")
     create_topic(kafka_bootstrap, source, PARTITIONS)
     sent = _produce(kafka_bootstrap, source, 3000)

@@ -325,9 +325,22 @@ def test_first_use_resolves_into_a_versioned_folder_at_once(fake_mvn: Path) -> N
     assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # no staging left
     pom = (fake_mvn / "seen-pom.xml").read_text()
     assert "<artifactId>kafka_2.13</artifactId><version>9.9.9</version>" in pom
+    assert "<artifactId>kafka-tools</artifactId><version>9.9.9</version>" in pom
     assert "<artifactId>slf4j-simple</artifactId>" in pom
     assert kafka_jars("9.9.9") == folder
     assert len((fake_mvn / "calls").read_text().splitlines()) == 1  # the second did not
+
+
+def test_a_folder_of_the_broker_alone_is_not_taken_for_broker_and_tools(fake_mvn: Path) -> None:
+    """A cache from before the tools were added (its folder named for the broker alone) does
+    not stand for the jars: Maven resolves the new folder beside it, which it leaves alone."""
+    old = apache_kafka.cache_dir() / "apache-kafka-9.9.9-jars"
+    old.mkdir(parents=True)
+    (old / "kafka_2.13-9.9.9.jar").touch()
+    folder = kafka_jars("9.9.9")
+    assert folder != old and "tools" in folder.name
+    assert len((fake_mvn / "calls").read_text().splitlines()) == 1
+    assert [p.name for p in old.iterdir()] == ["kafka_2.13-9.9.9.jar"]
 
 
 def test_a_failed_resolution_is_one_line_and_leaves_no_folder(

@@ -243,7 +243,7 @@ def test_bad_files_name_the_key(text, reason):
         ("partition-num=0", "partition-num='0': must be positive"),
         ("partition-num=three", "partition-num='three': expected an integer"),
         ("auto-create-topic=yes", "auto-create-topic='yes'"),
-        ("protocol=avro", "unknown protocol 'avro'"),
+        ("protocol=avro2", "unknown protocol 'avro2'"),
         ("encoder-concurrency=many", "encoder-concurrency='many': expected an integer"),
         ("large-message-handle-option=claim-check", "claim-check-storage-uri"),
     ],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tisink.sink.errors import SinkURIError
-from tisink.sink.uri import parse_sink_uri
+from tisink.sink.uri import parse_sink_uri, scrub
 
 
 def test_kafka_uri_with_hosts_topic_and_params():
@@ -51,6 +51,19 @@ def test_secrets_are_masked_for_logs():
     uri = parse_sink_uri("kafka://h:1/t?sasl-user=u&sasl-password=hunter2")
     assert "hunter2" not in uri.redacted() and "sasl-user=u" in uri.redacted()
     assert parse_sink_uri("log://").redacted() == "log://"
+
+
+@pytest.mark.parametrize(
+    "registry", ["http://reg:s3cr%2Ft@h:8081", "http%3A%2F%2Freg%3As3cr%252Ft%40h%3A8081"]
+)
+def test_a_password_inside_a_url_parameter_is_masked(registry: str) -> None:
+    """``schema-registry=http://user:password@host`` (TiCDC masks it too), raw or encoded."""
+    raw = f"kafka://h:1/t?protocol=avro&schema-registry={registry}&partition-num=3"
+    shown = parse_sink_uri(raw).redacted()
+    assert "s3cr" not in shown and "reg:" in shown and shown.endswith("&partition-num=3")
+    assert "s3cr" not in scrub("registry said no to reg:s3cr/t and s3cr%2Ft", raw)
+    plain = "kafka://h:1/t?schema-registry=http://h:8081"
+    assert parse_sink_uri(plain).redacted() == plain
 
 
 @pytest.mark.parametrize(

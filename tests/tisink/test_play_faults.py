@@ -1,6 +1,7 @@
 """``tisink play --faults``: every protocol's stream with replays verifies as valid with its
 faults listed, each listed fault holds copies of records sent before, and a row lost or out of
-order still fails verify. Kafka: the copies reach the broker (read with confluent-kafka)."""
+order still fails verify. Kafka: a consumer (confluent-kafka) finds the copies at the offsets
+listed, on Apache Kafka, whose offsets are the ones any consumer sees."""
 
 from __future__ import annotations
 
@@ -139,9 +140,9 @@ def test_a_row_out_of_order_still_fails_among_replays(tmp_path: Path) -> None:
     assert report.violation_counts["handle-commit-ts-order"] >= 1
 
 
-def test_kafka_receives_the_copies(kafka_bootstrap: str) -> None:
+def test_kafka_receives_the_copies(apache_kafka_bootstrap: str) -> None:
     topic = unique_topic("faults")
-    uri = f"kafka://{kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}"
+    uri = f"kafka://{apache_kafka_bootstrap}/{topic}?protocol=simple&partition-num={PARTITIONS}"
     summary = _play(uri, faults="restart-replay:every=1s;duplicate-watermark:every=1s")
     assert summary["verified"] is True
     faults = summary["faults"]
@@ -149,7 +150,7 @@ def test_kafka_receives_the_copies(kafka_bootstrap: str) -> None:
     for partition in range(PARTITIONS):
         listed = [f for f in faults if f["partition"] == partition]
         records = read_partition(
-            kafka_bootstrap, topic, partition, max(f["last_offset"] for f in listed) + 1
+            apache_kafka_bootstrap, topic, partition, max(f["last_offset"] for f in listed) + 1
         )
         for fault in listed:
             earlier = set(records[: fault["first_offset"]])

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tisink.codec.registry import protocols
+from tests.codec.required_options import uri_suffix
+from tisink.codec.registry import get_protocol, protocols
 from tisink.feed.format.samples import DEMO_FEED
 from tisink.play.run import PlaySpec, run_play
 
@@ -18,6 +19,7 @@ CASES = [
 @pytest.mark.parametrize(("protocol", "encoding"), CASES)
 def test_log_sink_plays_every_protocol(protocol: str, encoding: str) -> None:
     uri = f"log://?protocol={protocol}&encoding-format={encoding}"
+    uri += uri_suffix(get_protocol(protocol))
     summary = run_play(PlaySpec(feed=DEMO_FEED, sink_uri=uri, engine="inline"))
     assert summary.error is None
     assert summary.rows > 0 and summary.ddl > 0

@@ -1,7 +1,8 @@
 """``tisink replay`` and ``tisink capture`` at the command line: a topic is not replayed into
 itself (refused, exit 2) and a pass stops at the end its source had when it started; a replay
 whose broker dies writes its summary and one error line, not the client's retry log; a capture
-short of --end-offset says where it stopped."""
+short of --end-offset says where it stopped. Where the claim is where a source ends, the topic
+is on Apache Kafka, whose end offsets are what any consumer sees."""
 
 from __future__ import annotations
 
@@ -46,10 +47,13 @@ def _count(bootstrap: str, topic: str, partitions: int) -> int:
     return sum(len(read_partition(bootstrap, topic, p, 0, timeout=10)) for p in range(partitions))
 
 
-def test_a_pass_stops_at_the_end_its_source_had_when_it_started(kafka_bootstrap: str) -> None:
+def test_a_pass_stops_at_the_end_its_source_had_when_it_started(
+    apache_kafka_bootstrap: str,
+) -> None:
     """The same broker named another way (localhost for 127.0.0.1) is not known to be the
     source, so the replay must stop by itself: every pass at the end each partition had when
     the replay started."""
+    kafka_bootstrap = apache_kafka_bootstrap
     host, port = kafka_bootstrap.rsplit(":", 1)
     if host != "127.0.0.1":
         pytest.skip("needs the embedded broker on 127.0.0.1, which localhost also reaches")
@@ -161,7 +165,10 @@ def test_a_replay_whose_broker_dies_writes_its_summary_and_one_error_line(
     assert "never retrieved" not in output + caplog.text
 
 
-def test_a_capture_short_of_its_end_offset_says_so(kafka_bootstrap: str, tmp_path: Path) -> None:
+def test_a_capture_short_of_its_end_offset_says_so(
+    apache_kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    kafka_bootstrap = apache_kafka_bootstrap
     topic = unique_topic("short")
     create_topic(kafka_bootstrap, topic, 2)
     producer = Producer({"bootstrap.servers": kafka_bootstrap})

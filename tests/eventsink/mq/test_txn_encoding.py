@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.codec.required_options import encoder_config
 from tisink.bench.rows import demo_txns
-from tisink.codec.config import EncoderConfig
 from tisink.codec.encoder import RowEventEncoder
 from tisink.codec.registry import get_protocol, protocols
 from tisink.core.clock import FixedClock
@@ -25,7 +25,7 @@ ROWS = [row for txn in demo_txns(400) for row in txn]
 
 
 def _encoder(protocol: str) -> RowEventEncoder:
-    config = EncoderConfig(protocol=protocol, time_zone="UTC")
+    config = encoder_config(protocol, time_zone="UTC")
     return get_protocol(protocol).new_encoder(config, FixedClock(BUILD_MS))
 
 
