@@ -7,3 +7,7 @@ from tisink.core.errors import TisinkError
 
 class RunError(TisinkError):
     """A program tisink starts, or what it needs, is not there; the message is one line."""
+
+
+class SchemaRegistryError(RunError):
+    """The embedded schema registry could not be built or started; the message is one line."""

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,6 +29,8 @@ DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 MVN_TIMEOUT_S = 900.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SUMMARY_CHARS = 600
+_ING = {"resolve": "resolving", "build": "building"}
+_ED = {"resolve": "resolved", "build": "built"}
 
 
 class MavenError(RunError):
@@ -48,32 +50,82 @@ class Artifact(NamedTuple):
 def resolve_jars(folder: Path, artifacts: Sequence[Artifact], *, what: str, marker: str) -> Path:
     """``folder``, holding ``artifacts`` and their runtime dependencies; Maven runs only when
     ``marker`` (a jar's file name) is not in it yet. ``what`` names the jars in messages."""
+
+    def copy_dependencies(staging: Path) -> list[str]:
+        return [
+            f"{DEPENDENCY_PLUGIN}:copy-dependencies",
+            f"-DoutputDirectory={staging / 'jars'}",
+            "-DincludeScope=runtime",
+        ]
+
+    return _staged(
+        folder,
+        pom(folder.name, artifacts),
+        copy_dependencies,
+        output="jars",
+        marker=marker,
+        what=what,
+        doing="resolve",
+    )
+
+
+def build_with_maven(
+    folder: Path,
+    project: str,
+    goals: Sequence[str],
+    *,
+    output: str,
+    marker: str,
+    what: str,
+) -> Path:
+    """``folder``, holding what Maven's ``goals`` on the pom ``project`` leave in ``output`` (a
+    folder relative to the project's); Maven runs only when ``marker`` (a path relative to
+    ``folder``) is not in it yet. For a program whose jars alone cannot run (a Quarkus
+    application needs its build step); ``what`` names it in messages."""
+    return _staged(
+        folder,
+        project,
+        lambda _staging: list(goals),
+        output=output,
+        marker=marker,
+        what=what,
+        doing="build",
+    )
+
+
+def _staged(
+    folder: Path,
+    project: str,
+    goals: Callable[[Path], list[str]],
+    *,
+    output: str,
+    marker: str,
+    what: str,
+    doing: str,
+) -> Path:
+    """Run Maven on ``project`` in a temporary folder beside ``folder`` and rename its
+    ``output`` to ``folder`` once complete (holding ``marker``); nothing when it already is."""
     if (folder / marker).is_file():
         return folder
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise MavenError(f"{what} are not in {folder} and resolving them needs Maven (mvn) on PATH")
+        raise MavenError(f"{_ING[doing]} {what} into {folder} needs Maven (mvn) on PATH")
     started = time.monotonic()
-    log.info("resolving %s with Maven into %s", what, folder)
+    log.info("%s %s with Maven into %s", _ING[doing], what, folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{folder.name}.", dir=folder.parent) as temp:
         staging = Path(temp)
-        jars = staging / "jars"
-        (staging / "pom.xml").write_text(pom(folder.name, artifacts), encoding="utf-8")
-        _run_maven(mvn, staging, jars, what)
-        if not (jars / marker).is_file():
-            raise MavenError(f"Maven finished but {marker} is missing from {jars}")
+        done = staging / output
+        (staging / "pom.xml").write_text(project, encoding="utf-8")
+        _run_maven(mvn, staging, goals(staging), what, doing)
+        if not (done / marker).is_file():
+            raise MavenError(f"Maven finished but {marker} is missing from {done}")
         try:
-            jars.rename(folder)
+            done.rename(folder)
         except OSError as exc:
             if not (folder / marker).is_file():  # not another process winning the race
                 raise MavenError(f"cannot move {what} into {folder}: {exc}") from exc
-    log.info(
-        "resolved %d jars (%s) in %.1fs",
-        len(list(folder.glob("*.jar"))),
-        what,
-        time.monotonic() - started,
-    )
+    log.info("%s %s into %s in %.1fs", _ED[doing], what, folder, time.monotonic() - started)
     return folder
 
 
@@ -99,7 +151,7 @@ def pom(name: str, artifacts: Sequence[Artifact]) -> str:
     return "\n".join(lines)
 
 
-def _run_maven(mvn: str, staging: Path, jars: Path, what: str) -> None:
+def _run_maven(mvn: str, staging: Path, goals: Sequence[str], what: str, doing: str) -> None:
     args = [
         mvn,
         "--batch-mode",
@@ -107,9 +159,7 @@ def _run_maven(mvn: str, staging: Path, jars: Path, what: str) -> None:
         "-Dstyle.color=never",
         "-f",
         str(staging / "pom.xml"),
-        f"{DEPENDENCY_PLUGIN}:copy-dependencies",
-        f"-DoutputDirectory={jars}",
-        "-DincludeScope=runtime",
+        *goals,
     ]
     try:
         done = subprocess.run(
@@ -121,13 +171,13 @@ def _run_maven(mvn: str, staging: Path, jars: Path, what: str) -> None:
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        raise MavenError(f"Maven did not resolve {what} within {MVN_TIMEOUT_S:g}s") from exc
+        raise MavenError(f"Maven did not {doing} {what} within {MVN_TIMEOUT_S:g}s") from exc
     except OSError as exc:
         raise MavenError(f"cannot run Maven ({mvn}): {exc}") from exc
     if done.returncode != 0:
         output = (done.stdout + done.stderr).decode("utf-8", "replace")
         raise MavenError(
-            f"Maven could not resolve {what} (exit code {done.returncode}): {maven_summary(output)}"
+            f"Maven could not {doing} {what} (exit code {done.returncode}): {maven_summary(output)}"
         )
 
 

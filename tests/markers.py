@@ -51,6 +51,7 @@ FIXTURE_MARKERS: dict[str, str] = {
     "spark": "spark",
     "kafka_bootstrap": "kafka",
     "apache_kafka_bootstrap": "spark",  # a JVM: one at a time
+    "schema_registry_url": "spark",  # Apicurio Registry: a JVM
     "mariadb_url": "db",
     "postgresql_url": "db",
     "fresh_mariadb": "db",
@@ -78,6 +79,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "eventsink/kafka/test_play_through_cuts.py": ("kafka",),
     "replay/test_kafka_source.py": ("kafka",),
     "run/test_apache_kafka.py": ("spark", "kafka", "cli"),  # Apache Kafka: a JVM of its own
+    "run/test_schema_registry.py": ("spark", "cli"),  # Apicurio: a JVM, and tisink registry
     "tisink/test_play_apache_kafka.py": ("kafka",),
     "tisink/test_replay_commands.py": ("kafka",),
     "bench/test_replay_group.py": ("kafka",),
