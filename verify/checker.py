@@ -12,7 +12,17 @@ A consumer reads each partition on its own, so every rule is judged within one p
 * ``dml-behind-watermark``: after WATERMARK W, no DML has commitTs <= W.
 * ``handle-commit-ts-order``: per row handle (the handle key of the announced schema; tables
   without one are skipped) commitTs never decreases. The table and index-value dispatchers send
-  one handle to one partition, so the check stays within the partition.
+  one handle to one partition, so the check stays within the partition. A change that goes
+  back is valid when the newer change it went below comes again after it, before the next
+  WATERMARK and before any copy of the older one: a restart sends a row's changes again in
+  order (pingcap/ticdc#4051, tiflow#11823), and the row ends on its newest change.
+
+A DML whose commitTs is below an earlier DML's of its partition, and above the partition's last
+WATERMARK, is no violation: TiCDC writes a table split across capture nodes from both into one
+partition, and a restart after a failed send brings rows never delivered after newer ones
+(pingcap/ticdc#3040, #4130, #5508, #4051). The report lists each run of such records as
+``commit ts regressed`` (topic, partition, offsets, the newer commitTs and its offset), as a
+consumer must apply them rather than skip them as old.
 
 Delivery is at-least-once: a batch whose acknowledgement was lost is written again, and a
 restarted TiCDC (or DTS task) sends a partition again from its last checkpoint. A record whose
@@ -69,6 +79,16 @@ class PartitionChecker:
         self._handles: dict[TableKey, dict[Any, int]] = {}
         """Per table, handle -> ``commit_ts << 64 | offset`` of its last DML: one int per
         handle keeps a million-row stream's state under 100 MB (a tuple of two took twice)."""
+        self._newest: tuple[int, int] | None = None
+        """The newest DML commitTs so far and its offset (a regression goes below it)."""
+        self.fingerprint = 0
+        """The fingerprint of the record being checked (``StreamChecker`` sets it)."""
+        self._prints: dict[int, int] = {}
+        """Offset -> fingerprint of the last DMLs since the last WATERMARK, at most
+        ``REDELIVERY_WINDOW`` (what a copy that heals a regression must equal)."""
+        self._pending: list[tuple[Violation, int, int]] = []
+        """Handle regressions since the last WATERMARK not healed yet: the violation, the
+        fingerprint of the record that went back and of the newer one it went below."""
         self._recent: dict[int, None] = {}
         self.copying = False
         """Whether the sliced message under way began with a redelivered first slice."""
@@ -79,16 +99,30 @@ class PartitionChecker:
         recent = self._recent
         if fingerprint in recent:
             self._report.add_redelivery(self.topic, self.partition, offset)
+            if self._pending:
+                self._heal(fingerprint)
             return True
         recent[fingerprint] = None
         if len(recent) > REDELIVERY_WINDOW:
             del recent[next(iter(recent))]
         return False
 
-    def violation(self, offset: int, rule: str, detail: str, message: str) -> None:
-        self._report.add_violation(
-            Violation(self.topic, self.partition, offset, rule, detail, message)
-        )
+    def violation(self, offset: int, rule: str, detail: str, message: str) -> Violation:
+        found = Violation(self.topic, self.partition, offset, rule, detail, message)
+        self._report.add_violation(found)
+        return found
+
+    def _heal(self, fingerprint: int) -> None:
+        """A copy arrived: one of the newer change a row went below heals that regression
+        (a restart sent the row's changes again in order), unless a copy of the change that
+        went back came first (then the row ends on the older change)."""
+        kept: list[tuple[Violation, int, int]] = []
+        for found, older, newer in self._pending:
+            if fingerprint == newer:
+                self._report.retract(found)
+            elif fingerprint != older:
+                kept.append((found, older, newer))
+        self._pending = kept
 
     def check(self, offset: int, message: DecodedMessage) -> None:
         """Check one message; a schema it announces (a BOOTSTRAP's, a DDL's, or a row's own in
@@ -114,6 +148,8 @@ class PartitionChecker:
                 message.summary(),
             )
             return
+        self._pending.clear()
+        self._prints.clear()
         self._watermark = (ts, offset)
 
     def _dml(self, offset: int, message: DecodedMessage) -> None:
@@ -127,6 +163,17 @@ class PartitionChecker:
                 f"at offset {self._watermark[1]}",
                 message.summary(),
             )
+        elif self._newest is not None and message.commit_ts < self._newest[0]:
+            self._report.add_regression(
+                self.topic, self.partition, offset, message.commit_ts, self._newest
+            )
+        if self._newest is None or message.commit_ts > self._newest[0]:
+            self._newest = (message.commit_ts, offset)
+        prints = self._prints
+        if offset not in prints:
+            prints[offset] = self.fingerprint
+            if len(prints) > REDELIVERY_WINDOW:
+                del prints[next(iter(prints))]
         versions = self._schemas.get(key)
         if versions is None:
             # reported once per table: every later DML of it would repeat the same finding
@@ -169,13 +216,16 @@ class PartitionChecker:
             seen.add(handle)
             last = handles.get(handle)
             if last is not None and commit_ts < last >> 64:
-                self.violation(
+                found = self.violation(
                     offset,
                     "handle-commit-ts-order",
                     f"handle {_describe(columns, handle)} of {message.table_name}: commitTs "
                     f"{commit_ts} is below {last >> 64} at offset {last & _OFFSET_MASK}",
                     message.summary(),
                 )
+                newer = self._prints.get(last & _OFFSET_MASK)
+                if newer is not None:
+                    self._pending.append((found, self.fingerprint, newer))
                 continue
             handles[handle] = commit_ts << 64 | offset
 
@@ -235,7 +285,8 @@ class StreamChecker:
         of a sliced message by its first slice (``SlicesMessages``)."""
         if isinstance(decoder, SlicesMessages) and decoder.slice_index(value):
             return checker.copying
-        checker.copying = checker.redelivered(hash((key, value)), offset)
+        checker.fingerprint = hash((key, value))
+        checker.copying = checker.redelivered(checker.fingerprint, offset)
         return checker.copying
 
     def check_record(

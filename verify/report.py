@@ -15,7 +15,8 @@ RULES: dict[str, str] = {
     "schema-version-announced": "a DML's schemaVersion was announced for its table before it",
     "watermark-monotonic": "WATERMARK commitTs never goes back",
     "dml-behind-watermark": "no DML after WATERMARK W has commitTs <= W",
-    "handle-commit-ts-order": "a row handle's commitTs never goes back",
+    "handle-commit-ts-order": "a row handle's commitTs never goes back, unless its newer "
+    "change comes again after it before the next WATERMARK (a restart)",
     "offsets-continuous": "a file partition's offsets run 0, 1, 2... with none missing",
     "acknowledged-stored": "every message the sink saw acknowledged is still in its partition",
     "layout-path": "storage: every file is part of TiCDC's storage layout",
@@ -81,6 +82,45 @@ class Redelivery:
         }
 
 
+@dataclass(slots=True)
+class Regression:
+    """Consecutive records of one partition whose commitTs is below a DML's before them (and
+    above the partition's last WATERMARK): valid at-least-once traffic (TiCDC's
+    table-across-nodes, a restart after a failed send), which a consumer must not skip."""
+
+    topic: str
+    partition: int
+    first_offset: int
+    last_offset: int
+    messages: int
+    commit_ts: int
+    """The first record's commitTs."""
+    above_ts: int
+    """The newest commitTs before it, at ``above_offset``."""
+    above_offset: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "first_offset": self.first_offset,
+            "last_offset": self.last_offset,
+            "messages": self.messages,
+            "commit_ts": self.commit_ts,
+            "above_ts": self.above_ts,
+            "above_offset": self.above_offset,
+        }
+
+    def __str__(self) -> str:
+        span = f"{self.first_offset}" + (
+            f"-{self.last_offset}" if self.last_offset != self.first_offset else ""
+        )
+        return (
+            f"{self.topic}[{self.partition}]@{span}: commitTs {self.commit_ts} is below "
+            f"{self.above_ts} at offset {self.above_offset} ({self.messages} message(s))"
+        )
+
+
 @dataclass
 class VerifyReport:
     """Counts and the first ``max_violations`` violations of one verify run."""
@@ -112,6 +152,24 @@ class VerifyReport:
     """Partitions whose end was not reached before the timeout ("topic[p]: why")."""
     redeliveries: list[Redelivery] = field(default_factory=list)
     """Runs of records that repeat earlier ones (at-least-once delivery: replays, retries)."""
+    regressions: list[Regression] = field(default_factory=list)
+    """Runs of records whose commitTs went back inside their partition, not behind a
+    WATERMARK (split tables, restarts after a failed send): reported, not violations."""
+
+    def add_regression(
+        self, topic: str, partition: int, offset: int, commit_ts: int, above: tuple[int, int]
+    ) -> None:
+        """Note a record at ``offset`` whose ``commit_ts`` is below ``above`` (commitTs,
+        offset) of its partition: it extends the partition's last run when it follows it."""
+        runs = self.regressions
+        for run in reversed(runs):
+            if run.topic == topic and run.partition == partition:
+                if run.last_offset + 1 == offset:
+                    run.last_offset = offset
+                    run.messages += 1
+                    return
+                break
+        runs.append(Regression(topic, partition, offset, offset, 1, commit_ts, *above))
 
     def add_redelivery(self, topic: str, partition: int, offset: int) -> None:
         """Count a repeated record at ``offset``: it extends the partition's last run when it
@@ -125,6 +183,18 @@ class VerifyReport:
                     return
                 break
         runs.append(Redelivery(topic, partition, offset, offset, 1))
+
+    def retract(self, violation: Violation) -> None:
+        """Take back a violation a later record showed to be valid (a row's regression that
+        a restart healed by sending the newer change again)."""
+        rule = violation.rule
+        self.violation_counts[rule] -= 1
+        if self.violation_counts[rule] <= 0:
+            del self.violation_counts[rule]
+        for index, kept in enumerate(self.violations):
+            if kept is violation:
+                del self.violations[index]
+                break
 
     @property
     def empty(self) -> bool:
@@ -163,6 +233,7 @@ class VerifyReport:
             "violations": [v.to_dict() for v in self.violations],
             "unfinished": list(self.unfinished),
             "redeliveries": [r.to_dict() for r in self.redeliveries],
+            "regressions": [r.to_dict() for r in self.regressions],
         }
 
 
@@ -184,6 +255,19 @@ def render_text(report: VerifyReport) -> str:
             f"redelivered: {copies} message(s) in {len(runs)} run(s), as at-least-once delivery "
             "(replays, retries) brings them; skipped, not violations"
         )
+    if report.regressions:
+        regressed = report.regressions
+        moved = sum(run.messages for run in regressed)
+        lines.append(
+            f"commit ts regressed: {moved} message(s) in {len(regressed)} run(s) below a newer "
+            "commitTs of their partition, above its last WATERMARK, as split tables and "
+            "restarts after a failed send bring them; valid, not violations (a consumer must "
+            "apply them, not skip them as old):"
+        )
+        listed = regressed[: report.max_violations]
+        lines.extend(f"  {run}" for run in listed)
+        if len(listed) < len(regressed):
+            lines.append(f"  ... and {len(regressed) - len(listed)} more run(s)")
     if report.violation_counts:
         lines.append("violations:")
         for rule in RULES:

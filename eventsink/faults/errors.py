@@ -10,4 +10,5 @@ class FaultSpecError(ConfigError):
 
 
 class FaultDeliveryError(EventSinkError):
-    """Records a fault held back (``skew``) could not be delivered later; names the partition."""
+    """Records a fault held back (``skew``, ``split-table``, ``ts-regression``) could not be
+    delivered later; names the partition."""

@@ -48,6 +48,10 @@ class _Partition:
         self.skewed = skewed
         self.held: deque[_Held] = deque()
         self.releasing: asyncio.Task[None] | None = None
+        self.inner: Producer | None = None
+        """The producer of the last batch (where ``flush`` sends what the log still holds)."""
+        self.sink_partition = partition
+        """The partition's number as that producer knows it (a Spark task's own numbering)."""
 
 
 class FaultInjector:
@@ -93,6 +97,7 @@ class FaultInjector:
         real = partition if self._owned is None else self._owned[topic][partition]
         state = self._state(topic, real)
         async with state.lock:
+            state.inner, state.sink_partition = inner, partition
             out, added = state.log.apply(records, marks)
             if state.skewed:
                 state.held.append(_Held(inner, partition, out, added, state.log.last_ts))
@@ -124,6 +129,28 @@ class FaultInjector:
             self.injected.append(
                 InjectedFault(topic, partition, first, first + count - 1, kind, ts, count)
             )
+
+    async def _drain(self, topic: str, partition: int, state: _Partition) -> None:
+        """Send what the log still holds or lost (``split-table``, ``ts-regression``) when no
+        WATERMARK or DDL came after it."""
+        async with state.lock:
+            out, added = state.log.drain()
+            inner = state.inner
+            if not out or inner is None:
+                return
+            if state.skewed:
+                state.held.append(_Held(inner, state.sink_partition, out, added, state.log.last_ts))
+                return
+            try:
+                await inner.send(topic, state.sink_partition, out)
+            except Exception as err:
+                self.error = FaultDeliveryError(
+                    f"topic {topic!r} partition {partition}: delivering {len(out)} record(s) "
+                    f"held back at the close failed: {err}"
+                )
+                log.error("%s", self.error)
+                return
+            self._record(inner, topic, partition, state, out, added)
 
     def _release(
         self, topic: str, partition: int, state: _Partition, *, force: bool = False
@@ -170,6 +197,8 @@ class FaultInjector:
 
     async def flush(self) -> None:
         """Deliver everything held (the sinks are closing); raise what a delivery hit."""
+        for (topic, partition), state in list(self._states.items()):
+            await self._drain(topic, partition, state)
         for (topic, partition), state in list(self._states.items()):
             if state.releasing is not None:
                 await state.releasing

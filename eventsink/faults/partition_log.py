@@ -1,5 +1,6 @@
 """One partition's stream as the injector sees it: what was sent since the last WATERMARK, the
-BOOTSTRAPs a restart would send again, and the faults' decisions for each run of records."""
+BOOTSTRAPs a restart would send again, the runs held back (``split-table``) or lost until a
+restart (``ts-regression``), and the faults' decisions for each run of records."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ _WATERMARK = MessageType.WATERMARK
 Added = tuple[str, int, int, int]
 """A fault's records in a batch: kind, index of the first, count, commit ts it fired at."""
 
+_Run = tuple[Mark, Sequence[Record]]
+
 
 class PartitionLog:
     """The state of one (topic, partition). ``apply`` turns a batch into the batch to send,
@@ -29,8 +32,13 @@ class PartitionLog:
             for spec in plan.faults
             if spec.kind != "skew" and spec.applies_to(topic, partition)
         }
-        self._since: list[tuple[Mark, Sequence[Record]]] = []
-        """Runs sent since the last WATERMARK (DML, DDL, BOOTSTRAP), as sent."""
+        self._since: list[_Run] = []
+        """Runs sent since the last WATERMARK (DML, DDL, BOOTSTRAP), as sent, and the runs
+        ``ts-regression`` lost (in ``_lost`` too) where they were to be sent."""
+        self._lost: list[_Run] = []
+        """``ts-regression``: DML runs whose send failed, not delivered until the restart."""
+        self._split: dict[str, list[_Run]] = {}
+        """``split-table``: per table, the DML runs the second node still holds."""
         self._dml_since = 0
         self._bootstraps: dict[str, Record] = {}
         self._bootstraps_at_watermark: dict[str, Record] = {}
@@ -74,6 +82,8 @@ class PartitionLog:
         self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]
     ) -> None:
         ts = mark.commit_ts
+        self._release_split(None, out, added)
+        self._restart(out, added)
         if self._fire("restart-replay", ts):  # before any WATERMARK: from the stream's start
             self._add("restart-replay", ts, self._replay(), out, added)
         out.extend(run)
@@ -89,8 +99,15 @@ class PartitionLog:
     def _change_run(
         self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]
     ) -> None:
-        out.extend(run)
         kind = mark.type
+        if kind is _DDL:  # a barrier: what is held or lost is delivered before it
+            self._release_split(None, out, added)
+            self._restart(out, added)
+        elif kind is _BOOTSTRAP:
+            self._release_split(mark.table, out, added)
+        elif kind is _DML and self._moved(mark, run, out, added):
+            return
+        out.extend(run)
         if kind is _BOOTSTRAP:
             if run:
                 self._bootstraps[mark.table] = run[-1]
@@ -103,16 +120,72 @@ class PartitionLog:
         if kind is not _DML:
             return
         self._dml_since += 1
+        if mark.table in self._split:  # the second node's run lands after a newer one
+            self._release_split(mark.table, out, added, behind=run)
         if self._fire("producer-retry", ts):
             self._add("producer-retry", ts, run, out, added)
         if self._dml_since >= 2 and self._fire("bab", ts):
-            copies = [record for _, sent in self._since for record in sent]
+            lost = {id(sent) for _, sent in self._lost}  # not sent yet: no copies of them
+            copies = [r for _, sent in self._since if id(sent) not in lost for r in sent]
             self._add("bab", ts, copies, out, added)
+
+    def _moved(
+        self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]
+    ) -> bool:
+        """``split-table`` and ``ts-regression`` at a DML run: True when the run is not sent
+        now (held by the second node, or lost until the restart). A run of a table the second
+        node holds a run of is no point of either: it is sent, then the held run after it."""
+        if mark.table in self._split:
+            return False  # sent, then the held runs (``_change_run``)
+        ts = mark.commit_ts
+        if self._fire("split-table", ts):
+            self._split[mark.table] = [(mark, run)]
+            return True
+        if self._fire("ts-regression", ts):
+            self._lost.append((mark, run))
+            self._since.append((mark, run))
+            return True
+        return False
+
+    def _release_split(
+        self,
+        table: str | None,
+        out: list[Record],
+        added: list[Added],
+        behind: Sequence[Record] = (),
+    ) -> None:
+        """Send what the second node holds of ``table`` (None: of every table). ``behind`` is
+        the newer run of the table it went behind, sent again after it: the injector does not
+        see rows, and one both runs change must not end on the older change (TiCDC keeps a
+        row in one region, so on one node)."""
+        tables = list(self._split) if table is None else [table]
+        for name in tables:
+            for mark, run in self._split.pop(name, ()):
+                self._add("split-table", mark.commit_ts, [*run, *behind], out, added)
+                self._since.append((mark, run))
+
+    def _restart(self, out: list[Record], added: list[Added]) -> None:
+        """``ts-regression``'s restart after a lost send: the runs since the last WATERMARK
+        again, in order, the lost ones among them for the first time."""
+        if not self._lost:
+            return
+        ts = self._lost[0][0].commit_ts
+        self._lost.clear()
+        self._add("ts-regression", ts, self._replay(), out, added)
+
+    def drain(self) -> tuple[list[Record], list[Added]]:
+        """What is still held or lost when the sinks close: sent as at a WATERMARK."""
+        out: list[Record] = []
+        added: list[Added] = []
+        self._release_split(None, out, added)
+        self._restart(out, added)
+        return out, added
 
     def _replay(self) -> list[Record]:
         """What a restarted sink sends after the last WATERMARK: the same runs, each table's
         first row after its BOOTSTRAP (as a new sink sends one before a table's first row)
-        unless a BOOTSTRAP or DDL of it comes first."""
+        unless a BOOTSTRAP or DDL of it comes first. The runs ``ts-regression`` lost are
+        among them: a restart (and ``restart-replay``, at a WATERMARK) comes after them."""
         out: list[Record] = []
         announced: set[str] = set()
         for mark, run in self._since:

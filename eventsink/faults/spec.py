@@ -36,6 +36,12 @@ FAULT_KINDS: dict[str, str] = {
     "batch whose acknowledgement was lost",
     "skew": "one partition is held back by a span of commit time behind the others "
     "(inline engine; the bytes of the partition do not change)",
+    "split-table": "a table's transaction is held by a second node and sent after the table's "
+    "next one, so the table's commit ts goes back inside the partition (TiCDC's "
+    "table-across-nodes); every row still arrives before the next WATERMARK or DDL",
+    "ts-regression": "a transaction's send fails and the newer ones go on; before the next "
+    "WATERMARK or DDL the restarted sink sends the partition again from the last WATERMARK, so "
+    "the lost rows arrive, for the first time, after newer ones",
 }
 """Kind -> what it does, in the order ``tisink play --help`` lists them."""
 
@@ -47,6 +53,8 @@ DEFAULTS: dict[str, dict[str, str]] = {
     "stale-watermark": {"nth": "2"},
     "producer-retry": {"nth": "50"},
     "skew": {"by": "5s", "partition": "0"},
+    "split-table": {"nth": "20"},
+    "ts-regression": {"nth": "100"},
 }
 """The trigger of a kind given without one (eventsink/faults/README.md has the table)."""
 

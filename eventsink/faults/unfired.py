@@ -20,6 +20,8 @@ POINTS: dict[str, str] = {
     "duplicate-watermark": "WATERMARKs",
     "stale-watermark": "WATERMARKs after the first",
     "producer-retry": "DML runs",
+    "split-table": "DML runs of a table with none held",
+    "ts-regression": "DML runs of a table with none held",
 }
 """The messages of a partition a kind can fire at (its eligible messages)."""
 
@@ -30,6 +32,8 @@ _NEEDS: dict[str, str] = {
     "duplicate-watermark": "WATERMARK",
     "stale-watermark": "WATERMARK",
     "producer-retry": "DML",
+    "split-table": "DML",
+    "ts-regression": "DML",
 }
 """The message type a kind's eligible messages are."""
 

@@ -17,7 +17,9 @@ def consumers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(EXAMPLES))
 
 
-@pytest.mark.parametrize("script", ["simple_consumer.py", "naive_consumer.py"])
+@pytest.mark.parametrize(
+    "script", ["simple_consumer.py", "naive_consumer.py", "high_water_consumer.py"]
+)
 @pytest.mark.parametrize("layout", ["missing", "empty"])
 def test_a_file_topic_that_is_not_there_is_named_and_exits_non_zero(
     consumers: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, script: str, layout: str
@@ -27,7 +29,9 @@ def test_a_file_topic_that_is_not_there_is_named_and_exits_non_zero(
         topic.mkdir()  # a folder with no partition files is a topic nothing was written to
     source = f"file://{topic}"
     module = importlib.import_module(script.removesuffix(".py"))
-    consumer_type = getattr(module, "NaiveConsumer", None)
+    consumer_type = getattr(module, "NaiveConsumer", None) or getattr(
+        module, "HighWaterConsumer", None
+    )
     main = importlib.import_module("simple_consumer").main
     monkeypatch.setattr(sys, "argv", [str(EXAMPLES / script), source, "out.db"])
     with pytest.raises(SystemExit) as exited:

@@ -28,6 +28,18 @@ def test_every_kind_has_a_default_trigger() -> None:
         assert spec.nth or spec.by_ms, kind
 
 
+def test_the_reordering_kinds_of_issue_47() -> None:
+    split, regression = parse_faults("split-table; ts-regression:p=0.1,seed=2,topic=t").faults
+    assert (split.kind, split.nth, split.defaulted) == ("split-table", 20, True)
+    assert (regression.kind, regression.p, regression.seed, regression.topic) == (
+        "ts-regression",
+        0.1,
+        2,
+        "t",
+    )
+    assert not regression.defaulted and regression.nth == 0
+
+
 def test_skew_defaults_to_partition_zero() -> None:
     skew = parse_faults("skew:by=2s").faults[0]
     assert (skew.by_ms, skew.partition) == (2000, 0)
@@ -53,6 +65,9 @@ def test_durations(text: str, ms: int) -> None:
         ("producer-retry:p=nan", "p=nan must be in (0, 1]"),
         ("producer-retry:p=often", "p=often is no number"),
         ("bab:nth=0", "nth=0: the first eligible message is nth=1"),
+        ("split-table:by=1s", "fault 'split-table': 'by=1s' is no key=value"),
+        ("ts-regression:nth=0", "fault 'ts-regression': nth=0: the first eligible"),
+        ("ts-regression:partition=-1", "fault 'ts-regression': partition=-1 must not be"),
     ],
 )
 def test_errors_name_the_item_and_key(text: str, named: str) -> None:

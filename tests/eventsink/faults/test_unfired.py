@@ -29,6 +29,9 @@ STREAM = PlayedStream(
         ("producer-retry:p=0.0001", "p=0.0001 drew none of the partitions' DML runs"),
         ("restart-replay:nth=5", "nth=5: no partition had 5 WATERMARKs (8 WATERMARK messages in "),
         ("skew", "partition 0 held no message back"),
+        ("split-table:nth=5000", "nth=5000: no partition had 5000 DML runs of a table with "),
+        ("ts-regression:p=0.0001", "p=0.0001 drew none of the partitions' DML runs of a "),
+        ("ts-regression:partition=9", "partition 9 received no message"),
     ],
 )
 def test_each_reason(spec: str, reason: str) -> None:
