@@ -182,7 +182,7 @@ def main() -> int:
     runs: dict[str, Encode] = {name: encoder(config, txns) for name, config in cases.items()}
     canal = get_protocol("canal-json").new_encoder(cases["canal-json"], FixedClock(BUILD_MS))
     parsed = {
-        id(txn): [orjson.loads(record[1]) for record in canal.encode_rows(txn).records]
+        id(txn): [orjson.loads(record[1] or b"null") for record in canal.encode_rows(txn).records]
         for txn in txns
     }
 

@@ -68,7 +68,7 @@ def run(rows: list[RowChangedEvent], with_schema: bool, batch: int, repeat: int)
     single = rate("encode_rows, 1 row per call", len(rows), encode_each, repeat)
     finished: list[tuple[Any, Any]] = []
     for record in encoder.encode_rows(rows).records:
-        finished.append((orjson.loads(record[0] or b"null"), orjson.loads(record[1])))
+        finished.append((orjson.loads(record[0] or b"null"), orjson.loads(record[1] or b"null")))
 
     def floor() -> None:
         dumps = orjson.dumps

@@ -102,7 +102,7 @@ async def main() -> None:
         txn = rows[start : start + args.txn_size]
         targets = routing.partitions_for_rows(txn, 3)
         for target, record in zip(targets, encoder.encode_rows(txn).records, strict=True):
-            parts[target].append(record[1])
+            parts[target].append(record[1] or b"")
     encode = report("route + encode only", args.rows, time.perf_counter() - started)
     group = f"encoder-concurrency={args.encoder_concurrency}"
     with broker_address(args.bootstrap) as bootstrap:

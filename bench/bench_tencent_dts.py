@@ -134,7 +134,7 @@ def run(pb: ModuleType, rows: list[RowChangedEvent], size: int, repeat: int) -> 
     txns = transactions(rows, size)
     print(f"10-column rows, {size} per transaction ({len(rows)} rows, median of {repeat})")
     encoder = new_encoder()  # as each timed pass
-    values = [encoder.encode_rows(txn).records[0][1] for txn in txns]
+    values = [encoder.encode_rows(txn).records[0][1] or b"" for txn in txns]
     baseline = GeneratedBaseline(pb)
     plain = [baseline.values_of(value) for value in values]
     for value, job in zip(values, plain, strict=True):

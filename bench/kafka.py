@@ -1,12 +1,24 @@
-"""The Kafka sink: TableSink -> MQ DML sink -> broker, against raw aiokafka batch sends of the
-same bytes.
+"""The Kafka sink: TableSink -> MQ DML sink -> broker, against three anchors on the same broker.
 
 The sink run covers everything a row goes through: the table sink's buffer and progress
 tracker, Simple JSON encoding, index-value routing over 3 partitions, the MQ sink's batches per
 partition and the broker's acks, timed from the first rows handed over until the checkpoint
-reaches the last row. The baseline sends the already-encoded values of the same rows to the
-same partitions with aiokafka's batch API, one batch in flight per partition (connecting is not
-timed on either side). Runs alternate, each on a topic of its own.
+reaches the last row. The anchors, each a line of the group with the sink's ratio to it:
+
+- raw aiokafka: the already-encoded values of the same rows to the same partitions with
+  aiokafka's batch API, one batch in flight per partition;
+- raw confluent-kafka: the same values and partitions with ``produce`` per record (acks all,
+  librdkafka's defaults: 5 ms linger, 1,000,000-byte batches, no delivery callbacks), then
+  ``flush``;
+- Kafka's own ``ProducerPerformance`` (``producer_perf``): as many values of their mean size,
+  in a JVM of its own, its steady-state figure after a warm-up; its JVM start-up is in the note.
+
+Connecting is timed on no side. Runs alternate, each on a topic of its own. The broker is an
+embedded Apache Kafka (``broker="apache"``, the default: a real broker's costs, and the only
+one the Java tool runs against) or Tansu (``broker="tansu"``: starts at once and keeps
+everything in memory; it has no idempotent producer and counts end offsets by batch, and the
+tool is skipped), unless ``bootstrap`` names one running (``broker`` then says which kind it
+is). Without Java or the jars, the default runs on Tansu and says so.
 """
 
 from __future__ import annotations
@@ -21,6 +33,16 @@ from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
+from tisink.bench.producer_perf import (
+    NAME as TOOL_NAME,
+)
+from tisink.bench.producer_perf import (
+    PerfRun,
+    ProducerPerfError,
+    ProducerPerfUnavailable,
+    producer_performance,
+    tool_runtime,
+)
 from tisink.bench.results import BenchResult
 from tisink.bench.rows import BASE_MS, Txn
 from tisink.codec import new_encoder
@@ -29,6 +51,7 @@ from tisink.eventsink.capabilities import BackPressured, stats_of
 from tisink.eventsink.kafka import KafkaConfig, KafkaTopicManager
 from tisink.eventsink.router import EventRouter
 from tisink.model import ResolvedTs
+from tisink.run.embedded import DEFAULT_BROKER, BrokerKind, start_embedded_broker
 from tisink.sink import ChangefeedConfig, SinkFactory
 
 PARTITIONS = 3
@@ -44,15 +67,19 @@ partition = "index-value"
 """
 
 
+GROUP = "Kafka sink: 10-column rows, 3 partitions"
+CASE = "TableSink -> MQ sink -> broker"
+RAW_AIOKAFKA = "raw aiokafka batch sends"
+RAW_CONFLUENT = "raw confluent-kafka produce"
+
+
 @contextlib.contextmanager
-def broker_address(bootstrap: str | None) -> Iterator[str]:
-    """``bootstrap``, or an embedded broker's for the duration."""
+def broker_address(bootstrap: str | None, kind: BrokerKind = "tansu") -> Iterator[str]:
+    """``bootstrap``, or an embedded broker's of ``kind`` for the duration."""
     if bootstrap:
         yield bootstrap
         return
-    from tisink.run.broker import start_broker
-
-    with start_broker() as broker:
+    with start_embedded_broker(kind) as broker:
         yield broker.bootstrap
 
 
@@ -83,6 +110,29 @@ async def raw_aiokafka(bootstrap: str, topic: str, parts: list[list[bytes]]) -> 
         await client.stop()
 
 
+def raw_confluent(bootstrap: str, topic: str, parts: list[list[bytes]]) -> float:
+    """Seconds for confluent-kafka to deliver ``parts[p]`` to partition ``p`` of ``topic``,
+    ``produce`` per record then ``flush`` (the client connected and holding the topic's
+    metadata before the clock starts; closing not counted)."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
+    producer.list_topics(topic, timeout=30)
+    produce, poll = producer.produce, producer.poll
+    started = time.perf_counter()
+    for partition, values in enumerate(parts):
+        for value in values:
+            while True:
+                try:
+                    produce(topic, value, None, partition)
+                    break
+                except BufferError:
+                    poll(0.005)
+    if producer.flush(120) != 0:
+        raise RuntimeError("raw confluent-kafka: records left undelivered")
+    return time.perf_counter() - started
+
+
 def encoded_parts(txns: list[Txn], partitions: int = PARTITIONS) -> list[list[bytes]]:
     """The values the sink writes for ``txns``, by partition, routed as the sink routes them."""
     config = ChangefeedConfig.from_toml(CONFIG)
@@ -92,7 +142,7 @@ def encoded_parts(txns: list[Txn], partitions: int = PARTITIONS) -> list[list[by
     for txn in txns:
         targets = router.partitions_for_rows(txn, partitions)
         for target, record in zip(targets, encoder.encode_rows(txn).records, strict=True):
-            parts[target].append(record[1])
+            parts[target].append(record[1] or b"")  # Simple JSON writes no tombstone
     return parts
 
 
@@ -139,34 +189,89 @@ async def table_sink_run(
     return seconds, measured
 
 
-def kafka_group(bootstrap: str | None, txns: list[Txn], repeat: int) -> list[BenchResult]:
-    """The sink against raw sends, ``repeat`` runs of each, medians compared."""
+def tool_skipped(bootstrap: str | None, broker: BrokerKind) -> str | None:
+    """Why Kafka's producer tool cannot run in this group, or None."""
+    if broker != "apache":
+        where = f"the Tansu broker at {bootstrap}" if bootstrap else "the embedded Tansu broker"
+        return f"skipped: runs against Apache Kafka only, and this run uses {where}"
+    try:
+        tool_runtime()
+    except ProducerPerfUnavailable as exc:
+        return f"skipped: {exc}"
+    return None
+
+
+def kafka_group(
+    bootstrap: str | None, txns: list[Txn], repeat: int, broker: BrokerKind = DEFAULT_BROKER
+) -> list[BenchResult]:
+    """The sink against each anchor, ``repeat`` runs of each, medians compared; the broker is
+    ``bootstrap`` (of kind ``broker``) or an embedded one of kind ``broker``."""
     rows = sum(map(len, txns))
     parts = encoded_parts(txns)
+    size = sum(len(value) for part in parts for value in part)
+    skipped = tool_skipped(bootstrap, broker)
+    if skipped and broker == "apache" and not bootstrap:
+        broker = "tansu"  # no Java or no jars: the embedded Apache Kafka cannot start either
     run = uuid.uuid4().hex[:8]
     ours: list[float] = []
-    raw: list[float] = []
+    aio: list[float] = []
+    confluent: list[float] = []
+    tool: list[PerfRun] = []
+    tool_error = ""
     p99: list[float] = []
-    size = 0
-    with broker_address(bootstrap) as address:
+    written = 0
+    with broker_address(bootstrap, broker) as address:
         for attempt in range(max(1, repeat)):
-            topics = (f"bench-raw-{run}-{attempt}", f"bench-sink-{run}-{attempt}")
+            topics = [f"bench-{name}-{run}-{attempt}" for name in ("raw", "rdk", "tool", "sink")]
             for topic in topics:
                 asyncio.run(create_topic(address, topic))
-            raw.append(asyncio.run(raw_aiokafka(address, topics[0], parts)))
-            seconds, measured = asyncio.run(table_sink_run(address, topics[1], txns))
+            aio.append(asyncio.run(raw_aiokafka(address, topics[0], parts)))
+            confluent.append(raw_confluent(address, topics[1], parts))
+            if not (skipped or tool_error):
+                try:
+                    tool.append(
+                        producer_performance(address, topics[2], rows, max(1, round(size / rows)))
+                    )
+                except (ProducerPerfError, ProducerPerfUnavailable) as exc:
+                    tool_error = str(exc)
+            seconds, measured = asyncio.run(table_sink_run(address, topics[3], txns))
             ours.append(seconds)
             p99.append(measured["latency"]["p99"])
-            size = measured["bytes"]
-    return [
-        BenchResult(
-            "Kafka sink: 10-column rows, 3 partitions",
-            "TableSink -> MQ sink -> broker",
-            rows / statistics.median(ours),
-            "raw aiokafka batch sends",
-            rows / statistics.median(raw),
-            bytes_per_row=round(size / rows, 1),
-            p99_ms=statistics.median(p99),
-            note=f"{rows} rows; broker {'at ' + bootstrap if bootstrap else 'embedded (Tansu)'}",
-        )
+            written = measured["bytes"]
+    where = f"at {bootstrap}" if bootstrap else "embedded"
+    note = f"{rows} rows; broker {where} ({'Apache Kafka' if broker == 'apache' else 'Tansu'})"
+    ours_rate = rows / statistics.median(ours)
+    common: dict[str, Any] = {
+        "bytes_per_row": round(written / rows, 1),
+        "p99_ms": statistics.median(p99),
+    }
+    results = [
+        BenchResult(GROUP, CASE, ours_rate, name, rows / statistics.median(times), **common)
+        for name, times in ((RAW_AIOKAFKA, aio), (RAW_CONFLUENT, confluent))
     ]
+    results[0].note = note
+    anchor = BenchResult(GROUP, CASE, ours_rate, TOOL_NAME, **common)
+    if skipped:
+        anchor.note = skipped
+    elif tool_error:
+        anchor.rows_per_s, anchor.error = 0.0, tool_error
+    else:
+        anchor.baseline_rows_per_s = statistics.median(r.measured.records_per_s for r in tool)
+        anchor.note = tool_note(tool, round(size / rows))
+    return [*results, anchor]
+
+
+def tool_note(runs: list[PerfRun], record_size: int) -> str:
+    """The tool's own figures beside its rate (medians of the runs)."""
+
+    def median(field: str) -> float:
+        return statistics.median(getattr(r.measured, field) for r in runs)
+
+    whole = statistics.median(r.whole.records_per_s for r in runs)
+    startup = statistics.median(r.startup_s for r in runs)
+    return (
+        f"{record_size}-byte records after {runs[0].whole.records - runs[0].measured.records:,} "
+        f"to warm up; its p50/p99/p99.9 {median('p50_ms'):.0f}/{median('p99_ms'):.0f}/"
+        f"{median('p999_ms'):.0f} ms, {median('mb_per_s'):.2f} MB/s; whole run {whole:,.0f}/s; "
+        f"JVM start-up and exit {startup:.1f} s, not counted"
+    )

@@ -25,6 +25,7 @@ from tisink.bench.output import markdown, write_json
 from tisink.bench.replay import replay_group
 from tisink.bench.results import BenchResult, loop_turn_ns
 from tisink.bench.rows import demo_txns, ten_column_txns
+from tisink.run.embedded import DEFAULT_BROKER, BrokerKind
 
 JSON_FILE, MARKDOWN_FILE, CHART_FILE = "bench.json", "bench.md", "bench.png"
 
@@ -38,25 +39,39 @@ class SuiteSettings:
     play_rows: int
     repeat: int
     bootstrap: str | None = None
-    """An existing Kafka for the Kafka and engine groups (default: the embedded broker)."""
+    """An existing Kafka for the broker groups (default: embedded brokers)."""
+    broker: BrokerKind = DEFAULT_BROKER
+    """The Kafka group's broker: an embedded one of this kind, or what kind ``bootstrap`` is
+    (Kafka's producer tool runs against Apache Kafka only). The engine and replay groups start
+    a Tansu per contender unless ``bootstrap`` is given."""
     replay_loops: int = 3
     """Passes of ``kafka_rows`` demo rows' messages the replay group sends."""
     replay_repeat: int = 1
 
     @classmethod
-    def quick(cls, bootstrap: str | None = None) -> SuiteSettings:
+    def quick(
+        cls, bootstrap: str | None = None, broker: BrokerKind = DEFAULT_BROKER
+    ) -> SuiteSettings:
         return cls(
-            encode_rows=5_000, kafka_rows=20_000, play_rows=30_000, repeat=3, bootstrap=bootstrap
+            encode_rows=5_000,
+            kafka_rows=20_000,
+            play_rows=30_000,
+            repeat=3,
+            bootstrap=bootstrap,
+            broker=broker,
         )
 
     @classmethod
-    def full(cls, bootstrap: str | None = None) -> SuiteSettings:
+    def full(
+        cls, bootstrap: str | None = None, broker: BrokerKind = DEFAULT_BROKER
+    ) -> SuiteSettings:
         return cls(
             encode_rows=20_000,
             kafka_rows=100_000,
             play_rows=100_000,
             repeat=5,
             bootstrap=bootstrap,
+            broker=broker,
             replay_loops=10,
             replay_repeat=3,
         )
@@ -94,8 +109,10 @@ def suite_steps(settings: SuiteSettings) -> list[SuiteStep]:
             lambda: feed_group(f"feed: demo rows ({rows})", rows, repeat),
         ),
         SuiteStep(
-            "Kafka sink against raw aiokafka sends",
-            lambda: kafka_group(settings.bootstrap, ten_column_txns(settings.kafka_rows), repeat),
+            "Kafka sink against raw aiokafka, raw confluent-kafka and Kafka's producer tool",
+            lambda: kafka_group(
+                settings.bootstrap, ten_column_txns(settings.kafka_rows), repeat, settings.broker
+            ),
         ),
         SuiteStep(
             "engines: inline, Spark local[1], local[2]",
@@ -123,6 +140,7 @@ def suite_meta(settings: SuiteSettings) -> dict[str, Any]:
         "loop_turn_ns": round(loop_turn_ns(), 1),
         "encode_rows": settings.encode_rows,
         "kafka_rows": settings.kafka_rows,
+        "kafka_broker": settings.broker,
         "play_rows": settings.play_rows,
         "replay_loops": settings.replay_loops,
         "repeat": settings.repeat,

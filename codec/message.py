@@ -9,8 +9,9 @@ from enum import StrEnum
 Headers = tuple[tuple[str, bytes], ...]
 """Kafka record headers: ``(name, value)`` pairs, in order."""
 
-Record = tuple[bytes | None, bytes] | tuple[bytes | None, bytes, Headers]
-"""What a producer writes: ``(key, value)``, the key None for a null key; or ``(key, value,
+Record = tuple[bytes | None, bytes | None] | tuple[bytes | None, bytes | None, Headers]
+"""What a producer writes: ``(key, value)``, the key None for a null key and the value None for
+a tombstone (TiCDC's avro DELETE); or ``(key, value,
 headers)`` for a record with Kafka headers. Encoders give 2-tuples (the fast path); headers
 such as DTS's ``ps`` are added where a partition's records are sent in order."""
 
@@ -47,7 +48,8 @@ class Message:
     codec itself does no I/O).
     """
 
-    value: bytes
+    value: bytes | None
+    """None: a tombstone (a null Kafka value)."""
     key: bytes | None = None
     type: MessageType = MessageType.DML
     rows: int = 0
@@ -57,7 +59,7 @@ class Message:
 
     def length(self) -> int:
         """Bytes counted against ``max-message-bytes`` (before the 36-byte record overhead)."""
-        return len(self.value) + (len(self.key) if self.key else 0)
+        return (len(self.value) if self.value else 0) + (len(self.key) if self.key else 0)
 
     def record(self) -> Record:
         return (self.key, self.value)

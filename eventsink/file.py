@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import orjson
 
-from tisink.codec.message import Headers, Record, with_sequence
+from tisink.codec.message import Headers, Record, record_headers, with_sequence
 from tisink.eventsink.errors import FileSinkError as FileSinkError  # callers import it here
 from tisink.eventsink.file_tail import append_whole, settle
 from tisink.eventsink.path_names import path_component
@@ -208,7 +208,9 @@ def _lines(records: Sequence[Record], offset: int) -> bytes:
         # base64 needs no JSON escaping, so the record is formatted directly; binascii's
         # encoder is base64.b64encode without its Python wrapper (two calls a record).
         key_text = b"null" if key is None else b'"%s"' % _b64(key, newline=False)
-        if len(record) == 3 and record[2]:
+        if value is None:  # a tombstone: rare, off the fast path's two formats
+            append(_tombstone_line(offset, key_text, record_headers(record)))
+        elif len(record) == 3 and record[2]:
             append(
                 b'{"offset":%d,"key":%s,"value":"%s","headers":%s}\n'
                 % (offset, key_text, _b64(value, newline=False), _headers_json(record[2]))
@@ -220,6 +222,16 @@ def _lines(records: Sequence[Record], offset: int) -> bytes:
             )
         offset += 1
     return b"".join(lines)
+
+
+def _tombstone_line(offset: int, key_text: bytes, headers: Headers) -> bytes:
+    if headers:
+        return b'{"offset":%d,"key":%s,"value":null,"headers":%s}\n' % (
+            offset,
+            key_text,
+            _headers_json(headers),
+        )
+    return b'{"offset":%d,"key":%s,"value":null}\n' % (offset, key_text)
 
 
 def _headers_json(headers: Headers) -> bytes:
@@ -259,11 +271,14 @@ class FileRecord(NamedTuple):
     partition: int
     offset: int
     key: bytes | None
-    value: bytes
+    value: bytes | None
+    """None: a tombstone."""
     headers: Headers
 
 
-def read_file_topic(directory: Path, topic: str) -> Iterator[tuple[int, int, bytes | None, bytes]]:
+def read_file_topic(
+    directory: Path, topic: str
+) -> Iterator[tuple[int, int, bytes | None, bytes | None]]:
     """Yield ``(partition, offset, key, value)`` for every record of ``topic``, partition by
     partition in offset order; a malformed line raises FileSinkError naming file and line."""
     for record in read_file_topic_records(directory, topic):
@@ -288,11 +303,14 @@ def read_file_topic_records(directory: Path, topic: str) -> Iterator[FileRecord]
                 yield FileRecord(partition, offset, key, value, headers)
 
 
-def _parse_record(line: bytes, path: Path, number: int) -> tuple[int, bytes | None, bytes, Headers]:
+def _parse_record(
+    line: bytes, path: Path, number: int
+) -> tuple[int, bytes | None, bytes | None, Headers]:
     try:
         record = orjson.loads(line)
         offset = record["offset"]
         key = record["key"]
+        value = record["value"]
         if not isinstance(offset, int) or isinstance(offset, bool):
             raise ValueError(f"offset {offset!r} is not an integer")
         headers: Headers = tuple(
@@ -302,7 +320,7 @@ def _parse_record(line: bytes, path: Path, number: int) -> tuple[int, bytes | No
         return (
             offset,
             None if key is None else base64.b64decode(key, validate=True),
-            base64.b64decode(record["value"], validate=True),
+            None if value is None else base64.b64decode(value, validate=True),
             headers,
         )
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as err:

@@ -83,5 +83,5 @@ class LogSink(BatchingSink):
             return [0] * len(rows)
         encoded = self._encoder.encode_rows(rows)
         if self._encoder.message_per_row:
-            return [len(r[0] or b"") + len(r[1]) for r in encoded.records]
+            return [len(r[0] or b"") + len(r[1] or b"") for r in encoded.records]
         return [encoded.size] + [0] * (len(rows) - 1)

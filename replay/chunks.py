@@ -114,7 +114,7 @@ def records_size(records: Sequence[Record]) -> int:
     """Key, value and header bytes of ``records`` (for a part of a chunk)."""
     size = 0
     for record in records:
-        size += len(record[1]) + (len(record[0]) if record[0] is not None else 0)
+        size += len(record[1] or b"") + len(record[0] or b"")
         if len(record) == 3:
             size += sum(len(name) + len(data) for name, data in record[2])
     return size

@@ -18,19 +18,19 @@ from hypothesis import HealthCheck, settings
 
 from tests import markers
 from tests.apache_kafka_fixture import apache_kafka_bootstrap
-from tests.schema_registry_fixture import schema_registry_url
 from tests.broker_fixture import kafka_bootstrap
 from tests.db_servers import fresh_mariadb, fresh_postgresql, mariadb_url, postgresql_url
+from tests.schema_registry_fixture import schema_registry_url
 
 __all__ = [
     "apache_kafka_bootstrap",
-    "schema_registry_url",
     "fresh_mariadb",
     "fresh_postgresql",
     "kafka_bootstrap",
     "mariadb_url",
     "postgresql_url",
     "reference_data",
+    "schema_registry_url",
     "simple_golden",
 ]
 

@@ -222,7 +222,8 @@ def play(
         typer.Option(
             help="Delivery faults of at-least-once CDC to inject: NAME[:key=value,...] items "
             "joined by ';' (restart-replay, bab, duplicate-ddl, duplicate-watermark, "
-            "stale-watermark, producer-retry, skew); listed in the summary's faults."
+            "stale-watermark, producer-retry, skew, split-table, ts-regression); listed in the "
+            "summary's faults."
         ),
     ] = None,
 ) -> None:
@@ -480,6 +481,14 @@ def bench(
         str | None,
         typer.Option(help="HOST:PORT of a Kafka for the broker groups (default: embedded)."),
     ] = None,
+    broker: Annotated[
+        BrokerKind,
+        typer.Option(
+            help="The Kafka sink group's broker, embedded or what --bootstrap is: apache "
+            "(Apache Kafka, beside Kafka's own producer tool) or tansu (no producer tool). "
+            "The engine and replay groups use a Tansu per contender."
+        ),
+    ] = DEFAULT_BROKER,
 ) -> None:
     """Run the standard benchmark suite: encoders against their libraries alone, the Kafka
     sink against raw aiokafka sends, inline against Spark; medians of repeats. Ctrl-C (or
@@ -491,7 +500,7 @@ def bench(
     from tisink.run.interrupt import StopRequest, stop_on_signals
 
     _check_writable(out / "bench.json", command="bench", what="the results")
-    settings = SuiteSettings.quick(bootstrap) if quick else SuiteSettings.full(bootstrap)
+    settings = (SuiteSettings.quick if quick else SuiteSettings.full)(bootstrap, broker)
     stop = StopRequest()
     with stop_on_signals(stop), console.status("benchmarking") as status:
         run, meta = run_suite_stoppable(
@@ -540,6 +549,25 @@ def broker(
         code = serve_embedded_broker(kind, port)
     except BrokerStartError as err:
         fail("broker", str(err), REFUSED)
+    raise typer.Exit(code)
+
+
+@app.command()
+def registry(
+    port: Annotated[int, typer.Option(help="Loopback port to listen on.")] = 8081,
+) -> None:
+    """Run an embedded Confluent-compatible schema registry (Apicurio Registry, in memory; built
+    with Maven from Maven Central on first use) in the foreground until interrupted; exit 2
+    when it cannot start (a busy port, no Java, no Maven)."""
+    from tisink.run.errors import SchemaRegistryError
+    from tisink.run.schema_registry import run_schema_registry_foreground
+
+    # where it listens is this command's output, not a diagnostic
+    logging.getLogger("tisink.run").setLevel(logging.INFO)
+    try:
+        code = run_schema_registry_foreground(port)
+    except SchemaRegistryError as err:
+        fail("registry", str(err), REFUSED)
     raise typer.Exit(code)
 
 

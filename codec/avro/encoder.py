@@ -2,9 +2,8 @@
 Confluent wire format under schemas registered per topic.
 
 A row's key holds its handle key columns (none: a null key); its value every stored column,
-plus the TiDB extension fields when on. A DELETE has a key and an empty value (TiCDC writes a
-null value, a Kafka tombstone; ``Record`` values are bytes here, so the value is ``b""``, which
-TiCDC's own decoder also reads as a DELETE). An UPDATE is written as its new image: the sink
+plus the TiDB extension fields when on. A DELETE has a key and a null value, a Kafka tombstone, as
+TiCDC writes it. An UPDATE is written as its new image: the sink
 splits an UPDATE that changes a unique key into DELETE and INSERT before it gets here, as
 TiCDC's MQ sinks do. The subjects are ``<topic>-key`` and ``<topic>-value``, the topic with
 ``.`` made ``_``; the sink names the topic through ``use_topics`` (the router's), else it is
@@ -41,7 +40,8 @@ from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
 
-TOMBSTONE = b""
+TOMBSTONE = None
+"""A DELETE's value: null (a Kafka tombstone)."""
 KEY_SUFFIX = "-key"
 VALUE_SUFFIX = "-value"
 
@@ -159,7 +159,7 @@ class AvroEncoder(EncoderBase):
             if self._options.enable_tidb_extension:
                 datum |= extension(row, self._row_checksum)
             value = self._framed(entry, datum)
-        length = len(value) + (len(key) if key else 0)
+        length = (len(value) if value else 0) + (len(key) if key else 0)
         if length > self._limit:
             raise MessageTooLargeError(
                 f"table {table.qualified_name}: an Avro message of {length} bytes exceeds "
@@ -174,7 +174,7 @@ class AvroEncoder(EncoderBase):
         for row in rows:
             record = self.encode_row(row)
             records.append(record)
-            size += len(record[1]) + len(record[0] or b"")
+            size += len(record[1] or b"") + len(record[0] or b"")
         return EncodedRows(records, size)
 
     def encode_ddl(self, ddl: DDLEvent) -> Message | None:

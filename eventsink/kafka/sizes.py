@@ -21,13 +21,13 @@ def check_sizes(
     limit = max_message_bytes - RECORD_OVERHEAD
     if isinstance(records, SizedRecords) and records.largest <= limit:
         return
-    longest_value = max(map(len, map(_value, records)))
+    longest_value = max(map(len, filter(None, map(_value, records))), default=0)  # None: tombstone
     longest_key = max(map(len, filter(None, map(_key, records))), default=0)
     if longest_value + longest_key <= limit:
         return
     for index, record in enumerate(records):
         key, value = record[0], record[1]
-        size = len(value) + (len(key) if key else 0)
+        size = (len(value) if value else 0) + (len(key) if key else 0)
         if size > limit:
             raise KafkaMessageTooLargeError(
                 f"record {index + 1} of {len(records)} is {size + RECORD_OVERHEAD} bytes, "

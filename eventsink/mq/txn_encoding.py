@@ -109,7 +109,7 @@ def _encode_merged(
     if encoded.claim_checks:
         return None
     records = encoded.records
-    sizes = [len(record[1]) + len(record[0] or b"") for record in records]
+    sizes = [len(record[1] or b"") + len(record[0] or b"") for record in records]
     first = targets[0]
     one = first if targets.count(first) == len(targets) else None  # a partition owner's case
     out: list[EncodedTxn] = []

@@ -121,7 +121,8 @@ class StorageSink:
                 self._error = err
                 raise
             end = self._record_end
-            data = b"".join(value + end for _, value, *_ in encoded.records)
+            # the storage protocols (storage_extension) write no tombstones
+            data = b"".join((value or b"") + end for _, value, *_ in encoded.records)
             key = self._key(txn)
             open_file = self._open.get(key)
             if open_file is None:

@@ -18,7 +18,7 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from tests.kafka_support.readback import read_partition
-from tisink.codec.registry import protocols
+from tisink.codec.registry import get_protocol, protocols
 from tisink.play.run import PlaySpec, run_play
 
 PARTITIONS = 3
@@ -55,10 +55,12 @@ def _play_and_check_ends(bootstrap: str, topic: str, params: str) -> None:
 
 @pytest.mark.parametrize(("protocol", "fmt"), CASES)
 def test_each_protocols_end_offsets_are_the_records_held(
-    apache_kafka_bootstrap: str, protocol: str, fmt: str
+    apache_kafka_bootstrap: str, protocol: str, fmt: str, request: pytest.FixtureRequest
 ) -> None:
     topic = f"ends-{protocol}-{fmt}-{uuid.uuid4().hex[:8]}"
     params = f"protocol={protocol}&encoding-format={fmt}&kafka-client=librdkafka"
+    if "schema-registry" in get_protocol(protocol).required_options:  # avro: a real registry
+        params += f"&schema-registry={request.getfixturevalue('schema_registry_url')}"
     _play_and_check_ends(apache_kafka_bootstrap, topic, params)
 
 

@@ -110,8 +110,10 @@ class DTSAvroEncoder:
                 more, more_size = self._writer.transaction(run, seq, now_ms)
                 records += more
                 size += more_size
-        if size > self._limit and max(len(record[1]) for record in records) > self._limit:
-            self._too_large(rows, [record[1] for record in records])
+        if size > self._limit:
+            values = [record[1] or b"" for record in records]
+            if max(map(len, values)) > self._limit:
+                self._too_large(rows, values)
         return EncodedRows(records, size, [])  # [] is cheaper than the field's factory
 
     def _too_large(self, rows: Sequence[RowChangedEvent], values: list[bytes]) -> None:
