@@ -76,6 +76,13 @@ def no_schema_file(protocol: str, encoding_format: str | None) -> str:
             "consumer reads each table's columns and types from the schema file the storage "
             "sink writes beside them ({schema}/{table}/meta/schema_{version}_{checksum}.json)"
         )
+    if "schema-registry" in spec.required_options:
+        return (
+            f"{spec.name} has no schema file to write: each table's key and value schemas are "
+            "registered in the schema registry the sink names (schema-registry=), under the "
+            "subjects <topic>-key and <topic>-value, and each message carries its schema's id; "
+            "a consumer reads them there (GET /schemas/ids/{id}; tisink registry runs one)"
+        )
     return (
         f"{spec.name} ({encoding_format}) has no schema file to write: the stream itself carries "
         "each table's columns and types, so a consumer needs no file"

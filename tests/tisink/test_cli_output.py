@@ -149,6 +149,9 @@ def test_schema_csv_says_there_is_no_file_and_what_a_consumer_reads(tmp_path: Pa
     assert not out.exists()  # nothing written, not even an empty folder
     json = invoke("schema", "simple", "--out", str(out))
     assert "simple (json) has no schema file to write" in json.output
+    avro = " ".join(invoke("schema", "avro", "--out", str(out)).output.split())
+    assert "registered in the schema registry" in avro and "<topic>-value" in avro
+    assert "carries each table's columns" not in avro and not out.exists()
 
 
 # item 5: no <bool> in any help, validation messages in the project's words
