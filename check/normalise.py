@@ -2,13 +2,15 @@
 representation a consumer chose: ``"1"`` and ``1``, ``1.50`` and ``1.5`` (DECIMAL as Decimal),
 FLOAT rounded to float32, date and time values as canonical text (``timetext``), BIT as an
 integer (from bytes too), ENUM as its member (from its 1-based index too), SET as its members
-in definition order, JSON parsed and written canonically, binary strings as bytes. NULL is
+in definition order, JSON parsed and written canonically, VECTOR as TiDB prints it (float32
+elements), binary strings as bytes. NULL is
 never passed in: NULL equals only NULL. A value that does not read as its type (``"abc"`` in an
 INT column) becomes ``Unreadable``, equal only to the same unreadable text."""
 
 from __future__ import annotations
 
 import json
+import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from typing import Any
 
 from tisink.check.mysqltype import ColumnType
 from tisink.check.timetext import date_text, datetime_text, time_text
+from tisink.codec.values import to_float32, vector_text
 from tisink.model.mysqltypes import TypeFamily
 
 Normalise = Callable[[Any], Any]
@@ -99,9 +102,40 @@ def _json(value: Any) -> str:
     return json.dumps(_plain_numbers(data), sort_keys=True, separators=(",", ":"))
 
 
-def _vector(value: Any) -> tuple[float, ...]:
-    data = json.loads(_text(value)) if isinstance(value, str | bytes) else value
-    return tuple(_float32(item) for item in data)
+def _vector_items(value: Any) -> Any:
+    """The elements of a VECTOR as a consumer may store it: TiDB's text ``[1,0.5]`` (also a
+    JSON array, jsonb, pgvector's text), PostgreSQL's array text ``{1,0.5}`` or an array
+    (``real[]``), or MariaDB's and MySQL's binary VECTOR (little-endian float32s)."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        raw = bytes(value)
+        if not raw.lstrip().startswith((b"[", b"{")) and raw and len(raw) % 4 == 0:
+            return struct.unpack(f"<{len(raw) // 4}f", raw)
+        value = _text(raw)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("{") and text.endswith("}"):
+            inner = text[1:-1].strip()
+            return [float(item) for item in inner.split(",")] if inner else []
+        return json.loads(text)
+    return value
+
+
+def _vector(value: Any) -> str:
+    """A VECTOR as TiDB prints it: each element rounded to float32 and written in Go's
+    shortest form, ``[1,0.5,-2]``; so ``[1.0, 0.5]``, ``{1,0.5}`` and ``0.50000001`` (the
+    same float32) are one value. NaN, infinities and non-numbers are no VECTOR: unreadable."""
+    items = _vector_items(value)
+    if not isinstance(items, list | tuple):
+        raise TypeError(f"a VECTOR is a list of numbers, got {value!r}")
+    floats = []
+    for item in items:
+        if type(item) not in (int, float):
+            raise TypeError(f"a VECTOR element is a number, got {item!r}")
+        single = to_float32(item)
+        if not math.isfinite(single):
+            raise ValueError(f"a VECTOR element is a finite float32, got {item!r}")
+        floats.append(single)
+    return vector_text(floats)
 
 
 def _enum(col: ColumnType) -> Normalise:

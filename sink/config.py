@@ -46,6 +46,7 @@ class _Changefeed:
     protocol: str = ""
     case_sensitive: bool = False
     output_raw_change_event: bool = False
+    newarch: bool = True
     encoder_concurrency: int = 0
     faults: FaultPlan | None = None
 
@@ -61,6 +62,8 @@ class ChangefeedConfig:
     kafka: KafkaConfig = field(default_factory=KafkaConfig)
     protocol_set: bool = False
     output_raw_change_event: bool = False
+    #: TiCDC's new architecture (pingcap/ticdc) or, false, the classic one (pingcap/tiflow)
+    newarch: bool = True
     #: MQ sinks: encoder processes (0, the default, encodes in the sink's own process)
     encoder_concurrency: int = 0
     #: MQ sinks: the delivery faults to inject (``--faults``, ``[sink] faults``)
@@ -189,6 +192,7 @@ def _build(
         kafka=kafka,
         protocol_set=bool(own.protocol),
         output_raw_change_event=own.output_raw_change_event,
+        newarch=own.newarch,
         encoder_concurrency=own.encoder_concurrency,
         faults=own.faults,
         case_sensitive=own.case_sensitive,

@@ -33,6 +33,14 @@ CHANGEFEED_OPTIONS: tuple[Option, ...] = (
         help="false: PK/UK-changing UPDATEs become DELETE + INSERT",
     ),
     Option(
+        "newarch",
+        "newarch",
+        to_bool,
+        ((),),
+        help="true: TiCDC's new architecture (pingcap/ticdc), false: the classic one "
+        "(pingcap/tiflow); TiCDC's server switch, a changefeed setting in tisink",
+    ),
+    Option(
         "encoder-concurrency",
         "encoder_concurrency",
         to_non_negative_int,

@@ -153,7 +153,9 @@ class SinkFactory:
         provider = self.provider
         splits = provider.splits_key_updates() if isinstance(provider, UpdateSplitting) else True
         return SplitPolicy.of(
-            sink_splits=splits, output_raw_change_event=self.config.output_raw_change_event
+            sink_splits=splits,
+            output_raw_change_event=self.config.output_raw_change_event,
+            newarch=self.config.newarch,
         )
 
     def mq_target(self) -> MQTarget | None:

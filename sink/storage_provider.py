@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tisink.codec import new_encoder
+from tisink.codec.csv.options import CSVOptions
 from tisink.codec.encoder import FileHeaderEncoder, RowEventEncoder
 from tisink.codec.protocol import TakesTerminator
 from tisink.codec.registry import protocols
@@ -59,6 +60,9 @@ def storage_layout(uri: SinkURI, config: ChangefeedConfig) -> StorageLayout:
     if isinstance(encoder.options, TakesTerminator):
         options: Any = dataclasses.replace(encoder.options, terminator=storage.terminator)  # type: ignore[type-var]
         encoder = dataclasses.replace(encoder, options=options)
+    if isinstance(encoder.options, CSVOptions):  # the classic CSV writes output-handle-key
+        csv = dataclasses.replace(encoder.options, newarch=storage.newarch)
+        encoder = dataclasses.replace(encoder, options=csv)
     root = Path(uri.path)
     if root.exists() and not root.is_dir():
         raise SinkURIError(f"sink URI {uri.redacted()}: {root} is not a directory")
@@ -77,11 +81,11 @@ class StorageProvider:
     def layout(self, uri: SinkURI, config: ChangefeedConfig) -> StorageLayout:
         return storage_layout(uri, config)
 
-    def _writer(self, root: Path) -> FileWriter:
-        key = root.resolve()
+    def _writer(self, layout: StorageLayout) -> FileWriter:
+        key = layout.root.resolve()
         writer = self._writers.get(key)
         if writer is None:
-            writer = self._writers[key] = FileWriter(root)
+            writer = self._writers[key] = FileWriter(layout.root, config=layout.config)
         return writer
 
     async def create_event_sink(
@@ -98,7 +102,7 @@ class StorageProvider:
             clock,
             header=header,
             record_end=layout.config.terminator.encode(),
-            writer=self._writer(layout.root),
+            writer=self._writer(layout),
             resume=ResumePoint.read(layout),  # a folder an earlier run left goes on (--append)
         )
 
@@ -106,7 +110,7 @@ class StorageProvider:
         self, uri: SinkURI, config: ChangefeedConfig, clock: Clock
     ) -> StorageDDLSink:
         layout = storage_layout(uri, config)
-        return StorageDDLSink(self._writer(layout.root), layout.config)
+        return StorageDDLSink(self._writer(layout), layout.config)
 
     def leftover_topics(self, uri: SinkURI, config: ChangefeedConfig) -> list[str]:
         """The folder's tables (``schema/table``) when an earlier run left a layout there."""
@@ -117,6 +121,11 @@ class StorageProvider:
             f"{path.parent.parent.parent.name}/{path.parent.parent.name}"
             for path in root.glob("*/*/meta/schema_*.json")
         }
+        found.update(  # use-table-id-as-path: {table-id}/meta/
+            path.parent.parent.name
+            for path in root.glob("*/meta/schema_*.json")
+            if path.parent.parent.name.isdigit()
+        )
         if not found and (root / METADATA_FILE).exists():
             found.add(METADATA_FILE)
         return sorted(found)

@@ -12,7 +12,7 @@ from typing import Protocol, TypeVar
 
 from tisink.model.events import RowChangedEvent, SingleTableTxn
 from tisink.tablesink.errors import EventOrderError
-from tisink.tablesink.split import split_row_stream, split_txn_rows
+from tisink.tablesink.split import SPLIT_KEY_UPDATES, SplitPolicy
 
 E = TypeVar("E", RowChangedEvent, SingleTableTxn)
 
@@ -27,8 +27,9 @@ class Appender(Protocol[E]):
         """Add ``rows`` to the end of ``buffer``; all or nothing (raises EventOrderError)."""
         ...
 
-    def split_updates(self, events: list[E]) -> list[E]:
-        """The flushed ``events`` with key-changing UPDATEs split into DELETE + INSERT."""
+    def split_updates(self, events: list[E], policy: SplitPolicy = SPLIT_KEY_UPDATES) -> list[E]:
+        """The flushed ``events`` with key-changing UPDATEs split into DELETE + INSERT, in the
+        order of ``policy``'s architecture."""
         ...
 
 
@@ -78,8 +79,10 @@ class RowAppender:
         buffer.extend(rows)
         self.last = rows[-1]
 
-    def split_updates(self, events: list[RowChangedEvent]) -> list[RowChangedEvent]:
-        return split_row_stream(events)
+    def split_updates(
+        self, events: list[RowChangedEvent], policy: SplitPolicy = SPLIT_KEY_UPDATES
+    ) -> list[RowChangedEvent]:
+        return policy.split_row_stream(events)
 
 
 class TxnAppender:
@@ -120,7 +123,9 @@ class TxnAppender:
                 txn.rows.append(row)
         self.last = rows[-1]
 
-    def split_updates(self, events: list[SingleTableTxn]) -> list[SingleTableTxn]:
+    def split_updates(
+        self, events: list[SingleTableTxn], policy: SplitPolicy = SPLIT_KEY_UPDATES
+    ) -> list[SingleTableTxn]:
         for txn in events:
-            txn.rows = split_txn_rows(txn.rows)
+            txn.rows = policy.split_txn_rows(txn.rows)
         return events

@@ -41,8 +41,8 @@ class TableSink(Generic[E]):
     """Buffers one table's rows and hands them to ``event_sink`` on each resolved ts.
 
     The appender follows the event sink: transactions when ``event_sink.wants_txn``, rows
-    otherwise. UPDATEs changing a PK or NOT NULL unique key are split into DELETE + INSERT as
-    ``split`` says (the factory's policy for the sink), never with ``output_raw_change_event``.
+    otherwise. UPDATEs changing a PK or unique key are split into DELETE + INSERT as ``split``
+    says (the factory's policy for the sink), never with ``output_raw_change_event``.
     The checkpoint starts
     at ``start_ts``. ``latency``, shared by a play's table sinks, records how long each flushed
     row waits for its callback. Not thread-safe: one caller drives a table sink (acks may come
@@ -65,6 +65,7 @@ class TableSink(Generic[E]):
         self._txns = bool(event_sink.wants_txn)
         self._appender: Appender[Any] = TxnAppender(start_ts) if self._txns else RowAppender()
         self._split = split.enabled and not output_raw_change_event
+        self._split_policy = split
         self._buffer: list[E] = []
         self._max_resolved = ResolvedTs.normal(start_ts)
         self._tracker = ProgressTracker(table_id, ResolvedTs.normal(start_ts))
@@ -107,7 +108,7 @@ class TableSink(Generic[E]):
             flushed = buffer[:cut]
             del buffer[:cut]
         if self._split:
-            flushed = self._appender.split_updates(flushed)
+            flushed = self._appender.split_updates(flushed, self._split_policy)
         ack = self._tracker.add_events(len(flushed))
         latency = self._latency
         if latency is None:

@@ -222,8 +222,8 @@ def play(
         typer.Option(
             help="Delivery faults of at-least-once CDC to inject: NAME[:key=value,...] items "
             "joined by ';' (restart-replay, bab, duplicate-ddl, duplicate-watermark, "
-            "stale-watermark, producer-retry, skew, split-table, ts-regression); listed in the "
-            "summary's faults."
+            "stale-watermark, producer-retry, skew, split-table, ts-regression, corrupt-checksum); "
+            "listed in the summary's faults."
         ),
     ] = None,
 ) -> None:

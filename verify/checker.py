@@ -42,7 +42,7 @@ from tisink.codec.decoded import DML, FRAME_TYPES, WATERMARK, AnnouncedSchema, D
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.message import Headers
 from tisink.codec.protocol import Decoder, DecodesWithHeaders, SlicesMessages
-from tisink.verify.report import VerifyReport, Violation
+from tisink.verify.report import CorruptedChecksum, VerifyReport, Violation
 
 TableKey = tuple[str, str]
 
@@ -331,6 +331,31 @@ class StreamChecker:
         for message in messages:
             self.report.counts[message.type] += 1
             checker.check(offset, message)
+        checksum = getattr(decoder, "last_checksum", None)
+        if checksum is not None and messages:
+            self._checksum(checker, offset, messages[0], checksum)
+
+    def _checksum(
+        self, checker: PartitionChecker, offset: int, message: DecodedMessage, checksum: Any
+    ) -> None:
+        """A row checksum the decoder read (Simple, Avro with ``[integrity]`` on): counted;
+        one marked ``corrupted`` is listed (TiCDC's flag: ``corrupt-checksum``, or a feed's
+        corrupted row)."""
+        self.report.checksummed += 1
+        if checksum.corrupted:
+            self.report.corrupted_checksums.append(
+                CorruptedChecksum(
+                    checker.topic,
+                    checker.partition,
+                    offset,
+                    message.table_name,
+                    message.type,
+                    message.commit_ts,
+                    checksum.version,
+                    checksum.current,
+                    checksum.previous,
+                )
+            )
 
     def _decode(
         self,

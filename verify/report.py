@@ -121,6 +121,43 @@ class Regression:
         )
 
 
+@dataclass(slots=True)
+class CorruptedChecksum:
+    """A row message whose checksum says TiCDC found its data not matching TiDB's checksum
+    (``corrupted``): delivered, and flagged, as TiCDC does under ``[integrity]
+    corruption-handle-level = "warn"``; a consumer verifying checksums must refuse it."""
+
+    topic: str
+    partition: int
+    offset: int
+    table: str
+    type: str
+    commit_ts: int
+    version: int
+    current: int
+    previous: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "offset": self.offset,
+            "table": self.table,
+            "type": self.type,
+            "commit_ts": self.commit_ts,
+            "version": self.version,
+            "current": self.current,
+            "previous": self.previous,
+        }
+
+    def __str__(self) -> str:
+        return (
+            f"{self.topic}[{self.partition}]@{self.offset}: {self.type} {self.table} "
+            f"commitTs={self.commit_ts} checksum version {self.version} corrupted "
+            f"(current {self.current}, previous {self.previous})"
+        )
+
+
 @dataclass
 class VerifyReport:
     """Counts and the first ``max_violations`` violations of one verify run."""
@@ -155,6 +192,11 @@ class VerifyReport:
     regressions: list[Regression] = field(default_factory=list)
     """Runs of records whose commitTs went back inside their partition, not behind a
     WATERMARK (split tables, restarts after a failed send): reported, not violations."""
+    corrupted_checksums: list[CorruptedChecksum] = field(default_factory=list)
+    """Row messages whose checksum is marked ``corrupted``: reported, not violations of
+    delivery (the row arrived; its data is what TiCDC flags)."""
+    checksummed: int = 0
+    """Row messages that carried a row checksum (``[integrity]`` on)."""
 
     def add_regression(
         self, topic: str, partition: int, offset: int, commit_ts: int, above: tuple[int, int]
@@ -234,6 +276,8 @@ class VerifyReport:
             "unfinished": list(self.unfinished),
             "redeliveries": [r.to_dict() for r in self.redeliveries],
             "regressions": [r.to_dict() for r in self.regressions],
+            "checksummed": self.checksummed,
+            "corrupted_checksums": [c.to_dict() for c in self.corrupted_checksums],
         }
 
 
@@ -268,6 +312,18 @@ def render_text(report: VerifyReport) -> str:
         lines.extend(f"  {run}" for run in listed)
         if len(listed) < len(regressed):
             lines.append(f"  ... and {len(regressed) - len(listed)} more run(s)")
+    if report.corrupted_checksums:
+        flagged = report.corrupted_checksums
+        lines.append(
+            f"checksum corrupted: {len(flagged)} of {report.checksummed} row message(s) with a "
+            "row checksum are marked corrupted (TiCDC found the row's data not matching the "
+            "checksum TiDB stored and delivered it flagged); delivered, not violations of "
+            "delivery (a consumer verifying checksums must refuse them):"
+        )
+        shown_flags = flagged[: report.max_violations]
+        lines.extend(f"  {entry}" for entry in shown_flags)
+        if len(shown_flags) < len(flagged):
+            lines.append(f"  ... and {len(flagged) - len(shown_flags)} more")
     if report.violation_counts:
         lines.append("violations:")
         for rule in RULES:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import orjson
 
 from tisink.codec.config import EncoderConfig
-from tisink.codec.csv.decoder import parse_row, split_fields
+from tisink.codec.csv.decoder import parse_row, split_rows
 from tisink.codec.csv.options import CSVOptions
 from tisink.codec.errors import MessageDecodeError
 from tisink.core.clock import TSO_LOGICAL_BITS
@@ -44,20 +44,21 @@ def read_rows(data: bytes, encoder: EncoderConfig, terminator: str, where: str) 
 
 def _csv_rows(data: bytes, options: CSVOptions, where: str) -> list[StoredRow]:
     rows: list[StoredRow] = []
-    fields_list = split_fields(data, options, where)
+    fields_list = split_rows(data, options, where)
+    first = 1 + bool(options.output_field_header and fields_list)  # the header is line 1
     line = 0
     while line < len(fields_list):
         fields = fields_list[line]
-        row = parse_row(fields, options, f"{where}: line {line + 1}")
+        row = parse_row(fields, options, f"{where}: line {line + first}")
         kind = _CSV_TYPES[row.op]
         identity = "\x00".join(f if f is not None else "\x01" for f in fields).encode()
         step = 1
         if row.is_update and row.op == "D" and line + 1 < len(fields_list):
-            after = parse_row(fields_list[line + 1], options, f"{where}: line {line + 2}")
+            after = parse_row(fields_list[line + 1], options, f"{where}: line {line + first + 1}")
             if not (after.is_update and after.op == "I"):
                 raise MessageDecodeError(
-                    f"{where}: line {line + 2}: an old-value UPDATE's D line is not followed "
-                    "by its I line"
+                    f"{where}: line {line + first + 1}: an old-value UPDATE's D line is not "
+                    "followed by its I line"
                 )
             kind, step = "UPDATE", 2
             identity += (
@@ -68,7 +69,9 @@ def _csv_rows(data: bytes, options: CSVOptions, where: str) -> list[StoredRow]:
             )
         commit_ts = row.commit_ts if options.include_commit_ts else None
         rows.append(
-            StoredRow(kind, row.schema, row.table, commit_ts, line + 1, identity, len(row.columns))
+            StoredRow(
+                kind, row.schema, row.table, commit_ts, line + first, identity, len(row.columns)
+            )
         )
         line += step
     return rows

@@ -30,6 +30,7 @@ from tisink.codec.config import EncoderConfig
 from tisink.codec.decoded import DDL, DML, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import CodecError, MessageDecodeError
 from tisink.codec.open.ddl import ddl_type_name
+from tisink.model.events import RowChecksum
 
 _EXTENSION = frozenset(
     (
@@ -70,6 +71,8 @@ class AvroDecoder:
         self._schemas: dict[int, _Schema] = {}
         self._newest = 0
         """The newest commit ts this partition showed: a DELETE's date."""
+        self.last_checksum: RowChecksum | None = None
+        """The row checksum of the last message decoded (None: it carried none)."""
 
     def _registry_client(self) -> SchemaRegistry:
         if self._registry is None:
@@ -108,6 +111,7 @@ class AvroDecoder:
             raise MessageDecodeError(f"not an Avro message: {err}") from err
 
     def _decode(self, key: bytes | None, value: bytes | None) -> DecodedMessage:
+        self.last_checksum = None
         if not key:
             if not value:
                 raise MessageDecodeError("an Avro record with neither key nor value")
@@ -139,6 +143,7 @@ class AvroDecoder:
                 old=key_data,
             )
         value_schema, datum = self.read(value)
+        self.last_checksum = _checksum(datum)
         kind = _OPS.get(datum.get(schema.TIDB_OP, INSERT_OP), "INSERT")
         commit_ts = int(datum.get(schema.TIDB_COMMIT_TS, 0))
         self._newest = max(self._newest, commit_ts)
@@ -153,6 +158,19 @@ class AvroDecoder:
             table_schema=AnnouncedSchema(database, table, 0, 0, handle),
             data=data,
         )
+
+
+def _checksum(datum: Mapping[str, Any]) -> RowChecksum | None:
+    """The checksum fields of a value (TiCDC writes "" when the row had none)."""
+    current = datum.get(schema.TIDB_ROW_CHECKSUM)
+    if not current:
+        return None
+    return RowChecksum(
+        int(datum.get(schema.TIDB_CHECKSUM_VERSION, 0)),
+        bool(datum.get(schema.TIDB_CORRUPTED, False)),
+        int(current),
+        0,
+    )
 
 
 def _ddl(body: Mapping[str, Any]) -> DecodedMessage:

@@ -14,6 +14,7 @@ from typing import Any
 
 from tisink.codec.avro import columns, schema
 from tisink.codec.avro.options import AvroOptions
+from tisink.codec.checksum import row_checksum as checksum_of
 from tisink.codec.errors import CodecError
 from tisink.codec.names import sanitize_name
 from tisink.codec.values.checks import VALUE_ERRORS
@@ -93,8 +94,9 @@ def extension(row: RowChangedEvent, row_checksum: bool) -> dict[str, Any]:
         schema.TIDB_PHYSICAL_TIME: row.commit_ts >> PHYSICAL_SHIFT,
     }
     if row_checksum:
-        checksum = row.checksum
-        out[schema.TIDB_ROW_CHECKSUM] = str(checksum.current) if checksum else ""
-        out[schema.TIDB_CORRUPTED] = checksum.corrupted if checksum else False
-        out[schema.TIDB_CHECKSUM_VERSION] = checksum.version if checksum else 0
+        # The row's own checksum (a feed's, a fault's), else TiDB's V2 one (codec/checksum.py).
+        checksum = row.checksum or checksum_of(row)
+        out[schema.TIDB_ROW_CHECKSUM] = str(checksum.current)
+        out[schema.TIDB_CORRUPTED] = checksum.corrupted
+        out[schema.TIDB_CHECKSUM_VERSION] = checksum.version
     return out

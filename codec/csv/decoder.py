@@ -1,8 +1,11 @@
 """Reads TiCDC CSV files back (``csv_decoder.go``'s job): for ``tisink verify`` and tests.
 
 ``split_fields`` turns a file's bytes into rows of fields, ``None`` for the NULL text; a file
-that does not end in the terminator is incomplete and refused, naming the line. ``parse_row``
-reads a row's head (operation, table, schema, commit ts, is-update) and leaves the columns.
+that does not end in the terminator is incomplete and refused, naming the line.
+``split_rows`` does the same and takes off the header line ``output-field-header`` puts at the
+top of each file (checked to be one: ticdc's decoder reads it as the column names).
+``parse_row`` reads a row's head (operation, table, schema, commit ts, is-update) and leaves
+the columns.
 """
 
 from __future__ import annotations
@@ -59,6 +62,22 @@ def split_fields(data: bytes, options: CSVOptions, where: str = "") -> list[Fiel
             row, line = [], line + 1
         elif not end:
             raise MessageDecodeError(f"{where}: line {line}: the file ends inside a row")
+    return rows
+
+
+HEADER_START = "ticdc-meta$operation"
+
+
+def split_rows(data: bytes, options: CSVOptions, where: str = "") -> list[Fields]:
+    """The data rows of one CSV file: ``split_fields`` without the header line (with
+    ``output-field-header``; an empty file has none)."""
+    rows = split_fields(data, options, where)
+    if options.output_field_header and rows:
+        if rows[0][:1] != [HEADER_START]:
+            raise MessageDecodeError(
+                f"{where}: line 1: no header line (output-field-header): {rows[0][:3]!r}"
+            )
+        return rows[1:]
     return rows
 
 

@@ -2,9 +2,16 @@
 
 Each row is one line (an UPDATE with ``output-old-value``: a ``D`` line with the old values and
 an ``I`` line with the new, both marked as an update): operation, table, schema, the commit ts
-with ``include-commit-ts``, ``is-update`` with ``output-old-value``, then the columns in table
-order (virtual generated columns left out), lines ended by the terminator. The storage sink
-puts ``header`` (``output-field-header``) at the top of each file.
+with ``include-commit-ts``, ``is-update`` with ``output-old-value`` (tiflow #10542, v8.0),
+then the columns in table order (virtual generated columns left out), lines ended by the
+terminator. The storage sink puts ``header`` (``output-field-header``, tiflow #12183 and ticdc
+#1435, v8.5.3 / the new architecture) at the top of each file.
+
+The classic architecture (``newarch=false``, tiflow ``csvMessage.encodeMeta``) writes
+``output-handle-key``'s column after ``is-update``: the row's handle as a string (TiDB's
+``IntHandle.String()``, the integer primary key); tisink refuses a table whose handle is not
+one integer column (TiDB's ``_tidb_rowid`` and common handles are not in the feed). The new
+architecture ignores the setting, as ticdc does.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from tisink.codec.renderer_cache import RendererCache
 from tisink.codec.values import zone_for
 from tisink.core.errors import ConfigError
 from tisink.model.events import DDLEvent, Image, RowChangedEvent, RowOp
+from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import TableInfo
 
 log = logging.getLogger(__name__)
@@ -31,6 +39,7 @@ META_COLUMNS = ("ticdc-meta$operation", "ticdc-meta$table", "ticdc-meta$schema")
 COMMIT_TS_COLUMN = "ticdc-meta$commit-ts"
 IS_UPDATE_COLUMN = "ticdc-meta$is-update"
 _OPERATION = {RowOp.INSERT: "I", RowOp.DELETE: "D", RowOp.UPDATE: "U"}
+_INTEGERS = (TypeFamily.INT, TypeFamily.BIGINT)
 
 
 class _TableRenderer:
@@ -42,6 +51,15 @@ class _TableRenderer:
             (column.name, field_for(column, options, tz)) for column in table.stored_columns
         ]
         self.names = meta_field(table.table, options), meta_field(table.schema, options)
+        self.handle: str | None = None
+        for index in table.indexes:  # TiDB's int handle: a one-column integer primary key
+            columns = index.columns
+            if index.primary and len(columns) == 1 and self._integer(table, columns[0]):
+                self.handle = columns[0]
+
+    @staticmethod
+    def _integer(table: TableInfo, name: str) -> bool:
+        return table.column_by_name[name].family in _INTEGERS
 
 
 class CSVEncoder:
@@ -56,8 +74,9 @@ class CSVEncoder:
             check_options(options)
         except ValueError as err:
             raise ConfigError(f"protocol {NAME}: {err}") from None
-        if options.output_handle_key:
+        if options.output_handle_key and options.newarch:
             log.warning("csv: output-handle-key is not supported, as in TiCDC; ignored")
+        self._handle_key = options.output_handle_key and not options.newarch
         self.options = options
         self._tz = zone_for(config.time_zone)[1]
         self._renderers = RendererCache(self._new_renderer, NAME)
@@ -108,6 +127,8 @@ class CSVEncoder:
             fields.append(str(row.commit_ts))
         if options.output_old_value:
             fields.append("true" if is_update else "false")
+        if self._handle_key:
+            fields.append(meta_field(self._handle(renderer, row), options))
         null = options.null
         for name, field in renderer.columns:
             value: Any = image.get(name)
@@ -122,6 +143,19 @@ class CSVEncoder:
                     f"{value!r} as CSV: {err}"
                 ) from None
         return options.delimiter.join(fields)
+
+    @staticmethod
+    def _handle(renderer: _TableRenderer, row: RowChangedEvent) -> str:
+        """The row's handle as tiflow prints it (``kv.IntHandle.String()``)."""
+        if renderer.handle is None:
+            raise CodecError(
+                f"table {row.table.qualified_name}: output-handle-key (newarch=false) needs a "
+                "one-column integer primary key; tisink does not know TiDB's _tidb_rowid or "
+                "common handles"
+            )
+        image = row.after if row.after is not None else row.before
+        assert image is not None
+        return str(image.get(renderer.handle))
 
     def encode_rows(self, rows: Sequence[RowChangedEvent]) -> EncodedRows:
         records: list[Record] = []

@@ -33,6 +33,9 @@ class CSVOptions:
     output_field_header: bool = False
     terminator: str = "\r\n"
     """Set by the storage sink from ``[sink] terminator``."""
+    newarch: bool = True
+    """Set by the storage sink from ``newarch``: the classic sink (false, tiflow) writes
+    ``output-handle-key``'s column, the new one (ticdc) ignores the setting."""
 
 
 def _delimiter(value: Any) -> str:
@@ -86,7 +89,8 @@ OPTIONS = (
         "output_handle_key",
         to_bool,
         CSV_TABLE,
-        help="accepted and ignored, as TiCDC does (it logs 'not support output handle key')",
+        help="a handle-key column after the head (newarch=false, as tiflow); the new "
+        "architecture ignores it (ticdc logs 'not support output handle key')",
     ),
     Option(
         "output-field-header",

@@ -1,7 +1,8 @@
 """TiCDC's Debezium protocol (``protocol=debezium``): JSON keys and values in Debezium's shape.
 
 Byte layout and type rules: spec/debezium.md sections 1 and 2. Where tiflow and ticdc differ,
-this package follows ticdc (the new architecture), v8.5.5+ rules included:
+this package follows ticdc (the new architecture), v8.5.5+ rules included, and with
+``newarch=false`` tiflow (README.md lists the differences):
 
 * DDL messages for every supported DDL, WATERMARKs (``op`` "m") with
   ``enable-tidb-extension`` (tiflow v8.x releases send neither; tiflow master does too).

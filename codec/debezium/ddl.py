@@ -105,19 +105,29 @@ def encode_ddl(
     *,
     with_schema: bool,
     tidb_extension: bool,
+    newarch: bool = True,
 ) -> tuple[bytes, bytes] | None:
     """``(key, value)`` of a DDL; None (logged) when Debezium has no change type for it.
-    ``source`` is the filled-in ``source`` block (without ``start_ts``)."""
+    ``source`` is the filled-in ``source`` block (without ``start_ts``); ``tidb_extension``
+    declares ``commit_ts``/``cluster_id`` in its schema. tiflow (``newarch`` false) names a
+    DROP TABLE's database after the table before the DDL."""
     change = change_type(ddl)
     if change is None:
         log.warning("DDL %s has no Debezium change type and is not sent", ddl.describe())
         return None
     db, table = ddl_names(ddl)
-    key = b'{"payload":' + dumps({"databaseName": db}) + (_DDL_KEY_SCHEMA if with_schema else b"")
+    database = db
+    if not newarch and ddl.ddl_type is DDLType.ERASE and ddl.pre_table is not None:
+        database = ddl.pre_table.schema
+    key = (
+        b'{"payload":'
+        + dumps({"databaseName": database})
+        + (_DDL_KEY_SCHEMA if with_schema else b"")
+    )
     payload = {
         "source": source,
         "ts_ms": now_ms,
-        "databaseName": db,
+        "databaseName": database,
         "schemaName": None,
         "ddl": ddl.query,
         "tableChanges": _table_changes(ddl, change, db, table),

@@ -42,6 +42,7 @@ class DebeziumEncoder(EncoderBase):
             tidb_extension=options.enable_tidb_extension,
             include_start_ts=options.include_start_ts,
             output_old_value=options.output_old_value,
+            newarch=options.newarch,
         )
 
     def renderer(self, table: TableInfo) -> RowRenderer:
@@ -90,7 +91,9 @@ class DebeziumEncoder(EncoderBase):
             source_block(options.cluster_id, db, table, ddl.commit_ts),
             self._clock.now_ms(),
             with_schema=not options.disable_schema,
-            tidb_extension=options.enable_tidb_extension,
+            # only the new architecture declares commit_ts/cluster_id in the source schema
+            tidb_extension=options.enable_tidb_extension and options.newarch,
+            newarch=options.newarch,
         )
         if encoded is None:
             return None
@@ -110,7 +113,7 @@ class DebeziumEncoder(EncoderBase):
             options.cluster_id,
             self._clock.now_ms(),
             with_schema=not options.disable_schema,
-            tidb_extension=True,
+            tidb_extension=options.newarch,
         )
         return self._message(encoded, MessageType.WATERMARK, "", f"ts {ts}")
 

@@ -11,17 +11,24 @@ from tisink.core.options import Option, to_bool, to_str
 @dataclass(frozen=True)
 class DebeziumOptions:
     """TiCDC's defaults: schema on, old values on, no TiDB extension, no start_ts, cluster id
-    ``default`` (the TiCDC server's ``cluster-id``)."""
+    ``default`` (the TiCDC server's ``cluster-id``), the new architecture's bytes (``newarch``;
+    false gives the classic architecture's, README.md)."""
 
     disable_schema: bool = False
     output_old_value: bool = True
     enable_tidb_extension: bool = False
     include_start_ts: bool = False
     cluster_id: str = "default"
+    newarch: bool = True
 
     def __post_init__(self) -> None:
         if not self.cluster_id:
             raise ValueError("cluster-id must not be empty")
+        if self.include_start_ts and not self.newarch:
+            raise ValueError(
+                "debezium-include-start-ts is the new architecture's (pingcap/ticdc); the classic "
+                "architecture (newarch=false, pingcap/tiflow) has no source.start_ts"
+            )
 
 
 OPTIONS = (
@@ -60,6 +67,14 @@ OPTIONS = (
         to_bool,
         (),
         help="source.start_ts in row values (ticdc); the URI's name of include-start-ts",
+    ),
+    Option(
+        "newarch",
+        "newarch",
+        to_bool,
+        ((),),
+        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
+        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
     ),
     Option(
         "cluster-id",

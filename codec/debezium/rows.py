@@ -8,8 +8,9 @@ image and key); ``encode_general`` is the column-by-column path it must equal by
 used for strings orjson refuses and to name the failing column (spec/debezium.md 1.1-1.4).
 
 The schema lists every column in table order, virtual generated ones included (ticdc writes
-them there and then again at the end, a duplicate field Kafka Connect refuses; tiflow writes
-stored columns first and the virtual ones after; we keep ticdc's order without the repeat).
+them there and then again at the end, a duplicate field Kafka Connect refuses; we keep ticdc's
+order without the repeat). With ``newarch=false`` it is tiflow's: the stored columns, then the
+virtual ones; and ``commit_ts``/``cluster_id`` are never declared in the source schema.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class RowRenderer:
         tidb_extension: bool,
         include_start_ts: bool,
         output_old_value: bool,
+        newarch: bool = True,
     ) -> None:
         self.table = table
         self._start_ts = include_start_ts
@@ -70,7 +72,11 @@ class RowRenderer:
         stem = schema_topic_name(cluster_id, table.schema, table.table)
         key_schema = value_schema = b""
         if with_schema:
-            entries = [fields.field_entry_bytes(c, tidb_extension) for c in table.columns]
+            listed = table.columns
+            if not newarch:
+                stored = [c for c in listed if not c.virtual]
+                listed = (*stored, *(c for c in listed if c.virtual))
+            entries = [fields.field_entry_bytes(c, tidb_extension) for c in listed]
             key_schema = schema.key_schema(
                 f"{stem}.Key", [fields.field_entry_bytes(c, tidb_extension) for c in key_columns]
             )
@@ -78,7 +84,7 @@ class RowRenderer:
                 f"{stem}.Envelope",
                 f"{stem}.Value",
                 b",".join(entries),
-                schema.source_schema(tidb_extension, include_start_ts),
+                schema.source_schema(tidb_extension and newarch, include_start_ts),
             )
         self._key = b'{"payload":%b' + key_schema.replace(b"%", b"%%") + b"}"
         source = source_template(cluster_id, table.schema, table.table, include_start_ts)

@@ -26,6 +26,7 @@ from tisink.codec.decoded import (
 )
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.simple.avro.generic import decode_message
+from tisink.model.events import RowChecksum
 
 _UINT64 = (1 << 64) - 1
 
@@ -70,7 +71,26 @@ def _from_fields(
     )
 
 
+def _checksum(body: Mapping[str, Any]) -> RowChecksum | None:
+    """A DML message's ``checksum`` (``[integrity]`` on), as the decoded body has it."""
+    carried = body.get("checksum")
+    if not isinstance(carried, Mapping):
+        return None
+    if "version" not in carried:  # the Avro encoding's union branch: (name, record)
+        return None
+    return RowChecksum(
+        int(carried["version"]),
+        bool(carried["corrupted"]),
+        int(carried["current"]),
+        int(carried["previous"]),
+    )
+
+
 def _decode_json(payload: bytes) -> DecodedMessage:
+    return _decode_json_body(payload)[0]
+
+
+def _decode_json_body(payload: bytes) -> tuple[DecodedMessage, RowChecksum | None]:
     body = orjson.loads(payload)
     if not isinstance(body, dict):
         raise TypeError(f"expected a JSON object, got {type(body).__name__}")
@@ -83,23 +103,32 @@ def _decode_json(payload: bytes) -> DecodedMessage:
         kind = DDL
     else:
         raise ValueError(f"unknown message type {kind_type!r}")
-    return _from_fields(kind, kind_type, body, "schema")
+    decoded = _from_fields(kind, kind_type, body, "schema")
+    return decoded, _checksum(body) if kind == DML else None
 
 
 def _decode_avro(payload: bytes) -> DecodedMessage:
+    return _decode_avro_body(payload)[0]
+
+
+def _decode_avro_body(payload: bytes) -> tuple[DecodedMessage, RowChecksum | None]:
     message = decode_message(payload)
     kind = message["type"]
     body = message["payload"]
-    return _from_fields(kind, body.get("type", kind), body, "database")
+    decoded = _from_fields(kind, body.get("type", kind), body, "database")
+    carried = body.get("checksum") if kind == DML else None
+    if isinstance(carried, tuple):  # fastavro's union branch with its record name
+        carried = carried[1]
+    return decoded, _checksum({"checksum": carried}) if isinstance(carried, Mapping) else None
 
 
 class SimpleDecoder:
     """Decompress and decode payloads of one ``encoding-format`` and payload compression."""
 
     def __init__(self, encoding_format: str = "json", compression: str = "none") -> None:
-        decoders: dict[str, Callable[[bytes], DecodedMessage]] = {
-            "json": _decode_json,
-            "avro": _decode_avro,
+        decoders: dict[str, Callable[[bytes], tuple[DecodedMessage, RowChecksum | None]]] = {
+            "json": _decode_json_body,
+            "avro": _decode_avro_body,
         }
         if encoding_format not in decoders:
             raise MessageDecodeError(f"unknown encoding-format {encoding_format!r}")
@@ -108,6 +137,8 @@ class SimpleDecoder:
         self._decode = decoders[encoding_format]
         self._compression = compression
         self.encoding_format = encoding_format
+        self.last_checksum: RowChecksum | None = None
+        """The row checksum of the last message decoded (None: it carried none)."""
 
     def decode(self, key: bytes | None, value: bytes | None) -> list[DecodedMessage]:
         """The message in ``value`` (Simple keys carry nothing); MessageDecodeError says why it
@@ -116,11 +147,13 @@ class SimpleDecoder:
 
     def decode_value(self, payload: bytes | None) -> DecodedMessage:
         """The message in one record's value."""
+        self.last_checksum = None
         if payload is None:
             raise MessageDecodeError("null value (a tombstone), not a Simple message")
         try:
             raw = decompress(self._compression, payload)
-            return self._decode(raw)
+            decoded, self.last_checksum = self._decode(raw)
+            return decoded
         # a consumer sees arbitrary bytes: fastavro and the decompressors raise assorted types
         except Exception as err:
             raise MessageDecodeError(

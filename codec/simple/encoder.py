@@ -5,6 +5,10 @@ Every message is compressed with ``large-message-handle-compression`` whatever i
 empty) takes the ``large-message-handle-option`` fallback of spec 5.3; DDL and BOOTSTRAP
 messages have none, and WATERMARKs are never checked. The encoder does no I/O: a claim-check
 payload travels on ``Message.claim_check`` for the sink to store.
+
+With ``[integrity] integrity-check-level = "correctness"`` every DML carries ``checksum``: the
+row's own (a feed's, a fault's) or the one TiDB (checksum V2) and TiCDC's mounter give it,
+``codec/checksum.py``: the column-level CRC32 of each image, ``version`` 2.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import logging
 from collections.abc import Sequence
 from itertools import repeat
 
+from tisink.codec.checksum import row_checksum
 from tisink.codec.config import EncoderConfig
 from tisink.codec.encoder_base import EncoderBase
 from tisink.codec.errors import MessageTooLargeError
@@ -43,6 +48,12 @@ def _without_checksum(row: RowChangedEvent) -> RowChangedEvent:
     return row.replace(checksum=None)
 
 
+def _with_checksum(row: RowChangedEvent) -> RowChangedEvent:
+    """A row without a checksum of its own gets the one TiDB (checksum V2) and TiCDC would
+    give it (``codec/checksum.py``); one the feed or a fault set is kept as it is."""
+    return row if row.checksum is not None else row.replace(checksum=row_checksum(row))
+
+
 class SimpleEncoder(EncoderBase):
     """Implements ``codec.encoder.RowEventEncoder`` for ``protocol=simple``."""
 
@@ -60,7 +71,9 @@ class SimpleEncoder(EncoderBase):
         return self._marshaller
 
     def encode_row(self, row: RowChangedEvent) -> Message:
-        if row.checksum is not None and not self._keep_checksum:
+        if self._keep_checksum:
+            row = _with_checksum(row)
+        elif row.checksum is not None:
             row = _without_checksum(row)
         build_ts = self._now_ms()
         value = self._marshal_row(row, build_ts)
@@ -74,7 +87,9 @@ class SimpleEncoder(EncoderBase):
         """One clock reading and one marshaller call for the run; each row still gets its own
         compression, size check and large-message fallback."""
         build_ts = self._now_ms()
-        if not self._keep_checksum:
+        if self._keep_checksum:
+            rows = [_with_checksum(row) for row in rows]
+        else:
             rows = [row if row.checksum is None else _without_checksum(row) for row in rows]
         values = self._marshaller.marshal_rows(rows, build_ts)
         if self._compressing:

@@ -4,7 +4,8 @@ Messages are Go ``json.Marshal`` bytes of TiCDC's ``message`` struct: fields in 
 order, ``omitempty`` fields left out when empty (``database``, ``table``, ``tableID``, ``sql``,
 ``schemaVersion``, ``claimCheckLocation``, ``handleKeyOnly``, ``checksum``, ``data``, ``old``,
 ``tableSchema``, ``preTableSchema``), ``commitTs`` and ``buildTs`` always present. ``checksum``
-is written whenever the row carries one; the encoder drops it unless ``enable-row-checksum``.
+is written whenever the row carries one; the encoder drops it unless ``enable-row-checksum``
+and computes it (``codec/checksum.py``) for a row that brings none when it is on.
 """
 
 from __future__ import annotations

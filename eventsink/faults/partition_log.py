@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tisink.codec.message import MessageType, Record
+from tisink.eventsink.faults.checksum import corrupt_run
 from tisink.eventsink.faults.spec import FaultPlan
 from tisink.eventsink.faults.triggers import Trigger
 from tisink.eventsink.mq.producer import Mark
@@ -32,6 +33,7 @@ class PartitionLog:
             for spec in plan.faults
             if spec.kind != "skew" and spec.applies_to(topic, partition)
         }
+        self._corrupting = "corrupt-checksum" in self.triggers
         self._since: list[_Run] = []
         """Runs sent since the last WATERMARK (DML, DDL, BOOTSTRAP), as sent, and the runs
         ``ts-regression`` lost (in ``_lost`` too) where they were to be sent."""
@@ -107,6 +109,8 @@ class PartitionLog:
             self._release_split(mark.table, out, added)
         elif kind is _DML and self._moved(mark, run, out, added):
             return
+        if kind is _DML and self._corrupting:
+            run = self._corrupt(mark, run, out, added)
         out.extend(run)
         if kind is _BOOTSTRAP:
             if run:
@@ -128,6 +132,19 @@ class PartitionLog:
             lost = {id(sent) for _, sent in self._lost}  # not sent yet: no copies of them
             copies = [r for _, sent in self._since if id(sent) not in lost for r in sent]
             self._add("bab", ts, copies, out, added)
+
+    def _corrupt(
+        self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]
+    ) -> Sequence[Record]:
+        """``corrupt-checksum`` at a DML run with a row checksum (its eligible messages): the
+        run with that row's checksum wrong and ``corrupted`` set (``checksum.py``), in place of
+        the run; copies made later (a replay) repeat it as sent."""
+        corrupted = corrupt_run(run)
+        if corrupted is None or not self._fire("corrupt-checksum", mark.commit_ts):
+            return run
+        new, index = corrupted
+        added.append(("corrupt-checksum", len(out) + index, 1, mark.commit_ts))
+        return new
 
     def _moved(
         self, mark: Mark, run: Sequence[Record], out: list[Record], added: list[Added]

@@ -42,6 +42,9 @@ FAULT_KINDS: dict[str, str] = {
     "ts-regression": "a transaction's send fails and the newer ones go on; before the next "
     "WATERMARK or DDL the restarted sink sends the partition again from the last WATERMARK, so "
     "the lost rows arrive, for the first time, after newer ones",
+    "corrupt-checksum": "one row's checksum is wrong and marked corrupted, as TiCDC writes a "
+    "row whose data did not match TiDB's checksum (needs [integrity] integrity-check-level = "
+    '"correctness"; protocol simple (JSON) or avro)',
 }
 """Kind -> what it does, in the order ``tisink play --help`` lists them."""
 
@@ -55,6 +58,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
     "skew": {"by": "5s", "partition": "0"},
     "split-table": {"nth": "20"},
     "ts-regression": {"nth": "100"},
+    "corrupt-checksum": {"nth": "100"},
 }
 """The trigger of a kind given without one (eventsink/faults/README.md has the table)."""
 

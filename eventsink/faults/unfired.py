@@ -22,6 +22,7 @@ POINTS: dict[str, str] = {
     "producer-retry": "DML runs",
     "split-table": "DML runs of a table with none held",
     "ts-regression": "DML runs of a table with none held",
+    "corrupt-checksum": "DML runs with a row checksum",
 }
 """The messages of a partition a kind can fire at (its eligible messages)."""
 
@@ -34,6 +35,7 @@ _NEEDS: dict[str, str] = {
     "producer-retry": "DML",
     "split-table": "DML",
     "ts-regression": "DML",
+    "corrupt-checksum": "DML",
 }
 """The message type a kind's eligible messages are."""
 
@@ -84,6 +86,12 @@ def _reason(spec: FaultSpec, stream: PlayedStream) -> str:
         )
     if spec.p:
         reasons.append(f"p={spec.p:g} drew none of the partitions' {POINTS[spec.kind]}")
+    if spec.kind == "corrupt-checksum":
+        reasons.append(
+            "its points are row messages that carry a checksum: [integrity] "
+            'integrity-check-level = "correctness" with protocol simple (JSON, uncompressed) '
+            "or avro"
+        )
     text = "; ".join(reasons)
     return f"{text} (the default trigger)" if spec.defaulted else text
 

@@ -3,12 +3,13 @@ would need a C toolchain and the client headers): TiCDC's MySQL sink role.
 
 A TiDB schema is a database and a table a table of it, as TiCDC's MySQL sink writes them. A
 column's type is the MySQL type itself (``SHOW CREATE TABLE``'s spelling), but VECTOR, which
-MariaDB before 11.7 lacks, is LONGTEXT holding the JSON array. Tables are utf8mb4 with the binary
-collation, as TiDB's default, so keys that differ in case or trailing spaces stay apart. The
-session writes TIMESTAMPs in UTC and in strict mode, so a value a column cannot hold is an error
-naming the column. Rows are written with ``INSERT ... ON DUPLICATE KEY UPDATE``, which PyMySQL's
-``executemany`` sends as multi-row statements, and deleted by key lists. MySQL commits around
-every DDL, so a DDL and its metadata are two steps; a DDL applied again is harmless.
+MariaDB before 11.7 lacks, is LONGTEXT holding TiDB's text of the vector (``[1,0.5,-2]``).
+Tables are utf8mb4 with the binary collation, as TiDB's default, so keys that differ in case or
+trailing spaces stay apart. The session writes TIMESTAMPs in UTC and in strict mode, so a
+value a column cannot hold is an error naming the column. Rows are written with ``INSERT ... ON
+DUPLICATE KEY UPDATE``, which PyMySQL's ``executemany`` sends as multi-row statements, and
+deleted by key lists. MySQL commits around every DDL, so a DDL and its metadata are two steps; a
+DDL applied again is harmless.
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ signed or unsigned range (unsigned BIGINT and BIT(64) as ``numeric(20,0)``), DEC
 (PostgreSQL's ``char`` pads, MySQL's does not), the TEXTs ``text``, binary strings ``bytea``, DATE
 ``date``, DATETIME ``timestamp(n)``, TIMESTAMP ``timestamptz(n)`` (the session is in UTC), TIME
 ``interval`` (MySQL's TIME spans -838..838 hours), YEAR ``smallint``, ENUM and SET ``text``, JSON
-and VECTOR ``jsonb``. Rows are written with ``INSERT ... ON CONFLICT (key) DO UPDATE`` through
-psycopg's pipelined ``executemany``. DDL is transactional: a DDL and its metadata commit together.
+``jsonb``, VECTOR ``jsonb`` holding TiDB's text of the vector (a JSON array; pgvector is an
+extension a server may lack). Rows are written with ``INSERT ... ON CONFLICT (key) DO UPDATE``
+through psycopg's pipelined ``executemany``. DDL is transactional: a DDL and its metadata commit
+together.
 """
 
 from __future__ import annotations

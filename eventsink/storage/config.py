@@ -6,6 +6,14 @@ default 64 MiB, held to 1 KiB..512 MiB) close a file; ``date-separator`` (none, 
 day; default day) and ``enable-partition-separator`` (default true) shape the directories;
 ``file-index-width`` (6..20, else 20) pads the file numbers; ``output-column-id`` puts column
 ids in schema files; ``terminator`` (default CRLF) ends each line.
+
+``newarch`` (default true) chooses whose storage sink is followed: pingcap/ticdc, TiCDC's new
+architecture (``cdc server --newarch``, the switch's TiCDC name; v8.5.5 and later: the data
+file, then its index), or with ``false`` pingcap/tiflow, the classic one (up to v8.5.4: the
+index first, then the data file; a restart reuses the number of an indexed file that is
+missing or empty). Only the new architecture takes ``use-table-id-as-path`` (ticdc #4356,
+v8.5.6) and ``enable-table-across-nodes`` (TiCDC's ``[scheduler]`` key: the data files and
+index of each dispatcher carry its id, ticdc #3664).
 """
 
 from __future__ import annotations
@@ -44,6 +52,22 @@ class StorageConfig:
     file_index_width: int = MAX_FILE_INDEX_WIDTH
     output_column_id: bool = False
     terminator: str = "\r\n"
+    newarch: bool = True
+    use_table_id_as_path: bool = False
+    enable_table_across_nodes: bool = False
+
+    def __post_init__(self) -> None:
+        if self.newarch:
+            return
+        for key, value in (
+            ("use-table-id-as-path", self.use_table_id_as_path),
+            ("enable-table-across-nodes", self.enable_table_across_nodes),
+        ):
+            if value:
+                raise ValueError(
+                    f"{key} is a setting of TiCDC's new architecture (pingcap/ticdc); "
+                    "newarch=false (the classic storage sink) does not take it"
+                )
 
 
 def _warn_once(message: str) -> None:
@@ -140,6 +164,30 @@ STORAGE_OPTIONS: tuple[Option, ...] = (
         "terminator",
         _terminator,
         help="storage sink: the end of each line (CRLF)",
+    ),
+    Option(
+        "newarch",
+        "newarch",
+        to_bool,
+        ((),),
+        help="storage sink: TiCDC's new architecture (true, pingcap/ticdc) or the classic "
+        "one (false, pingcap/tiflow); TiCDC's server switch, a sink setting in tisink",
+    ),
+    Option(
+        "use-table-id-as-path",
+        "use_table_id_as_path",
+        to_bool,
+        (_CLOUD,),
+        help="storage sink (newarch): directories {table-id}/{version}/ instead of "
+        "{schema}/{table}/{version}/",
+    ),
+    Option(
+        "enable-table-across-nodes",
+        "enable_table_across_nodes",
+        to_bool,
+        (("scheduler",),),
+        help="storage sink (newarch): files CDC_{dispatcherID}_{num} and index "
+        "meta/CDC_{dispatcherID}.index; TiCDC's [scheduler] key, a URI parameter in tisink",
     ),
 )
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from tisink.codec.canal.options import CanalOptions
-from tisink.codec.csv.decoder import parse_row, split_fields
+from tisink.codec.csv.decoder import parse_row, split_rows
 from tisink.codec.csv.options import CSVOptions
 from tisink.codec.errors import MessageDecodeError
 from tisink.core.clock import TSO_LOGICAL_BITS
@@ -75,10 +75,18 @@ class ResumePoint:
         reader = _KeyReader.of(layout)
         tails: dict[StoredKey, _Tail] = {}
         if reader is not None:
-            listing = list_layout(layout.root, layout.extension, layout.config.date_separator)
+            config = layout.config
+            listing = list_layout(
+                layout.root,
+                layout.extension,
+                config.date_separator,
+                by_table_id=config.use_table_id_as_path,
+            )
             streams: dict[StoredKey, list[DataDirFiles]] = {}
             for directory, entry in listing.dirs.items():
                 key = (directory.schema, directory.table, directory.partition)
+                if directory.table_id:  # one stream per table id (the sink's ``_stream``)
+                    key = ("", "", directory.table_id)
                 streams.setdefault(key, []).append(entry)
             for key, entries in streams.items():
                 tail = _tail(layout.root, entries, reader)
@@ -148,7 +156,7 @@ def _csv_keys(data: bytes, options: CSVOptions, where: str) -> list[int]:
     """One commit ts per row: an old-value UPDATE's D line and its I line are one row."""
     keys: list[int] = []
     pair_open = False
-    for fields in split_fields(data, options, where):
+    for fields in split_rows(data, options, where):
         row = parse_row(fields, options, where)
         if pair_open:
             pair_open = False

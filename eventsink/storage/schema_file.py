@@ -149,9 +149,13 @@ class SchemaFile:
         query: str = "",
         action: int = 0,
         output_column_id: bool = False,
+        table_id: int = 0,
     ) -> None:
         self.schema = schema
         self.table_name = table.table if table is not None else ""
+        self.table_id = table_id or (table.table_id if table is not None else 0)
+        """The (physical) table id naming the file with ``use-table-id-as-path``: the rows'
+        physical table's when their first rows write it, the table's for a DDL."""
         self.version = version
         self.query = query
         self.action = action
@@ -192,6 +196,14 @@ class SchemaFile:
         }
         return zlib.crc32(go_indent(payload).encode())
 
-    def path(self) -> str:
-        table = self.table_name if self.total_columns else ""
-        return schema_file_path(self.schema, table, self.version, self.checksum())
+    @property
+    def table_level(self) -> bool:
+        """A table's schema file (ticdc: ``TotalColumns != 0``), not a database's."""
+        return self.total_columns != 0
+
+    def path(self, *, by_table_id: bool = False) -> str:
+        """Where the file goes (ticdc ``SchemaFile.Path``): under the table id with
+        ``by_table_id`` (``use-table-id-as-path``) when it is a table's."""
+        table = self.table_name if self.table_level else ""
+        table_id = self.table_id if by_table_id and self.table_level else 0
+        return schema_file_path(self.schema, table, self.version, self.checksum(), table_id)

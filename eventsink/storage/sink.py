@@ -30,7 +30,7 @@ from tisink.eventsink.errors import EventSinkError, SinkDeadError
 from tisink.eventsink.stats import AcknowledgedEnds, SinkStats
 from tisink.eventsink.storage.config import StorageConfig
 from tisink.eventsink.storage.files import ClosedFile, FileWriter
-from tisink.eventsink.storage.paths import DataDir, data_file_name, date_text, table_path
+from tisink.eventsink.storage.paths import DataDir, date_text, dispatcher_id, table_path
 from tisink.eventsink.storage.resume import ResumePoint, StoredKey
 from tisink.eventsink.storage.schema_file import SchemaFile
 from tisink.model.events import SingleTableTxn
@@ -43,14 +43,17 @@ TICK_S = 0.1
 MAX_PENDING_BYTES = 64 << 20
 """Closed bytes waiting for the writer above which ``wait_for_capacity`` holds the player."""
 
-FileKey = tuple[str, str, int, int]
-"""(schema, table, table version, partition): one open file at a time each."""
+FileKey = tuple[str, str, int, int, int]
+"""(schema, table, table version, partition, dispatcher's physical table id or 0): one open
+file at a time each. With ``enable-table-across-nodes`` each physical table's dispatcher
+writes files of its own, in one directory when partitions share one."""
 
 
 @dataclass(slots=True)
 class _OpenFile:
     table: TableInfo
     opened_ms: int
+    physical_id: int
     chunks: list[bytes] = field(default_factory=list)
     size: int = 0
     rows: int = 0
@@ -84,7 +87,7 @@ class StorageSink:
         self._clock = clock
         self._header = header
         self._record_end = record_end
-        self._writer = writer or FileWriter(root)
+        self._writer = writer or FileWriter(root, config=config)
         self._resume = resume
         self.resumed_txns = 0
         """Transactions skipped because the folder held them already (``resume``)."""
@@ -127,7 +130,8 @@ class StorageSink:
             open_file = self._open.get(key)
             if open_file is None:
                 self._check_names(txn.table)
-                open_file = self._open[key] = _OpenFile(txn.table, self._clock.now_ms())
+                physical = txn.physical_table_id or txn.table.table_id
+                open_file = self._open[key] = _OpenFile(txn.table, self._clock.now_ms(), physical)
                 if self._header is not None:
                     head = self._header(txn.table)
                     open_file.chunks.append(head)
@@ -207,17 +211,24 @@ class StorageSink:
     # --- internals -------------------------------------------------------------------------
 
     def _key(self, txn: SingleTableTxn) -> FileKey:
-        schema, table, partition = self._stream(txn)
-        return (schema, table, txn.table.version, partition)
+        table = txn.table
+        partition = self._stream(txn)[2]
+        physical = 0
+        if self.config.enable_table_across_nodes:
+            physical = txn.physical_table_id or table.table_id
+        return (table.schema, table.table, table.version, partition, physical)
 
     def _stream(self, txn: SingleTableTxn) -> StoredKey:
-        """(schema, table, partition): the rows in one commit order, over table versions."""
+        """(schema, table, partition): the rows in one commit order, over table versions.
+        With ``use-table-id-as-path`` every physical table is a directory of its own whatever
+        its name (a RENAME keeps the id), so the stream is ("", "", its id) (ticdc ignores
+        ``enable-partition-separator`` there)."""
         table = txn.table
         physical = txn.physical_table_id or table.table_id
-        partition = 0
-        if self.config.enable_partition_separator and physical != table.table_id:
-            partition = physical
-        return (table.schema, table.table, partition)
+        if self.config.use_table_id_as_path:
+            return ("", "", physical)
+        own_dir = self.config.enable_partition_separator and physical != table.table_id
+        return (table.schema, table.table, physical if own_dir else 0)
 
     def _check_names(self, table: TableInfo) -> None:
         """Refuse a table whose name would leave the root before any of its rows is held."""
@@ -230,15 +241,19 @@ class StorageSink:
     def _close_file(self, key: FileKey) -> None:
         open_file = self._open.pop(key)
         assert self._queue is not None
-        schema, table, version, partition = key
-        date = date_text(self._clock.now_ms(), self.config.date_separator)
-        directory = DataDir(schema, table, version, partition, date)
+        schema, table, version, partition, _ = key
+        config = self.config
+        date = date_text(self._clock.now_ms(), config.date_separator)
+        physical = open_file.physical_id
+        dispatcher = dispatcher_id(physical) if config.enable_table_across_nodes else ""
+        table_id = physical if config.use_table_id_as_path else 0
+        directory = DataDir(schema, table, version, partition, date, dispatcher, table_id)
         try:
             number = self._writer.next_number(directory)
         except TisinkError as err:
             self._error = err
             raise
-        name = data_file_name(number, self._extension, self.config.file_index_width)
+        name = directory.file_name(number, self._extension, config.file_index_width)
         closed = ClosedFile(
             directory,
             name,
@@ -247,7 +262,8 @@ class StorageSink:
                 schema,
                 open_file.table,
                 version,
-                output_column_id=self.config.output_column_id,
+                output_column_id=config.output_column_id,
+                table_id=physical,
             ),
             open_file.rows,
             open_file.txns,

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from tisink.feed.errors import FeedError
+from tisink.feed.format.checksums import parse_checksum
 from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRow, Source
 from tisink.feed.format.schemas import SchemaTracker
 from tisink.model.errors import SchemaError
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 
 _ROW_KEYS = frozenset(
     ("type", "commitTs", "startTs", "tableID", "op", "after", "before", "schema", "table")
-)
+) | {"checksum"}
 _DDL_KEYS = frozenset(("type", "commitTs", "startTs", "ddlType", "query", "table", "preTable"))
 _RESOLVED_KEYS = frozenset(("type", "ts"))
 _OPS = {"INSERT": (False, True), "UPDATE": (True, True), "DELETE": (True, False)}
@@ -180,6 +181,8 @@ class FeedParser:
             raise FeedError(f"startTs {start_ts} is after commitTs {commit_ts}")
         self._order(commit_ts)
         row = RowChangedEvent(start_ts, commit_ts, table, before, after, approximate_size=size)
+        if "checksum" in obj:
+            row.checksum = parse_checksum(obj["checksum"], row)
         return FeedRow(row, source)
 
     def _ddl(self, obj: dict[str, Any], source: Source) -> FeedDDL:

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 import orjson
 
+from tisink.feed.format.checksums import checksum_record
 from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.model.events import DDLEvent, RowChangedEvent
 
@@ -32,6 +33,8 @@ def row_record(row: RowChangedEvent) -> dict[str, Any]:
         record["after"] = row.after
     if row.before is not None:
         record["before"] = row.before
+    if row.checksum is not None:
+        record["checksum"] = checksum_record(row.checksum)
     return record
 
 

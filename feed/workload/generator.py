@@ -23,6 +23,7 @@ from typing import cast
 import numpy as np
 import orjson
 
+from tisink.feed.format.checksums import with_checksums
 from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRow
 from tisink.feed.format.writer import ddl_record, row_record
 from tisink.feed.workload.errors import ScenarioError
@@ -184,13 +185,21 @@ def generate_feed(
     seed: int,
     rows: int | None,
     out_path: str | os.PathLike[str],
+    *,
+    checksum_version: int | None = None,
+    corrupt_nth: int = 0,
 ) -> dict[str, int]:
     """Write the workload to the feed file ``out_path`` (for ``tisink generate``); returns
-    counts: ``rows``, ``ddl``, ``bytes``, ``tables``."""
+    counts: ``rows``, ``ddl``, ``bytes``, ``tables``. With ``checksum_version`` (0, 1, 2)
+    every row carries TiCDC's row checksum of that version, every ``corrupt_nth``-th one
+    marked corrupted (``feed.format.checksums.with_checksums``)."""
     spec = _scenario(scenario)
     counts = {"rows": 0, "ddl": 0, "bytes": 0, "tables": len(spec.tables)}
     path = Path(out_path)
-    records = iter(generate_records(spec, seed, rows))
+    generated: Iterable[FeedRecord] = generate_records(spec, seed, rows)
+    if checksum_version is not None:
+        generated = with_checksums(generated, checksum_version, corrupt_nth)
+    records = iter(generated)
     first = next(records, None)  # the workload's checks run here: a refusal leaves no file
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer: list[bytes] = []

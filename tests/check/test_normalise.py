@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import struct
 from decimal import Decimal
 
 import pytest
@@ -40,6 +41,13 @@ EQUAL = [
     ("varbinary(8)", b"caf\xc3\xa9", "café"),
     ("char(4)", "ab", "ab  "),
     ("vector(2)", "[0.1,0.2]", [0.10000000149, 0.2]),
+    ("vector(3)", "[1,0.5,-2]", "[1.0, 0.5, -2.0]"),  # json.dumps of doubles
+    ("vector(3)", "[1,0.5,-2]", "{1,0.5,-2}"),  # PostgreSQL's array text
+    ("vector(3)", "[1,0.5,-2]", (1.0, 0.5, -2.0)),  # real[] through a driver
+    ("vector(3)", "[1,0.5,-2]", struct.pack("<3f", 1, 0.5, -2)),  # MariaDB's binary VECTOR
+    ("vector(3)", "[1,0.5,-2]", b"[1,0.5,-2]"),
+    ("vector(2)", "[0.1,0.2]", "[0.100000001,0.2]"),  # one float32
+    ("vector", "[]", []),
 ]
 
 DIFFERENT = [
@@ -51,6 +59,10 @@ DIFFERENT = [
     ("json", '{"a":1}', '{"a":"1"}'),
     ("set('x','y')", "x", "x,y"),
     ("int(11)", 1, "abc"),
+    ("vector(3)", "[1,0.5,-2]", "[1,0.5,-2.001]"),
+    ("vector(3)", "[1,0.5,-2]", "[1,0.5]"),
+    ("vector(2)", "[0.1,0.2]", "[0.1,0.20000002]"),  # the next float32
+    ("vector(1)", "[1]", "[NaN]"),
 ]
 
 
@@ -73,3 +85,12 @@ def test_unreadable_values_are_kept_as_text():
 def test_binary_text_decoded_as_latin1():
     assert binary_equal(b"caf\xe9", "café")
     assert not binary_equal(b"cafe", "café")
+
+
+def test_a_vector_reads_as_tidb_prints_it():
+    convert = normaliser(parse_mysql_type("vector(4)"))
+    assert (
+        convert([1.0, 0.1, -2.5e-8, 3e38])
+        == "[1,0.1,-0.000000025,300000000000000000000000000000000000000]"
+    )
+    assert convert("[1,0.5,Infinity]") == Unreadable("[1,0.5,Infinity]")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
@@ -22,9 +23,15 @@ PARTITIONS = 3
 
 def _produce(bootstrap: str, topic: str, count: int) -> dict[int, list[Seen]]:
     """Records with keys, null keys, headers (some repeated names, empty values) and values
-    of every byte, through librdkafka; what each partition got, in order."""
+    of every byte, through librdkafka; what each partition holds, in offset order (from the
+    delivery reports: a retried batch may land after later ones)."""
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
-    sent: dict[int, list[Seen]] = {p: [] for p in range(PARTITIONS)}
+    placed: dict[int, list[tuple[int, Seen]]] = {p: [] for p in range(PARTITIONS)}
+
+    def delivered(error: object, message: Any, record: Seen) -> None:
+        assert error is None, error
+        placed[message.partition()].append((message.offset(), record))
+
     for i in range(count):
         partition = (i * 7) % PARTITIONS
         key = None if i % 11 == 0 else f"key-{i % 37}".encode()
@@ -32,13 +39,20 @@ def _produce(bootstrap: str, topic: str, count: int) -> dict[int, list[Seen]]:
         headers: tuple[tuple[str, bytes], ...] = ()
         if i % 3 == 0:
             headers = (("seq", str(i).encode()), ("seq", b""), ("bin", b"\x00\xff"))
+        record: Seen = (key, value, headers)
         producer.produce(
-            topic, value=value, key=key, partition=partition, headers=list(headers) or None
+            topic,
+            value=value,
+            key=key,
+            partition=partition,
+            headers=list(headers) or None,
+            on_delivery=lambda err, msg, record=record: delivered(err, msg, record),
         )
-        sent[partition].append((key, value, headers))
         if i % 500 == 0:
             producer.poll(0)
     assert producer.flush(30) == 0
+    sent = {p: [record for _, record in sorted(placed[p])] for p in range(PARTITIONS)}
+    assert sum(map(len, sent.values())) == count
     return sent
 
 

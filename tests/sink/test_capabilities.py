@@ -25,6 +25,7 @@ from tisink.sink.capabilities import (
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
 from tisink.sink.uri import SinkURI
+from tisink.tablesink.split import SplitPolicy
 from tisink.verify import VerifyError, verify
 
 
@@ -80,15 +81,22 @@ def test_one_split_policy_from_the_provider(monkeypatch) -> None:
     assert isinstance(_WholeUpdates(), UpdateSplitting)
     monkeypatch.setattr(registry, "_plugins", lambda: {})
     monkeypatch.setitem(registry._BUILT_INS, "whole", _WholeUpdates)
-    assert not SinkFactory("whole://x").split_policy().enabled
-    assert SinkFactory("blackhole://").split_policy().enabled
+    classic = ChangefeedConfig(newarch=False)
+    assert not SinkFactory("whole://x", classic).split_policy().enabled
+    assert SinkFactory("blackhole://", classic).split_policy().enabled
+    raw = ChangefeedConfig(output_raw_change_event=True, newarch=False)
+    assert not SinkFactory("blackhole://", raw).split_policy().enabled
+    # the new architecture splits in its event service for every sink, and only the sinks
+    # that are not MySQL-compatible read output-raw-change-event
+    assert SinkFactory("whole://x").split_policy() == SplitPolicy(True, True)
     raw = ChangefeedConfig(output_raw_change_event=True)
+    assert SinkFactory("whole://x", raw).split_policy().enabled
     assert not SinkFactory("blackhole://", raw).split_policy().enabled
 
 
 async def test_a_whole_update_reaches_a_sink_that_takes_it_whole(monkeypatch) -> None:
     monkeypatch.setitem(registry._BUILT_INS, "whole", _WholeUpdates)
-    factory = SinkFactory("whole://x")
+    factory = SinkFactory("whole://x", ChangefeedConfig(newarch=False))
     seen: list[Any] = []
 
     class Recording(BlackholeSink):

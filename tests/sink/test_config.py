@@ -137,7 +137,7 @@ def test_ticdc_settings_tisink_does_not_implement_are_named_as_such(caplog):
     unimplemented = "is a TiCDC setting tisink does not implement; ignored"
     assert warnings == [
         f"<toml>: sql-mode {unimplemented}",
-        f"<toml>: scheduler {unimplemented}",
+        f"<toml>: scheduler.region-threshold {unimplemented}",
         f"<toml>: sink.pulsar-config {unimplemented}",
         f"sink URI {uri}: kafka-version {unimplemented}",
         f"sink URI {uri}: sasl-oauth-client-id {unimplemented}",

@@ -116,8 +116,9 @@ def test_batch_resolved_ts_reports_ts_minus_one(row: Row, held_sink: Held) -> No
 def test_key_changing_update_is_split_deletes_first(
     row: Row, image: Image, held_sink: Held, wants_txn: bool
 ) -> None:
+    """Classic (tiflow ``trySplitAndSortUpdateEvent``): the transaction is re-sorted."""
     sink = held_sink(wants_txn=wants_txn)
-    table_sink = TableSink(148, sink)
+    table_sink = TableSink(148, sink, split=SplitPolicy(newarch=False))
     table_sink.append_row_changed_events(
         [
             row(10, 9, after=image(1)),
@@ -132,6 +133,34 @@ def test_key_changing_update_is_split_deletes_first(
         (RowOp.UPDATE, 4),
         (RowOp.INSERT, 1),
         (RowOp.INSERT, 3),
+    ]
+
+
+@pytest.mark.parametrize("wants_txn", [False, True])
+def test_key_changing_update_is_split_inserts_last_in_the_new_architecture(
+    row: Row, image: Image, held_sink: Held, wants_txn: bool
+) -> None:
+    """New (ticdc ``dmlProcessor.appendRow``): the DELETE stays in the UPDATE's place, the
+    INSERTs go to the end of the transaction in order, nothing else moves."""
+    sink = held_sink(wants_txn=wants_txn)
+    table_sink = TableSink(148, sink)
+    table_sink.append_row_changed_events(
+        [
+            row(10, 9, after=image(1)),
+            row(10, 9, before=image(2), after=image(3)),  # changes the PK
+            row(10, 9, before=image(4), after=image(4, name="x")),  # changes no key
+            row(10, 9, before=image(5), after=image(6)),  # changes the PK
+        ]
+    )
+    table_sink.update_resolved_ts(rts(10))
+    rows = sink.events[0].event.rows if wants_txn else [e.event for e in sink.events]
+    assert [(r.op, (r.before or r.after)["id"]) for r in rows] == [
+        (RowOp.INSERT, 1),
+        (RowOp.DELETE, 2),
+        (RowOp.UPDATE, 4),
+        (RowOp.DELETE, 5),
+        (RowOp.INSERT, 3),
+        (RowOp.INSERT, 6),
     ]
 
 

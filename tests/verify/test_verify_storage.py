@@ -137,3 +137,61 @@ def test_rows_missing_against_the_acknowledged_counts(played: Path, tmp_path: Pa
     acknowledged[(table, 0)] += 1
     report = verify(f"file://{out}?{PARAMS}", acknowledged=acknowledged)
     assert report.violation_counts["row-once"] == 1
+
+
+NEW = f"{PARAMS}&enable-table-across-nodes=true&use-table-id-as-path=true&output-field-header=true"
+
+
+@pytest.fixture(scope="module")
+def played_new(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The new architecture's names: ``{table-id}/{version}/CDC_{dispatcherID}_{num}.csv``,
+    ``meta/CDC_{dispatcherID}.index``, files opening with the header line."""
+    base = tmp_path_factory.mktemp("storage-new")
+    out = base / "out"
+    summary = play(demo_feed(base, 800), f"file://{out}?{NEW}")
+    assert summary["verified"] is True
+    return out
+
+
+def _new_directory(out: Path) -> Path:
+    return max({p.parent for p in out.rglob("CDC_*.csv")}, key=lambda d: len(list(d.glob("*"))))
+
+
+def _new_stale_index(out: Path) -> None:
+    directory = _new_directory(out)
+    (index,) = (directory / "meta").glob("CDC_*.index")
+    index.write_text(sorted(directory.glob("CDC_*.csv"))[0].name + "\n")
+
+
+def _new_no_header(out: Path) -> None:
+    path = sorted(_new_directory(out).glob("CDC_*.csv"))[0]
+    path.write_bytes(path.read_bytes().split(b"\r\n", 1)[1])
+
+
+def _new_no_schema_file(out: Path) -> None:
+    table_id = _new_directory(out).parent.name
+    for path in (out / table_id / "meta").glob("schema_*.json"):
+        path.unlink()
+
+
+NEW_BREAKS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "stale-index": (_new_stale_index, "index-newest"),
+    "no-header": (_new_no_header, "file-complete"),
+    "no-schema-file": (_new_no_schema_file, "schema-file"),
+}
+
+
+def test_the_new_layout_verifies(played_new: Path) -> None:
+    assert not list(played_new.rglob("CDC.index"))
+    report = verify(f"file://{played_new}?{NEW}")
+    assert report.ok, report.violations
+    assert report.kinds["FILE"] > 10
+
+
+@pytest.mark.parametrize("case", list(NEW_BREAKS))
+def test_each_break_of_the_new_layout_is_named(played_new: Path, tmp_path: Path, case: str) -> None:
+    out = _copy(played_new, tmp_path)
+    breaker, rule = NEW_BREAKS[case]
+    breaker(out)
+    report = verify(f"file://{out}?{NEW}")
+    assert report.violation_counts[rule] >= 1, report.violations

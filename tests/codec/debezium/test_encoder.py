@@ -317,3 +317,62 @@ def test_a_ticdc_changefeed_file_and_the_uri_set_the_options() -> None:
     assert config.with_uri(uri).encoder.options == DebeziumOptions(
         False, False, False, False, "east"
     )
+
+
+# --- newarch=false: the classic architecture's bytes (pingcap/tiflow) ----------------------------
+
+
+def test_newarch_is_a_changefeed_key_and_a_uri_parameter_defaulting_to_the_new_one() -> None:
+    assert DebeziumOptions().newarch
+    config = ChangefeedConfig.from_toml('newarch = false\n[sink]\nprotocol = "debezium"\n')
+    assert not config.encoder.options.newarch
+    uri = parse_sink_uri("kafka://h:9092/t?protocol=debezium&newarch=true")
+    assert config.with_uri(uri).encoder.options.newarch
+    spec = get_protocol("debezium")
+    assert {o.key: (o.tables, o.uri) for o in spec.options}["newarch"] == (((),), True)
+
+
+def test_classic_has_no_start_ts() -> None:
+    spec = get_protocol("debezium")
+    raw = {"newarch": "false", "debezium-include-start-ts": "true"}
+    with pytest.raises(ConfigError, match="start_ts"):
+        build_options(spec.options_type, spec.options, raw, "test")
+
+
+def test_classic_never_declares_the_tidb_source_fields() -> None:
+    """tiflow's ``writeSourceSchema`` has no ``commit_ts``/``cluster_id`` entries (ticdc adds
+    them with ``enable-tidb-extension``, d220ee9b8); the payload carries both either way."""
+    row = RowChangedEvent(0, 5, tiny_table(False), after={"tiny": 1})
+    enc = encoder(enable_tidb_extension=True, newarch=False)
+    body = _value(enc.encode_row(row))
+    assert _source_fields(body)[-1] == "query"
+    assert list(body["payload"]["source"])[-2:] == ["commit_ts", "cluster_id"]
+    assert body["schema"]["fields"][1]["fields"][0]["tidb_type"] == "tinyint"
+    watermark = enc.encode_checkpoint(11)
+    ddl = enc.encode_ddl(DDLEvent(12, DDLType.CREATE, "CREATE TABLE t1", tiny_table(False)))
+    assert watermark is not None and ddl is not None
+    for message in (watermark, ddl):
+        assert _source_fields(_value(message))[-1] == "query"
+        assert b'"field":"commit_ts"' not in message.value
+    new = encoder(enable_tidb_extension=True)
+    new_watermark = new.encode_checkpoint(11)
+    assert new_watermark is not None
+    assert _source_fields(_value(new_watermark))[-2:] == ["commit_ts", "cluster_id"]
+    # without the extension the two architectures write the same bytes
+    for newarch in (True, False):
+        assert encoder(newarch=newarch).encode_row(row).value == encoder().encode_row(row).value
+
+
+def test_classic_declares_virtual_columns_after_the_stored_ones() -> None:
+    """tiflow lists the row's stored columns, then the table's virtual ones."""
+    columns = [
+        ColumnInfo("id", "int", nullable=False),
+        ColumnInfo("doubled", "int", generated="virtual"),
+        ColumnInfo("note", "varchar", length=5, **TEXT),
+    ]
+    table = make_table("db", "g", 1, 1, columns, [IndexInfo("primary", ("id",), True, True)])
+    row = RowChangedEvent(0, 5, table, after={"id": 1, "note": "n"})
+    body = _value(encoder(newarch=False).encode_row(row))
+    for image in body["schema"]["fields"][:2]:
+        assert [f["field"] for f in image["fields"]] == ["id", "note", "doubled"]
+    assert body["payload"]["after"] == {"id": 1, "note": "n"}

@@ -61,8 +61,12 @@ def _row(test: str, nullable: bool) -> RowChangedEvent:
     return RowChangedEvent(0, 1, table, before={"tiny": 2})
 
 
-def _dml(test: str, nullable: bool, options: dict[str, Any], cluster: str = CLUSTER) -> Encoded:
-    message = encoder(cluster_id=cluster, **options).encode_row(_row(test, nullable))
+def _dml(
+    test: str, nullable: bool, options: dict[str, Any], cluster: str = CLUSTER, newarch: bool = True
+) -> Encoded:
+    message = encoder(cluster_id=cluster, newarch=newarch, **options).encode_row(
+        _row(test, nullable)
+    )
     assert message.key is not None
     return message.key, message.value
 
@@ -73,8 +77,11 @@ def _dml_cases() -> list[tuple[str, Callable[[], Encoded], int]]:
         for test, variants in DML_TESTS.items():
             for i, options in enumerate(variants):
 
-                def produce(t: str = test, n: bool = nullable, o: Any = options) -> Encoded:
-                    return _dml(t, n, o)
+                def produce(
+                    t: str = test, n: bool = nullable, o: Any = options, origin: str = origin
+                ) -> Encoded:
+                    # tiflow's goldens under the classic parameter, ticdc's under the new one
+                    return _dml(t, n, o, newarch=origin.startswith("ticdc"))
 
                 cases.append((f"{origin}__{test}__{2 * i + 1:02d}_key.json", produce, 0))
                 cases.append((f"{origin}__{test}__{2 * i + 2:02d}_value.json", produce, 1))
@@ -114,8 +121,8 @@ def _ddl_cases() -> list[tuple[str, Callable[[], Encoded], int]]:
     for origin in ("ticdc-HEAD", "tiflow-HEAD"):
         for i, (ddl, options) in enumerate(_ddl_events(origin)):
 
-            def produce(d: DDLEvent = ddl, o: Any = options) -> Encoded:
-                message = encoder(**o).encode_ddl(d)
+            def produce(d: DDLEvent = ddl, o: Any = options, origin: str = origin) -> Encoded:
+                message = encoder(newarch=origin.startswith("ticdc"), **o).encode_ddl(d)
                 assert message is not None and message.key is not None
                 return message.key, message.value
 
@@ -134,7 +141,7 @@ def _v8_0_cases() -> list[tuple[str, Callable[[], Encoded], int]]:
             options = {**variants.get(test, {}), "disable_schema": not schema}
 
             def produce(t: str = test, o: Any = options) -> Encoded:
-                return _dml(t, True, o, cluster="test-cluster")
+                return _dml(t, True, o, cluster="test-cluster", newarch=False)
 
             cases.append((f"tiflow-v8_0_0__{test}__{i + 1:02d}_value.json", produce, 1))
     return cases

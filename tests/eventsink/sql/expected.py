@@ -148,8 +148,11 @@ def canonical(col: ColumnInfo, value: Any, from_db: bool) -> Any:
         if isinstance(value, str):
             return frozenset(value.split(",")) - {""}
         return frozenset(value)
-    if kind in ("json", "vector"):
+    if kind == "json":
         return json.loads(value) if from_db and isinstance(value, str) else value
+    if kind == "vector":  # stored as TiDB prints it: float32 elements
+        items = json.loads(value) if from_db and isinstance(value, str) else value
+        return tuple(struct.unpack("f", struct.pack("f", float(x)))[0] for x in items)
     if kind == "date":
         return value.isoformat() if isinstance(value, date) else str(value)
     if kind in ("datetime", "timestamp"):

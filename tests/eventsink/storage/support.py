@@ -47,6 +47,12 @@ def counts(rows: list[RowChangedEvent]) -> Counter[tuple[str, str]]:
     return Counter((row.table.qualified_name, KIND[row.op.value]) for row in rows)
 
 
+def data_files(out: Path) -> list[Path]:
+    """The data files of a storage folder, of both architectures' names (``CDC000001.csv``,
+    ``CDC_{dispatcherID}_000001.csv``)."""
+    return [p for p in out.rglob("CDC*") if p.suffix != ".index" and not p.name.endswith(".tmp")]
+
+
 def play(feed: Path, uri: str, **options: Any) -> dict[str, Any]:
     summary = run_play(PlaySpec(feed=feed, sink_uri=uri, engine="inline", clock="feed", **options))
     return summary.to_dict()
@@ -74,7 +80,7 @@ def kill_mid_play(feed: Path, out: Path, params: str, files: int = 40) -> None:
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and process.poll() is None:
-            if (out / "metadata").exists() and len(list(out.rglob("CDC0*"))) >= files:
+            if (out / "metadata").exists() and len(data_files(out)) >= files:
                 break
             time.sleep(0.02)
         assert process.poll() is None, "the play ended before it could be killed"

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.eventsink.storage.support import demo_feed, kill_mid_play, play, stored_rows
+from tests.eventsink.storage.support import (
+    data_files,
+    demo_feed,
+    kill_mid_play,
+    play,
+    stored_rows,
+)
 from tisink.eventsink.storage.resume import read_checkpoint
 from tisink.sink.factory import SinkFactory
 from tisink.verify import verify
@@ -19,6 +25,10 @@ LAYOUTS = [
     "protocol=csv&date-separator=none&include-commit-ts=true&file-size=8192",
     "protocol=canal-json&enable-tidb-extension=true&date-separator=none&file-size=16384",
     "protocol=canal-json&date-separator=none&file-size=16384",
+    # the new architecture's options, and the classic architecture
+    "protocol=csv&date-separator=none&include-commit-ts=true&file-size=8192"
+    "&enable-table-across-nodes=true&use-table-id-as-path=true&output-field-header=true",
+    "protocol=csv&date-separator=none&include-commit-ts=true&file-size=8192&newarch=false",
 ]
 
 
@@ -27,7 +37,7 @@ def _stored(uri: str) -> Counter[tuple[str, int]]:
     layout = SinkFactory(uri).storage_layout()
     assert layout is not None
     found: Counter[tuple[str, int]] = Counter()
-    for path in sorted(layout.root.rglob(f"CDC0*{layout.extension}")):
+    for path in sorted(p for p in data_files(layout.root) if p.suffix == layout.extension):
         data = path.read_bytes()
         for row in read_rows(data, layout.encoder, layout.config.terminator, str(path)):
             assert row.commit_ts is not None
