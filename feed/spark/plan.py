@@ -29,6 +29,9 @@ take place 0)."""
 AFTER_ALL = 1 << 126
 """The ``seq`` of a watermark: after every record at its ts."""
 START_SUB, RECORD_SUB, INSERT_SUB = 0, 1, 2
+INSERT_TAIL = 1 << 60
+"""Added to an INSERT half's seq under ``split_newarch``: it sorts after every other event of
+its commit ts, in the order of the UPDATEs it came from (places stay below 2^58)."""
 
 Key = tuple[int, int]
 """(commitTs, seq): where an event sits in a partition's stream."""
@@ -66,6 +69,10 @@ class PlayPlan:
     last_ts: int = 0
     split_updates: bool = False
     """True when key-changing UPDATEs become DELETE + INSERT (routed each on its own)."""
+    split_newarch: bool = True
+    """The split's order (``tablesink/split.py``): pingcap/ticdc's, each DELETE in its UPDATE's
+    place and the INSERTs at the end of the transaction (their keys carry ``INSERT_TAIL``), or
+    pingcap/tiflow's, the transaction re-sorted deletes first by each owner."""
     rate: float | None = None
     """Rows per second for each owner (a task playing several paces their sum)."""
     stop_marker: str | None = None

@@ -174,6 +174,7 @@ def _plan(
         last_ts=source.last_ts,
         intervals=source.intervals,
         split_updates=bool(owners) and factory.split_policy().enabled,
+        split_newarch=factory.split_policy().newarch,
         bootstrap=bootstrap,
         rate=rate / tasks if rate else None,
     )

@@ -38,7 +38,7 @@ from tisink.core.errors import TisinkError
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import table_topics
-from tisink.feed.spark.plan import FIRST_PLACE, Key, PlayPlan
+from tisink.feed.spark.plan import FIRST_PLACE, INSERT_TAIL, Key, PlayPlan
 from tisink.feed.spark.reports import InputProblem
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
@@ -135,6 +135,7 @@ def route_steps(
     owned = set(owners)
     first = owners[0] if owners else -1
     pending: list[Any] = []
+    tail: list[Any] = []  # pingcap/ticdc's split: the transaction's INSERT halves, last
     txn_ts, place, since_flush = 0, FIRST_PLACE, 0
     route = router.route
     if len(owners) < len(plan.owners):  # another task plays some partitions
@@ -148,6 +149,9 @@ def route_steps(
             if kind is SkippedRow:
                 skipped: SkippedRow = record  # type: ignore[assignment]
                 if skipped.commit_ts != txn_ts:
+                    if tail:
+                        pending += tail
+                        tail = []
                     txn_ts, place = skipped.commit_ts, FIRST_PLACE
                 if cadence is not None:
                     router.count_skipped(skipped.table, txn_ts, place, cadence, skipped.rows)
@@ -157,6 +161,9 @@ def route_steps(
             elif kind is FeedRow:
                 row = record.row  # type: ignore[union-attr]
                 if row.commit_ts != txn_ts:
+                    if tail:
+                        pending += tail
+                        tail = []
                     txn_ts, place = row.commit_ts, FIRST_PLACE
                 items = route(row, place, cadence, record)  # type: ignore[arg-type]
                 place += 1
@@ -164,11 +171,11 @@ def route_steps(
                     _bootstraps(cadence, view, first, pending)
                 for item in items:
                     if item[0][0] in owned:
-                        pending.append(item)
+                        (tail if item[0][2] >= INSERT_TAIL else pending).append(item)
             elif kind is FeedDDL and record.ddl.table is not None:  # type: ignore[union-attr]
                 router.learn(record.ddl.table, refs[record.commit_ts])  # type: ignore[union-attr]
             since_flush += 1
-            if since_flush >= FLUSH_EVERY_RECORDS:
+            if since_flush >= FLUSH_EVERY_RECORDS and not tail:
                 since_flush = 0
                 if pending:
                     feed.put(pending)
@@ -178,6 +185,7 @@ def route_steps(
                 yield
     except TisinkError as err:
         return InputProblem(txn_ts, f"workload {scenario.name}: {err}")
+    pending += tail
     if cadence is not None:
         cadence.finish()
         _bootstraps(cadence, view, first, pending)

@@ -23,7 +23,7 @@ import numpy as np
 from tisink.core.clock import Clock, FeedClock
 from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.errors import SparkPlanError
-from tisink.feed.spark.plan import INSERT_SUB, RECORD_SUB, Key, PlayPlan, record_seq
+from tisink.feed.spark.plan import INSERT_SUB, INSERT_TAIL, RECORD_SUB, Key, PlayPlan, record_seq
 from tisink.feed.workload import KeepRow
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import TableInfo
@@ -78,7 +78,8 @@ class RowRouter:
         self._counts = plan.partition_counts
         self._table_ids = plan.table_ids
         self._tables = tuple(ddl.table for ddl in plan.ddls)
-        self._split = SplitPolicy(plan.split_updates)
+        self._split = SplitPolicy(plan.split_updates, plan.split_newarch)
+        self._insert_tail = INSERT_TAIL if plan.split_newarch else 0
         self._router = None
         if plan.owners:
             target = make_factory(plan.sink_uri, plan.config_text, FeedClock()).mq_target()
@@ -121,7 +122,7 @@ class RowRouter:
             delete, insert = halves
             items = [
                 self._item(route, delete, record_seq(place, RECORD_SUB), True),
-                self._item(route, insert, record_seq(place, INSERT_SUB), False),
+                self._item(route, insert, record_seq(place, INSERT_SUB) | self._insert_tail, False),
             ]
         elif record is not None:
             plan_table = self._tables[route.ref]
@@ -233,7 +234,8 @@ def in_split_order(
     table_id: int, rows: list[RowChangedEvent], split_txns: Set[tuple[int, int]]
 ) -> list[RowChangedEvent]:
     """An owner's rows of one table with each transaction in ``split_txns`` (one whose UPDATE
-    stage one split) sorted deletes first, as TiCDC sorts a transaction after splitting."""
+    stage one split) sorted deletes first, as pingcap/tiflow sorts a transaction after
+    splitting (pingcap/ticdc's order comes from the keys alone: ``INSERT_TAIL``)."""
     out: list[RowChangedEvent] = []
     start = 0
     for end in range(1, len(rows) + 1):
