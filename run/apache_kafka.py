@@ -49,7 +49,16 @@ from tisink.run.broker import (
     serve_in_foreground,
 )
 from tisink.run.cache import cache_dir
-from tisink.run.jvm import find_java, log_summary, log_tail, spawn, terminate
+from tisink.run.jvm import (
+    PORT_ATTEMPTS,
+    PortTaken,
+    find_java,
+    launch_on_free_ports,
+    log_summary,
+    log_tail,
+    spawn,
+    terminate,
+)
 from tisink.run.maven import Artifact, MavenError, resolve_jars
 
 log = logging.getLogger(__name__)
@@ -106,7 +115,6 @@ RESTART_PROPERTIES: dict[str, str] = {
 """Added for a start on an existing log dir: the restarted controller refuses the node's new
 registration until the killed one's session expires (9 s by default)."""
 
-_PORT_ATTEMPTS = 3
 _FORMAT_TIMEOUT_S = 60.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _BIND_FAILED = "Address already in use"
@@ -230,30 +238,25 @@ def start_apache_kafka(
     jars = kafka_jars(version)
     java = java_binary()
     chosen_ports = port is None and controller_port is None
-    attempts = _PORT_ATTEMPTS if chosen_ports else 1
-    for attempt in range(1, attempts + 1):
+
+    def launch() -> ApacheKafkaBroker:
         broker_port = port if port is not None else free_port()
         quorum_port = controller_port if controller_port is not None else free_port()
         while quorum_port == broker_port:
             quorum_port = free_port()
-        try:
-            return _launch(
-                java,
-                jars,
-                broker_port,
-                quorum_port,
-                properties or {},
-                startup_timeout,
-                workdir,
-                version,
-                log_dir,
-            )
-        except _PortTaken as exc:
-            if attempt == attempts:
-                raise exc.error from None
-            shutil.rmtree(exc.workdir, ignore_errors=True)
-            log.warning("%s; trying other ports", exc.error)
-    raise AssertionError("unreachable")
+        return _launch(
+            java,
+            jars,
+            broker_port,
+            quorum_port,
+            properties or {},
+            startup_timeout,
+            workdir,
+            version,
+            log_dir,
+        )
+
+    return launch_on_free_ports(launch, PORT_ATTEMPTS if chosen_ports else 1)
 
 
 def new_cluster_id() -> str:
@@ -277,15 +280,6 @@ def run_apache_kafka_foreground(port: int = 9092) -> int:
         broker.workdir,
     )
     return serve_in_foreground(broker)
-
-
-class _PortTaken(Exception):
-    """Another process bound a port between ``free_port`` and the JVM's bind."""
-
-    def __init__(self, error: ApacheKafkaError, workdir: Path) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.workdir = workdir
 
 
 def _launch(
@@ -332,7 +326,7 @@ def _launch(
             what = f"exited with code {process.returncode} while starting on {broker.bootstrap}"
             error = _failure(version, what, workdir)
             if _BIND_FAILED in log_tail(log_path):
-                raise _PortTaken(error, workdir)
+                raise PortTaken(error, workdir)
             raise error
         if answers_metadata(LOOPBACK, port, timeout=0.5) and _only_broker_is_us(port):
             log.info(

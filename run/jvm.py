@@ -11,9 +11,11 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
+
+from tisink.run.errors import RunError
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +28,33 @@ _LOG_PREFIX = re.compile(r"^(\d\d:\d\d:\d\d\.\d+ )?\[[^\]]*\] (?=[A-Z]+ )")
 level stays)."""
 _RECORD = re.compile(r"^(TRACE|DEBUG|INFO|WARN|ERROR) ")
 _ERROR = re.compile(r"^(ERROR|FATAL) |^Exception in thread ")
+PORT_ATTEMPTS = 3
+
+T = TypeVar("T")
+
+
+class PortTaken(Exception):
+    """Another process bound a port between ``free_port`` and the JVM's bind: the start is
+    tried again on other ports, its work dir dropped."""
+
+    def __init__(self, error: RunError, workdir: Path) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.workdir = workdir
+
+
+def launch_on_free_ports(launch: Callable[[], T], attempts: int) -> T:
+    """``launch()`` (which picks its ports each call) until one start does not lose a port to
+    another process, at most ``attempts`` times; the last ``PortTaken``'s error is raised."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return launch()
+        except PortTaken as exc:
+            if attempt == attempts:
+                raise exc.error from None
+            shutil.rmtree(exc.workdir, ignore_errors=True)
+            log.warning("%s; trying other ports", exc.error)
+    raise AssertionError("unreachable")
 
 
 def find_java() -> str | None:

@@ -49,7 +49,16 @@ from tisink.run.apache_kafka import JVM_OPTIONS
 from tisink.run.broker import LOOPBACK, free_port, serve_in_foreground
 from tisink.run.cache import cache_dir
 from tisink.run.errors import SchemaRegistryError
-from tisink.run.jvm import find_java, log_summary, log_tail, spawn, terminate
+from tisink.run.jvm import (
+    PORT_ATTEMPTS,
+    PortTaken,
+    find_java,
+    launch_on_free_ports,
+    log_summary,
+    log_tail,
+    spawn,
+    terminate,
+)
 from tisink.run.maven import DEPENDENCY_PLUGIN, Artifact, MavenError, build_with_maven
 
 log = logging.getLogger(__name__)
@@ -76,7 +85,6 @@ REGISTRY_PROPERTIES: dict[str, str] = {
 """The settings every embedded registry gets as system properties (``properties`` of
 ``start_schema_registry`` override them); its address is set apart."""
 
-_PORT_ATTEMPTS = 3
 _BIND_FAILED = ("Address already in use", "seems to be in use by another process")
 _STOP_TIMEOUT_S = 20.0
 _PROBE_TIMEOUT_S = 1.0
@@ -236,17 +244,12 @@ def start_schema_registry(
     """
     app = registry_app(version)
     java = java_binary()
-    attempts = _PORT_ATTEMPTS if port is None else 1
-    for attempt in range(1, attempts + 1):
+
+    def launch() -> SchemaRegistryServer:
         chosen = port if port is not None else free_port()
-        try:
-            return _launch(java, app, chosen, properties or {}, startup_timeout, workdir, version)
-        except _PortTaken as exc:
-            if attempt == attempts:
-                raise exc.error from None
-            shutil.rmtree(exc.workdir, ignore_errors=True)
-            log.warning("%s; trying another port", exc.error)
-    raise AssertionError("unreachable")
+        return _launch(java, app, chosen, properties or {}, startup_timeout, workdir, version)
+
+    return launch_on_free_ports(launch, PORT_ATTEMPTS if port is None else 1)
 
 
 def run_schema_registry_foreground(port: int = 8081) -> int:
@@ -261,15 +264,6 @@ def run_schema_registry_foreground(port: int = 8081) -> int:
         server.workdir,
     )
     return serve_in_foreground(server)
-
-
-class _PortTaken(Exception):
-    """Another process bound the port between ``free_port`` and the JVM's bind."""
-
-    def __init__(self, error: SchemaRegistryError, workdir: Path) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.workdir = workdir
 
 
 def _launch(
@@ -301,7 +295,7 @@ def _launch(
                 log_path,
             )
             if any(sign in log_tail(log_path) for sign in _BIND_FAILED):
-                raise _PortTaken(error, workdir)
+                raise PortTaken(error, workdir)
             raise error
         if _answers(server.url):
             log.info(
