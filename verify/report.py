@@ -6,7 +6,7 @@ The text is Rich-free so the CLI, logs and CI output show the same lines.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 RULES: dict[str, str] = {
@@ -49,14 +49,7 @@ class Violation:
         return f"{self.topic}[{self.partition}]@{self.offset}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "partition": self.partition,
-            "offset": self.offset,
-            "rule": self.rule,
-            "detail": self.detail,
-            "message": self.message,
-        }
+        return asdict(self)
 
     def __str__(self) -> str:
         return f"{self.location()} {self.rule}: {self.detail} | {self.message}"
@@ -73,13 +66,7 @@ class Redelivery:
     messages: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "partition": self.partition,
-            "first_offset": self.first_offset,
-            "last_offset": self.last_offset,
-            "messages": self.messages,
-        }
+        return asdict(self)
 
 
 @dataclass(slots=True)
@@ -100,16 +87,7 @@ class Regression:
     above_offset: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "partition": self.partition,
-            "first_offset": self.first_offset,
-            "last_offset": self.last_offset,
-            "messages": self.messages,
-            "commit_ts": self.commit_ts,
-            "above_ts": self.above_ts,
-            "above_offset": self.above_offset,
-        }
+        return asdict(self)
 
     def __str__(self) -> str:
         span = f"{self.first_offset}" + (
@@ -138,17 +116,7 @@ class CorruptedChecksum:
     previous: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "partition": self.partition,
-            "offset": self.offset,
-            "table": self.table,
-            "type": self.type,
-            "commit_ts": self.commit_ts,
-            "version": self.version,
-            "current": self.current,
-            "previous": self.previous,
-        }
+        return asdict(self)
 
     def __str__(self) -> str:
         return (
