@@ -164,8 +164,8 @@ def play(
     broker: Annotated[
         BrokerKind,
         typer.Option(
-            help="The embedded broker when no --sink-uri: apache (Apache Kafka, about 8 s to "
-            "start, real end offsets) or tansu (0.1 s, end offsets count batches)."
+            help="The embedded broker when no --sink-uri: apache (Apache Kafka, 3 to 8 s to "
+            "start, real end offsets) or tansu (in memory, instant; end offsets count batches)."
         ),
     ] = DEFAULT_BROKER,
     config_path: Annotated[
