@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tisink.codec.encoder import RowEventEncoder
     from tisink.codec.message import Headers
     from tisink.core.clock import Clock
+    from tisink.model.events import RowChecksum
 
 
 class Decoder(Protocol):
@@ -51,6 +52,15 @@ class DecodesWithHeaders(Protocol):
     def decode_with_headers(
         self, key: bytes | None, value: bytes | None, headers: Headers
     ) -> Sequence[DecodedMessage]: ...
+
+
+@runtime_checkable
+class ReadsChecksums(Protocol):
+    """A decoder that keeps the row checksum its last record carried (Simple's ``checksum``,
+    Avro's ``_tidb_*`` fields; ``integrity-check-level = "correctness"``), for verify to list
+    the rows TiCDC flagged ``corrupted``."""
+
+    last_checksum: RowChecksum | None
 
 
 @runtime_checkable

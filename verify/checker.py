@@ -41,7 +41,8 @@ from typing import Any
 from tisink.codec.decoded import DML, FRAME_TYPES, WATERMARK, AnnouncedSchema, DecodedMessage
 from tisink.codec.errors import MessageDecodeError
 from tisink.codec.message import Headers
-from tisink.codec.protocol import Decoder, DecodesWithHeaders, SlicesMessages
+from tisink.codec.protocol import Decoder, DecodesWithHeaders, ReadsChecksums, SlicesMessages
+from tisink.model.events import RowChecksum
 from tisink.verify.report import CorruptedChecksum, VerifyReport, Violation
 
 TableKey = tuple[str, str]
@@ -331,12 +332,12 @@ class StreamChecker:
         for message in messages:
             self.report.counts[message.type] += 1
             checker.check(offset, message)
-        checksum = getattr(decoder, "last_checksum", None)
+        checksum = decoder.last_checksum if isinstance(decoder, ReadsChecksums) else None
         if checksum is not None and messages:
             self._checksum(checker, offset, messages[0], checksum)
 
     def _checksum(
-        self, checker: PartitionChecker, offset: int, message: DecodedMessage, checksum: Any
+        self, checker: PartitionChecker, offset: int, message: DecodedMessage, checksum: RowChecksum
     ) -> None:
         """A row checksum the decoder read (Simple, Avro with ``[integrity]`` on): counted;
         one marked ``corrupted`` is listed (TiCDC's flag: ``corrupt-checksum``, or a feed's
