@@ -47,6 +47,7 @@ class _Changefeed:
     case_sensitive: bool = False
     output_raw_change_event: bool = False
     newarch: bool = True
+    corruption_handle_level: str = "warn"
     encoder_concurrency: int = 0
     faults: FaultPlan | None = None
 
@@ -64,6 +65,9 @@ class ChangefeedConfig:
     output_raw_change_event: bool = False
     #: TiCDC's new architecture (pingcap/ticdc) or, false, the classic one (pingcap/tiflow)
     newarch: bool = True
+    #: ``[integrity]``: what a row marked corrupted does: "warn" (delivered, flagged) or
+    #: "error" (the changefeed stops there); only with row checksums on
+    corruption_handle_level: str = "warn"
     #: MQ sinks: encoder processes (0, the default, encodes in the sink's own process)
     encoder_concurrency: int = 0
     #: MQ sinks: the delivery faults to inject (``--faults``, ``[sink] faults``)
@@ -193,6 +197,7 @@ def _build(
         protocol_set=bool(own.protocol),
         output_raw_change_event=own.output_raw_change_event,
         newarch=own.newarch,
+        corruption_handle_level=own.corruption_handle_level,
         encoder_concurrency=own.encoder_concurrency,
         faults=own.faults,
         case_sensitive=own.case_sensitive,

@@ -14,12 +14,14 @@ from functools import cache
 
 from tisink.codec.config import COMMON_OPTIONS
 from tisink.codec.registry import protocols
-from tisink.core.options import Option, to_bool, to_lower, to_non_negative_int
+from tisink.core.options import Option, one_of, to_bool, to_lower, to_non_negative_int
 from tisink.eventsink.faults import parse_faults
 from tisink.eventsink.kafka.config import KAFKA_OPTIONS
 from tisink.eventsink.storage.config import STORAGE_OPTIONS
 
 SINK = (("sink",),)
+CORRUPTION_HANDLE_LEVELS = ("warn", "error")
+"""TiCDC's ``[integrity] corruption-handle-level`` values; ``warn`` is its default."""
 
 CHANGEFEED_OPTIONS: tuple[Option, ...] = (
     Option("protocol", "protocol", to_lower, SINK, help="the wire protocol"),
@@ -28,9 +30,10 @@ CHANGEFEED_OPTIONS: tuple[Option, ...] = (
         "output-raw-change-event",
         "output_raw_change_event",
         to_bool,
-        SINK,
+        (("sink", "kafka-config"), ("sink", "cloud-storage-config"), ("sink",)),
         uri=False,
-        help="false: PK/UK-changing UPDATEs become DELETE + INSERT",
+        help="false: PK/UK-changing UPDATEs become DELETE + INSERT (TiCDC's key under "
+        "[sink.kafka-config] and [sink.cloud-storage-config]; [sink] is tisink's shorthand)",
     ),
     Option(
         "newarch",
@@ -39,6 +42,15 @@ CHANGEFEED_OPTIONS: tuple[Option, ...] = (
         ((),),
         help="true: TiCDC's new architecture (pingcap/ticdc), false: the classic one "
         "(pingcap/tiflow); TiCDC's server switch, a changefeed setting in tisink",
+    ),
+    Option(
+        "corruption-handle-level",
+        "corruption_handle_level",
+        one_of(*CORRUPTION_HANDLE_LEVELS),
+        (("integrity",),),
+        uri=False,
+        help="a row TiCDC finds not matching TiDB's checksum (integrity-check-level = "
+        "correctness): warn delivers it marked corrupted, error stops the changefeed there",
     ),
     Option(
         "encoder-concurrency",

@@ -97,6 +97,12 @@ class SinkFactory:
             )
         if isinstance(self.provider, FixedPartitions):
             check_partitions(plan, self.provider.partition_num(target), where)
+        if plan.of("corrupt-checksum") is not None and self._stops_on_corrupted():
+            raise SinkError(
+                f"{where}: the corrupt-checksum fault delivers a row marked corrupted, as TiCDC "
+                'does under [integrity] corruption-handle-level = "warn"; with "error" TiCDC '
+                "stops the changefeed instead, so the fault cannot happen (use warn)"
+            )
 
     @property
     def scheme(self) -> str:
@@ -208,4 +214,11 @@ class SinkFactory:
             start_ts=start_ts,
             split=self.split_policy(),
             latency=self.ack_latency,
+            stop_on_corrupted=self._stops_on_corrupted(),
         )
+
+    def _stops_on_corrupted(self) -> bool:
+        """TiCDC checks rows against their checksums only with ``integrity-check-level =
+        "correctness"``; then ``corruption-handle-level = "error"`` stops on a corrupted one."""
+        config = self.config
+        return config.encoder.enable_row_checksum and config.corruption_handle_level == "error"

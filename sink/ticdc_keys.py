@@ -22,7 +22,6 @@ UNIMPLEMENTED_TOML = frozenset(
         "filter",
         "scheduler",
         "consistent",
-        "integrity.corruption-handle-level",
         "sink.column-selectors",
         "sink.delete-only-output-handle-key-columns",
         "sink.content-compatible",
@@ -36,13 +35,11 @@ UNIMPLEMENTED_TOML = frozenset(
         "sink.cloud-storage-config.flush-concurrency",
         "sink.cloud-storage-config.file-expiration-days",
         "sink.cloud-storage-config.file-cleanup-cron-spec",
-        "sink.cloud-storage-config.output-raw-change-event",
         "sink.pulsar-config",
         "sink.mysql-config",
         "sink.open",
         "sink.kafka-config.kafka-version",
         "sink.kafka-config.write-timeout",
-        "sink.kafka-config.output-raw-change-event",
         "sink.kafka-config.glue-schema-registry-config",
     }
 )

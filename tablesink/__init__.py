@@ -2,7 +2,12 @@
 
 from tisink.tablesink.ack_latency import AckLatency
 from tisink.tablesink.appender import Appender, RowAppender, TxnAppender
-from tisink.tablesink.errors import EventOrderError, TableSinkClosedError, TableSinkError
+from tisink.tablesink.errors import (
+    CorruptedRowError,
+    EventOrderError,
+    TableSinkClosedError,
+    TableSinkError,
+)
 from tisink.tablesink.latency_report import LatencyReport, merge_reports
 from tisink.tablesink.progress import ProgressTracker
 from tisink.tablesink.table_sink import TableSink
@@ -10,6 +15,7 @@ from tisink.tablesink.table_sink import TableSink
 __all__ = [
     "AckLatency",
     "Appender",
+    "CorruptedRowError",
     "EventOrderError",
     "LatencyReport",
     "ProgressTracker",

@@ -15,5 +15,10 @@ class EventOrderError(TableSinkError):
     """
 
 
+class CorruptedRowError(TableSinkError):
+    """A row marked corrupted (its data did not match TiDB's checksum) reached a changefeed
+    with ``[integrity] corruption-handle-level = "error"``: TiCDC stops there."""
+
+
 class TableSinkClosedError(TableSinkError):
     """Rows or a resolved ts were handed to a table sink that is closing or closed."""

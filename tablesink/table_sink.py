@@ -21,7 +21,7 @@ from tisink.eventsink.base import CallbackableEvent, EventSink, StateRef, TableS
 from tisink.model.events import ResolvedTs, RowChangedEvent
 from tisink.tablesink.ack_latency import AckLatency
 from tisink.tablesink.appender import Appender, E, RowAppender, TxnAppender
-from tisink.tablesink.errors import TableSinkClosedError, TableSinkError
+from tisink.tablesink.errors import CorruptedRowError, TableSinkClosedError, TableSinkError
 from tisink.tablesink.progress import ProgressTracker
 from tisink.tablesink.split import SPLIT_KEY_UPDATES, SplitPolicy
 
@@ -42,7 +42,9 @@ class TableSink(Generic[E]):
 
     The appender follows the event sink: transactions when ``event_sink.wants_txn``, rows
     otherwise. UPDATEs changing a PK or unique key are split into DELETE + INSERT as ``split``
-    says (the factory's policy for the sink), never with ``output_raw_change_event``.
+    says (the factory's policy for the sink), never with ``output_raw_change_event``. With
+    ``stop_on_corrupted`` (``corruption-handle-level = "error"``) a row marked corrupted is
+    refused before it is buffered, so the checkpoint stays below it.
     The checkpoint starts
     at ``start_ts``. ``latency``, shared by a play's table sinks, records how long each flushed
     row waits for its callback. Not thread-safe: one caller drives a table sink (acks may come
@@ -58,6 +60,7 @@ class TableSink(Generic[E]):
         output_raw_change_event: bool = False,
         split: SplitPolicy = SPLIT_KEY_UPDATES,
         latency: AckLatency | None = None,
+        stop_on_corrupted: bool = False,
     ) -> None:
         self.table_id = table_id
         self._latency = latency
@@ -66,6 +69,7 @@ class TableSink(Generic[E]):
         self._appender: Appender[Any] = TxnAppender(start_ts) if self._txns else RowAppender()
         self._split = split.enabled and not output_raw_change_event
         self._split_policy = split
+        self._stop_on_corrupted = stop_on_corrupted
         self._buffer: list[E] = []
         self._max_resolved = ResolvedTs.normal(start_ts)
         self._tracker = ProgressTracker(table_id, ResolvedTs.normal(start_ts))
@@ -79,6 +83,8 @@ class TableSink(Generic[E]):
         """Buffer ``rows`` (in commit order; raises EventOrderError otherwise)."""
         if self._state.state is not TableSinkState.NORMAL:
             raise TableSinkClosedError(f"{self._name()}: rows appended after close")
+        if self._stop_on_corrupted:
+            _refuse_corrupted(rows)
         self._appender.append(self._buffer, rows)
 
     def update_resolved_ts(self, rts: ResolvedTs) -> None:
@@ -195,3 +201,18 @@ class TableSink(Generic[E]):
         if last is None:
             return f"table sink {self.table_id}"
         return f"table sink {self.table_id} ({last.table.qualified_name})"
+
+
+def _refuse_corrupted(rows: Sequence[RowChangedEvent]) -> None:
+    """TiCDC's mounter under ``corruption-handle-level = "error"``: the first row whose
+    checksum is marked corrupted stops the changefeed, named with its key."""
+    for row in rows:
+        checksum = row.checksum
+        if checksum is not None and checksum.corrupted:
+            image = row.after if row.after is not None else row.before or {}
+            key = ", ".join(f"{name}={image.get(name)!r}" for name in row.table.handle_key)
+            raise CorruptedRowError(
+                f"{row.describe()}, key ({key}): the row is marked corrupted (its data did not "
+                'match TiDB\'s checksum) and [integrity] corruption-handle-level = "error" '
+                "stops the changefeed before it"
+            )

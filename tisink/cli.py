@@ -315,12 +315,31 @@ def generate(
     schema_sql: SchemaSql = None,
     seed: Seed = 0,
     rows: Rows = None,
+    checksum_version: Annotated[
+        int | None,
+        typer.Option(
+            help="Give every row TiCDC's row checksum of this TiDB version (0: V1, 1: v8.3's, "
+            '2: V2), as a play with [integrity] integrity-check-level = "correctness" writes.'
+        ),
+    ] = None,
+    corrupt_nth: Annotated[
+        int,
+        typer.Option(
+            help="With --checksum-version: mark every Nth row corrupted, as TiCDC marks a row "
+            "whose data did not match TiDB's checksum (0: none)."
+        ),
+    ] = 0,
 ) -> None:
     """Write a seeded workload as a change feed file."""
+    from tisink.codec.checksum import VERSIONS
     from tisink.feed.workload import ScenarioError, generate_feed
 
     if rows is not None and rows <= 0:
         refuse("generate", f"--rows must be positive, got {rows}")
+    if checksum_version is not None and checksum_version not in VERSIONS:
+        refuse("generate", f"--checksum-version must be one of {list(VERSIONS)}")
+    if corrupt_nth < 0 or (corrupt_nth and checksum_version is None):
+        refuse("generate", "--corrupt-nth needs --checksum-version and must not be negative")
     if schema_sql is not None and workload is None:
         workload = _sql_workload(schema_sql, "generate")
     elif (workload is None) == (schema_sql is None):
@@ -328,7 +347,9 @@ def generate(
     assert workload is not None
     _check_writable(out, command="generate", what="the feed")
     try:
-        counts = generate_feed(workload, seed, rows, out)
+        counts = generate_feed(
+            workload, seed, rows, out, checksum_version=checksum_version, corrupt_nth=corrupt_nth
+        )
     except ScenarioError as err:
         refuse("generate", str(err))
     except TisinkError as err:

@@ -103,7 +103,8 @@ class Regression:
 class CorruptedChecksum:
     """A row message whose checksum says TiCDC found its data not matching TiDB's checksum
     (``corrupted``): delivered, and flagged, as TiCDC does under ``[integrity]
-    corruption-handle-level = "warn"``; a consumer verifying checksums must refuse it."""
+    corruption-handle-level = "warn"``; a consumer verifying checksums finds it and decides
+    (``examples/consumers/checksum_consumer.py``: report and apply, skip, or stop)."""
 
     topic: str
     partition: int
@@ -286,7 +287,7 @@ def render_text(report: VerifyReport) -> str:
             f"checksum corrupted: {len(flagged)} of {report.checksummed} row message(s) with a "
             "row checksum are marked corrupted (TiCDC found the row's data not matching the "
             "checksum TiDB stored and delivered it flagged); delivered, not violations of "
-            "delivery (a consumer verifying checksums must refuse them):"
+            "delivery (a consumer verifying checksums finds them):"
         )
         shown_flags = flagged[: report.max_violations]
         lines.extend(f"  {entry}" for entry in shown_flags)

@@ -57,7 +57,9 @@ class Table:
     def affinity(self, column: str) -> str:
         data_type = self.types[column]
         kind = data_type["mysqlType"]
-        if kind == "bigint" and data_type.get("unsigned"):
+        if (kind == "bigint" and data_type.get("unsigned")) or (
+            kind == "bit" and data_type.get("length", 64) > 63
+        ):
             return "TEXT"  # above 2**63 - 1 SQLite's INTEGER would turn it into a float
         if kind in INTEGER or kind in ("bit", "enum", "set"):  # ENUM index, SET bits
             return "INTEGER"

@@ -93,12 +93,8 @@ def test_a_ticdc_file_is_read_with_every_supported_key(caplog):
     assert enc.large_message_handle_option == "claim-check"
     assert enc.large_message_handle_compression == "snappy"
     assert enc.claim_check_storage_uri == "file:///tmp/claims" and enc.claim_check_raw_value
-    assert set(config.ignored_keys) == {
-        "force-replicate",
-        "filter",
-        "integrity.corruption-handle-level",
-        "mounter",
-    }
+    assert set(config.ignored_keys) == {"force-replicate", "filter", "mounter"}
+    assert config.corruption_handle_level == "warn"
     assert config.encoder_concurrency == 32
     warnings = [r.getMessage() for r in caplog.records]
     assert sum("mounter" in w for w in warnings) == 1

@@ -121,9 +121,12 @@ async def test_file_without_protocol_writes_debug_json(tmp_path):
     assert {p for p, _, _, _ in records} == {0}, "one partition by default"
 
 
+@pytest.mark.parametrize("table", ["sink.kafka-config", "sink.cloud-storage-config", "sink"])
 @pytest.mark.parametrize(("raw", "expected_rows"), [(True, 1), (False, 2)])
-async def test_output_raw_change_event_reaches_the_table_sink(tmp_path, raw, expected_rows):
-    toml = f"[sink]\noutput-raw-change-event = {str(raw).lower()}\nprotocol = 'debug'"
+async def test_output_raw_change_event_reaches_the_table_sink(tmp_path, table, raw, expected_rows):
+    """TiCDC's places for the key (kafka-config, cloud-storage-config) and tisink's [sink]."""
+    key = f"output-raw-change-event = {str(raw).lower()}"
+    toml = "[sink]\nprotocol = 'debug'\n" + (key if table == "sink" else f"[{table}]\n{key}")
     factory = SinkFactory(f"file://{tmp_path}?protocol=simple", ChangefeedConfig.from_toml(toml))
     assert factory.config.protocol == "simple", "the URI overrides the file"
     event_sink = BlackholeSink()

@@ -165,6 +165,18 @@ def test_generate_is_reproducible(tmp_path):
     assert count_records(first)[0] == 300
 
 
+def test_generate_gives_rows_checksums_and_marks_every_nth_corrupted(tmp_path):
+    out = tmp_path / "feed.jsonl"
+    args = ("--rows", "300", "--checksum-version", "1", "--corrupt-nth", "50", "--out", str(out))
+    done = run("generate", "--workload", "demo", *args)
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in map(json.loads, out.read_bytes().splitlines()) if r["type"] == "row"]
+    assert len(rows) == 300 and all(r["checksum"]["version"] == 1 for r in rows)
+    assert [n for n, r in enumerate(rows, 1) if r["checksum"]["corrupted"]] == list(
+        range(50, 301, 50)
+    )
+
+
 def test_generate_refuses_what_it_cannot_do_before_generating(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
@@ -172,6 +184,14 @@ def test_generate_refuses_what_it_cannot_do_before_generating(tmp_path):
         (("--out", str(blocker / "feed.jsonl")), f"cannot write the feed to {blocker}"),
         (("--out", str(tmp_path)), "cannot write the feed to"),
         (("--out", str(tmp_path / "f.jsonl"), "--rows", "-5"), "--rows must be positive"),
+        (
+            ("--out", str(tmp_path / "f.jsonl"), "--checksum-version", "3"),
+            "--checksum-version must be one of [0, 1, 2]",
+        ),
+        (
+            ("--out", str(tmp_path / "f.jsonl"), "--corrupt-nth", "4"),
+            "--corrupt-nth needs --checksum-version",
+        ),
     ):
         done = run("generate", "--workload", "demo", *args)
         assert done.returncode == 2, done.stdout + done.stderr
