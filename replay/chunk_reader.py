@@ -24,7 +24,7 @@ def read_chunks(
     path: Path, partition: int, size: int = 1000, block_bytes: int = 1 << 18
 ) -> Iterator[Chunk]:
     """The chunks (pass 0) of ``path``, ``size`` records each; a torn last line (a capture
-    killed mid-write) is left out, a tombstone is a ReplayError naming its offset."""
+    killed mid-write) is left out."""
     builder = ChunkBuilder(partition)
     add = builder.add
     before = 0  # lines before the block, for a bad line's number

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from tisink.replay.errors import ReplayError
 from tisink.replay.records import ReplayRecord
 
 if TYPE_CHECKING:  # the codec package is not imported by reader processes
@@ -35,8 +34,8 @@ class Chunk(NamedTuple):
 
 class ChunkBuilder:
     """Gathers a partition's records into the producers' tuples, with their timestamps, size
-    and largest record; a tombstone (null value), which the producers cannot send, is a
-    ReplayError naming the partition and offset."""
+    and largest record; a tombstone (null value: TiCDC's avro DELETE, a compacted topic's
+    delete) is sent as one."""
 
     __slots__ = ("first", "largest", "partition", "records", "size", "stamps")
 
@@ -58,15 +57,10 @@ class ChunkBuilder:
         stamp: int | None,
     ) -> int:
         """Take one record (a ReplayRecord's fields); the count gathered."""
-        if value is None:
-            raise ReplayError(
-                f"partition {self.partition} offset {offset} of the source is a tombstone "
-                "(null value), which replay cannot send"
-            )
         records = self.records
         if not records:
             self.first = offset
-        bare = len(value) if key is None else len(value) + len(key)
+        bare = (0 if value is None else len(value)) + (0 if key is None else len(key))
         self.size += bare
         if bare > self.largest:
             self.largest = bare

@@ -18,13 +18,15 @@ from tisink.cli import app
 from tisink.replay.records import read_partition_file
 
 Seen = tuple[bytes | None, bytes | None, tuple[tuple[str, bytes], ...]]
+"""A record as a client sees it: key, value (None: a tombstone), headers."""
 PARTITIONS = 3
 
 
 def _produce(bootstrap: str, topic: str, count: int) -> dict[int, list[Seen]]:
-    """Records with keys, null keys, headers (some repeated names, empty values) and values
-    of every byte, through librdkafka; what each partition holds, in offset order (from the
-    delivery reports: a retried batch may land after later ones)."""
+    """Records with keys, null keys, headers (some repeated names, empty values), values of
+    every byte and tombstones (TiCDC's avro DELETE: a key, no value), through librdkafka;
+    what each partition holds, in offset order (from the delivery reports: a retried batch
+    may land after later ones)."""
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
     placed: dict[int, list[tuple[int, Seen]]] = {p: [] for p in range(PARTITIONS)}
 
@@ -35,7 +37,7 @@ def _produce(bootstrap: str, topic: str, count: int) -> dict[int, list[Seen]]:
     for i in range(count):
         partition = (i * 7) % PARTITIONS
         key = None if i % 11 == 0 else f"key-{i % 37}".encode()
-        value = bytes(range(256))[i % 256 :] + f"#{i}".encode()
+        value = None if i % 13 == 5 else bytes(range(256))[i % 256 :] + f"#{i}".encode()
         headers: tuple[tuple[str, bytes], ...] = ()
         if i % 3 == 0:
             headers = (("seq", str(i).encode()), ("seq", b""), ("bin", b"\x00\xff"))
