@@ -39,7 +39,6 @@ import uuid
 from base64 import urlsafe_b64encode
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 
 from tisink.run.broker import (
     LOOPBACK,
@@ -51,11 +50,12 @@ from tisink.run.broker import (
 from tisink.run.cache import cache_dir
 from tisink.run.jvm import (
     PORT_ATTEMPTS,
+    JvmServer,
     PortTaken,
-    find_java,
     launch_on_free_ports,
     log_summary,
     log_tail,
+    require_java,
     spawn,
     terminate,
 )
@@ -124,8 +124,10 @@ class ApacheKafkaError(BrokerStartError):
     """The embedded Apache Kafka could not be resolved or started; the message is one line."""
 
 
-class ApacheKafkaBroker:
+class ApacheKafkaBroker(JvmServer):
     """A running single-node Apache Kafka; a context manager that stops it on exit."""
+
+    what = "Apache Kafka"
 
     def __init__(
         self,
@@ -136,11 +138,8 @@ class ApacheKafkaBroker:
         version: str,
         data_dir: Path | None = None,
     ) -> None:
-        self.process = process
-        self.port = port
+        super().__init__(process, port, workdir, version)
         self.controller_port = controller_port
-        self.workdir = workdir
-        self.version = version
         self.data_dir = data_dir or workdir / "data"
         """The log dir (topics and the KRaft metadata log); removed by ``stop`` only when it is
         in ``workdir``."""
@@ -149,31 +148,6 @@ class ApacheKafkaBroker:
     def bootstrap(self) -> str:
         """The ``host:port`` of the PLAINTEXT listener clients connect to."""
         return f"{LOOPBACK}:{self.port}"
-
-    @property
-    def log_path(self) -> Path:
-        """The JVM's output (both streams), removed with the work dir by ``stop``."""
-        return self.workdir / "server.log"
-
-    def output_tail(self) -> str:
-        """The last meaningful lines the broker wrote, as one line, for error messages."""
-        return log_summary(self.log_path)
-
-    def stop(self, timeout: float = 20.0) -> None:
-        """SIGTERM (a controlled shutdown), kill after ``timeout``, then drop the work dir."""
-        terminate(self.process, timeout, "Apache Kafka")
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self) -> ApacheKafkaBroker:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def jars_folder(version: str = KAFKA_VERSION) -> Path:
@@ -208,12 +182,7 @@ def kafka_jars(version: str = KAFKA_VERSION) -> Path:
 
 def java_binary() -> str:
     """``$JAVA_HOME/bin/java`` or the ``java`` on PATH."""
-    java = find_java()
-    if java is None:
-        raise ApacheKafkaError(
-            "the embedded Apache Kafka needs Java 17 or newer (java on PATH or JAVA_HOME)"
-        )
-    return java
+    return require_java(ApacheKafkaError, "the embedded Apache Kafka", 17)
 
 
 def start_apache_kafka(

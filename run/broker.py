@@ -56,6 +56,8 @@ class BrokerStartError(RunError):
 class EmbeddedBroker:
     """A running Tansu process on loopback; a context manager that stops it on exit."""
 
+    what = "the Tansu broker"
+
     def __init__(
         self, process: subprocess.Popen[bytes], port: int, advertised: str, log_path: Path
     ) -> None:
@@ -243,8 +245,11 @@ def _tail(path: Path) -> str:
 
 
 class ForegroundBroker(Protocol):
-    """What ``serve_in_foreground`` needs of a started broker (Tansu's or Apache Kafka's)."""
+    """What ``serve_in_foreground`` needs of a started server (Tansu, Apache Kafka, the
+    schema registry)."""
 
+    what: str
+    """How messages name it."""
     process: subprocess.Popen[bytes]
 
     def output_tail(self) -> str: ...
@@ -283,7 +288,8 @@ def serve_in_foreground(broker: ForegroundBroker) -> int:
     if stopping:
         return 0
     log.error(
-        "the broker process (pid %d) exited with code %s; its last lines:\n%s",
+        "%s (pid %d) exited with code %s; its last lines:\n%s",
+        broker.what,
         broker.process.pid,
         code,
         last_lines or "(no output)",

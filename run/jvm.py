@@ -13,7 +13,8 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TypeVar
+from types import TracebackType
+from typing import IO, Self, TypeVar
 
 from tisink.run.errors import RunError
 
@@ -55,6 +56,58 @@ def launch_on_free_ports(launch: Callable[[], T], attempts: int) -> T:
             shutil.rmtree(exc.workdir, ignore_errors=True)
             log.warning("%s; trying other ports", exc.error)
     raise AssertionError("unreachable")
+
+
+class JvmServer:
+    """A server JVM tisink started in a work dir of its own (Apache Kafka, the schema
+    registry): its log, its stop (SIGTERM, kill after a timeout, the work dir removed) and a
+    context manager that stops it. Subclasses name themselves and their log."""
+
+    what = "a JVM"
+    """How messages name the server."""
+    log_name = "server.log"
+    stop_timeout_s = 20.0
+
+    def __init__(
+        self, process: subprocess.Popen[bytes], port: int, workdir: Path, version: str
+    ) -> None:
+        self.process = process
+        self.port = port
+        self.workdir = workdir
+        self.version = version
+
+    @property
+    def log_path(self) -> Path:
+        """The JVM's output (both streams), removed with the work dir by ``stop``."""
+        return self.workdir / self.log_name
+
+    def output_tail(self) -> str:
+        """The last meaningful lines the server wrote, as one line, for error messages."""
+        return log_summary(self.log_path)
+
+    def stop(self, timeout: float | None = None) -> None:
+        """SIGTERM (a controlled shutdown), kill after ``timeout``, then drop the work dir."""
+        terminate(self.process, self.stop_timeout_s if timeout is None else timeout, self.what)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def require_java(error: type[RunError], what: str, version: int) -> str:
+    """The ``java`` to run ``what`` on, or ``error`` saying it needs Java ``version``."""
+    java = find_java()
+    if java is None:
+        raise error(f"{what} needs Java {version} or newer (java on PATH or JAVA_HOME)")
+    return java
 
 
 def find_java() -> str | None:

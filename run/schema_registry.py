@@ -36,14 +36,11 @@ death, and the path of the full log, which is kept on failure.
 from __future__ import annotations
 
 import logging
-import shutil
-import subprocess
 import tempfile
 import time
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 
 from tisink.run.apache_kafka import JVM_OPTIONS
 from tisink.run.broker import LOOPBACK, free_port, serve_in_foreground
@@ -51,11 +48,12 @@ from tisink.run.cache import cache_dir
 from tisink.run.errors import SchemaRegistryError
 from tisink.run.jvm import (
     PORT_ATTEMPTS,
+    JvmServer,
     PortTaken,
-    find_java,
     launch_on_free_ports,
     log_summary,
     log_tail,
+    require_java,
     spawn,
     terminate,
 )
@@ -93,47 +91,18 @@ _BUILD_GOALS = ("-DskipTests", "-D%prod.quarkus.package.type=fast-jar", "package
 the legacy jar in its prod profile, which this overrides with the same profiled key."""
 
 
-class SchemaRegistryServer:
+class SchemaRegistryServer(JvmServer):
     """A running Apicurio Registry; a context manager that stops it on exit."""
 
-    def __init__(
-        self, process: subprocess.Popen[bytes], port: int, workdir: Path, version: str
-    ) -> None:
-        self.process = process
-        self.port = port
-        self.workdir = workdir
-        self.version = version
+    what = "the schema registry"
+    log_name = "registry.log"
+    stop_timeout_s = _STOP_TIMEOUT_S
 
     @property
     def url(self) -> str:
         """The Confluent-compatible base URL, as confluent-kafka's ``SchemaRegistryClient``
         and TiCDC's ``schema-registry`` option take it."""
         return f"http://{LOOPBACK}:{self.port}{CCOMPAT_PATH}"
-
-    @property
-    def log_path(self) -> Path:
-        """The JVM's output (both streams), removed with the work dir by ``stop``."""
-        return self.workdir / "registry.log"
-
-    def output_tail(self) -> str:
-        """The last meaningful lines the registry wrote, as one line, for error messages."""
-        return log_summary(self.log_path)
-
-    def stop(self, timeout: float = _STOP_TIMEOUT_S) -> None:
-        """SIGTERM, kill after ``timeout``, then drop the work dir (and with it the log)."""
-        terminate(self.process, timeout, "the schema registry")
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self) -> SchemaRegistryServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def app_folder(version: str = APICURIO_VERSION) -> Path:
@@ -219,12 +188,7 @@ def registry_pom(version: str = APICURIO_VERSION, quarkus: str = QUARKUS_VERSION
 
 def java_binary() -> str:
     """The ``java`` the registry runs on (``$JAVA_HOME/bin/java`` or the one on PATH)."""
-    java = find_java()
-    if java is None:
-        raise SchemaRegistryError(
-            "the embedded schema registry needs Java 11 or newer (java on PATH or JAVA_HOME)"
-        )
-    return java
+    return require_java(SchemaRegistryError, "the embedded schema registry", 11)
 
 
 def start_schema_registry(
@@ -282,10 +246,11 @@ def _launch(
     args += ["-jar", str(app / "quarkus-run.jar")]
     started = time.monotonic()
     deadline = started + startup_timeout
-    log_path = workdir / "registry.log"
-    with log_path.open("wb") as out:
+    server_log = workdir / SchemaRegistryServer.log_name
+    with server_log.open("wb") as out:
         process = spawn(args, out, cwd=workdir)
     server = SchemaRegistryServer(process, port, workdir, version)
+    log_path = server.log_path
     address = f"{LOOPBACK}:{port}"
     while time.monotonic() < deadline:
         if process.poll() is not None:
