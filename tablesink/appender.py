@@ -88,9 +88,12 @@ class RowAppender:
 class TxnAppender:
     """Groups consecutive rows into single-table transactions (TiCDC ``TxnEventAppender``).
 
-    A new transaction starts on ``split_txn`` (a huge transaction cut by the source) or when
-    startTs changes. ``table_info_version`` is the table's schema version raised to at least the
-    table sink's start ts, as storage sinks name their schema files by it.
+    A new transaction starts on ``split_txn`` (a huge transaction cut by the source), when
+    startTs changes, or when the physical table does: each partition of a partitioned table is
+    a table of its own to TiCDC (a table sink per partition), so its rows never share a
+    transaction with another partition's. ``table_info_version`` is the table's schema version
+    raised to at least the table sink's start ts, as storage sinks name their schema files by
+    it.
     """
 
     __slots__ = ("last", "table_sink_start_ts")
@@ -107,7 +110,12 @@ class TxnAppender:
         txn = buffer[-1] if buffer else None
         start = self.table_sink_start_ts
         for row in rows:
-            if txn is None or row.split_txn or row.start_ts != txn.start_ts:
+            if (
+                txn is None
+                or row.split_txn
+                or row.start_ts != txn.start_ts
+                or row.physical_table_id != txn.physical_table_id
+            ):
                 # positional, and no max() call: once per transaction
                 version = row.table.version
                 txn = SingleTableTxn(

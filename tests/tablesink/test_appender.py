@@ -56,6 +56,19 @@ def test_txn_appender_starts_a_new_txn_after_a_flush(row: Row) -> None:
     assert len(first) == 1 and len(second) == 1
 
 
+def test_txn_appender_splits_where_the_partition_changes(row: Row) -> None:
+    """Each partition is a table sink of its own in TiCDC: one transaction over two
+    partitions is two table transactions, in the order its rows came."""
+    buffer: list[SingleTableTxn] = []
+    rows = [row(10, 5, physical_table_id=p) for p in (901, 901, 902, 901)]
+    TxnAppender().append(buffer, rows)
+    assert [(t.physical_table_id, t.rows) for t in buffer] == [
+        (901, rows[:2]),
+        (902, rows[2:3]),
+        (901, rows[3:]),
+    ]
+
+
 def test_txn_carries_table_and_physical_id(row: Row, user_table: TableInfo) -> None:
     buffer: list[SingleTableTxn] = []
     TxnAppender().append(buffer, [row(10, 5, physical_table_id=901)])
