@@ -17,7 +17,7 @@ from typing import Any
 
 from tisink.codec.checksum import VERSIONS, ChecksumError, Corruption, row_checksum
 from tisink.feed.errors import FeedError
-from tisink.feed.format.records import FeedRecord, FeedRow
+from tisink.feed.format.records import FeedRecord, FeedRow, place
 from tisink.model.events import RowChangedEvent, RowChecksum
 
 _KEYS = frozenset(("version", "corrupted", "current", "previous"))
@@ -45,6 +45,8 @@ def parse_checksum(value: Any, row: RowChangedEvent) -> RowChecksum:
     corruption = None
     if corrupted:
         corruption = Corruption(current=row.after is not None, previous=row.after is None)
+    if row.table.partition is not None:  # v8.3's checksum reads the partition's id
+        place(row)
     try:
         computed = row_checksum(row, version, corruption)
     except ChecksumError as err:

@@ -62,12 +62,18 @@ def selectable(scenario: Scenario, table: int) -> bool:
     others exact. A row's values are its own (``draws``), and an ALTER draws a kept row's new
     values from the row alone, so what is left out is what moves a row to another owner or
     reads another row: an UPDATE that gives a row new keys, a DDL that renames the table or
-    changes a key column (the dispatcher may then route the row elsewhere), and transfers
-    (which read the rows they move amounts between). DDL storms only touch columns outside
-    every index."""
+    changes a key column (the dispatcher may then route the row elsewhere), transfers
+    (which read the rows they move amounts between), and partitioning on a column outside
+    the unique keys (its UPDATEs may move rows between partitions, one row becoming two).
+    DDL storms only touch columns outside every index."""
     spec = scenario.tables[table]
     if spec.key_updates or spec.conserved is not None:
         return False
+    if spec.partition is not None:  # an UPDATE of a column outside the unique keys may
+        # move the row to another partition: a DELETE and an INSERT instead of one row
+        unique = {name for index in spec.indexes if index.unique for name in index.columns}
+        if not set(spec.partition.columns) <= unique:
+            return False
     keys = {name for index in spec.indexes for name in index.columns}
     for ddl in scenario.ddls:
         if ddl.table != table:

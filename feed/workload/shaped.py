@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from tisink.feed.format.records import FeedRow
+from tisink.feed.format.records import FeedRow, split_moved
 from tisink.feed.workload.draws import below
 from tisink.feed.workload.specs import TableSpec
 from tisink.feed.workload.steps import PlannedTxn
@@ -63,12 +63,12 @@ def shaped_commit(state: ShapedTable, txn: PlannedTxn, info: TableInfo) -> list[
         amount = _amount(state, col, _units(col, gb[col.name]), _units(col, tb[col.name]))
         ga[col.name] = _value(col, _units(col, gb[col.name]) - amount)
         ta[col.name] = _value(col, _units(col, tb[col.name]) + amount)
-        out.append(_update(state, txn, info, envelope, giver, gb, ga))
-        out.append(_update(state, txn, info, envelope, taker, tb, ta))
+        out.extend(_update(state, txn, info, envelope, giver, gb, ga))
+        out.extend(_update(state, txn, info, envelope, taker, tb, ta))
     if len(picks) % 2:
         before, after = state.update(picks[-1])
         after[col.name] = before[col.name]
-        out.append(_update(state, txn, info, envelope, picks[-1], before, after))
+        out.extend(_update(state, txn, info, envelope, picks[-1], before, after))
     return out
 
 
@@ -125,8 +125,8 @@ def _update(
     index: int,
     before: dict[str, Any],
     after: dict[str, Any],
-) -> FeedRow:
+) -> list[FeedRow]:
     stored = state.store(index, after)
     row = RowChangedEvent(txn.start_ts, txn.commit_ts, info, before, after)
     row.approximate_size = envelope + _BEFORE + len(orjson.dumps(before)) + _AFTER + len(stored)
-    return FeedRow(row)
+    return [FeedRow(part) for part in split_moved(row, envelope)]

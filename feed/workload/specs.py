@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tisink.feed.workload.errors import ScenarioError
-from tisink.model.table import ColumnInfo, IndexInfo
+from tisink.model.table import ColumnInfo, IndexInfo, PartitionInfo
 from tisink.model.tso import LATEST_PHYSICAL_MS, LATEST_TS, LOGICAL_BITS, utc_text
 
 MAX_STORM_DDLS = 100_000
@@ -59,6 +59,8 @@ class TableSpec:
     """A numeric column whose sum UPDATEs keep: they move amounts between pairs of rows."""
     template: str | None = None
     """The ``[[tables]]`` name this table was made from by ``count = N``."""
+    partition: PartitionInfo | None = None
+    """TiDB's partitioning of the table (ids 0: the timeline numbers them after the table's)."""
 
     @property
     def qualified_name(self) -> str:

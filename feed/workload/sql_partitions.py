@@ -1,11 +1,13 @@
 """The ``PARTITION BY`` clause of a dump's CREATE TABLE, read apart from sqlglot (which parses
 HASH, KEY and RANGE partitioning only as a bare command, or not at all).
 
-The generator plays a partitioned table as one logical table (feed/workload/README.md,
-"Schemas from SQL"), so the clause is checked, not kept: a kind TiDB has (HASH, KEY, RANGE,
-RANGE COLUMNS, LIST, LIST COLUMNS, LINEAR too), the columns it names, and partitions that
-hold every value the generator draws (RANGE up to MAXVALUE, LIST with a DEFAULT partition);
-SUBPARTITION and TiDB's INTERVAL partitioning are refused.
+The clause is checked: a kind TiDB has (HASH, KEY, RANGE, RANGE COLUMNS, LIST, LIST COLUMNS,
+LINEAR too, which TiDB plays as plain HASH and KEY: pingcap/tidb#38450), the columns it names,
+and partitions that hold every value the generator draws (RANGE up to MAXVALUE, LIST with a
+DEFAULT partition); SUBPARTITION and TiDB's INTERVAL partitioning are refused. Then
+``partition_info`` keeps it as the table's ``PartitionInfo``, so each row goes to the
+partition TiDB would write it to, or says why the table is played as one logical table (an
+expression rather than a column, a column type or collation the router does not follow).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
+
+from tisink.model.table import PartitionDef, PartitionInfo
 
 Fail = Callable[[str, int], NoReturn]
 """Refuse with a reason and the offset in the text where the problem is."""
@@ -34,6 +38,10 @@ class Partitioning:
     columns: tuple[str, ...]
     """The columns of the partitioning function; empty for ``KEY()`` (the primary key)."""
     count: int
+    expression: str = ""
+    """The text inside ``HASH(...)``, ``RANGE(...)``, ``LIST(...)``, as written."""
+    definitions: tuple[tuple[str, ...], ...] = ()
+    """The tokens of each listed partition, as written (``PARTITION p0 VALUES ...``)."""
 
 
 def partition_clause_at(text: str) -> int | None:
@@ -97,7 +105,9 @@ def parse_partitioning(
     count = len(definitions) or count or 1
     if count > MAX_PARTITIONS:
         fail(f"{count} partitions: TiDB allows {MAX_PARTITIONS}", 0)
-    return Partitioning(kind, tuple(columns), count)
+    return Partitioning(
+        kind, tuple(columns), count, expression, tuple(tuple(words) for words in definitions)
+    )
 
 
 def _check_definitions(kind: str, definitions: list[list[str]], fail: Fail) -> None:
@@ -190,6 +200,89 @@ class _Reader:
                 found.append([])
                 continue
             found[-1].append(piece)
+
+
+class Unroutable(ValueError):
+    """Why a partitioning is played as one logical table."""
+
+
+def partition_info(part: Partitioning, columns: tuple[str, ...]) -> PartitionInfo:
+    """The ``PartitionInfo`` of a checked clause, over ``columns`` (the partitioning columns
+    as the table spells them; the primary key for ``KEY()``), with ids 0; Unroutable when the
+    router cannot follow it (HASH, RANGE or LIST of an expression)."""
+    if part.kind in ("HASH", "RANGE", "LIST"):
+        expression = unquoted(part.expression)
+        if len(columns) != 1 or expression.lower() != columns[0].lower():
+            raise Unroutable(f"PARTITION BY {part.kind} of the expression {part.expression!r}")
+    definitions = [_definition(part.kind, words, len(columns)) for words in part.definitions]
+    if not definitions:  # HASH / KEY with PARTITIONS n: TiDB names them p0, p1, ...
+        definitions = [PartitionDef(f"p{i}") for i in range(part.count)]
+    return PartitionInfo(part.kind, columns, tuple(definitions))
+
+
+def _definition(kind: str, words: tuple[str, ...], width: int) -> PartitionDef:
+    """One ``PARTITION name [VALUES LESS THAN (...) | VALUES IN (...) | DEFAULT] ...``."""
+    name = unquoted(words[1]) if len(words) > 1 else ""
+    upper = [word.upper() for word in words]
+    if kind.startswith("RANGE"):
+        at = upper.index("THAN") + 1
+        if upper[at] == "MAXVALUE":
+            return PartitionDef(name, less_than=(None,) * width)
+        items, _ = _items(words, at)
+        if len(items) != width or any(isinstance(item, list) for item in items):
+            raise Unroutable(f"partition {name}: LESS THAN needs {width} values")
+        return PartitionDef(name, less_than=tuple(items))
+    if kind.startswith("LIST"):
+        if len(upper) > 2 and upper[2] == "DEFAULT":
+            return PartitionDef(name, default=True)
+        items, _ = _items(words, upper.index("IN") + 1)
+        tuples = [tuple(item) if isinstance(item, list) else (item,) for item in items]
+        if any(len(values) != width for values in tuples):
+            raise Unroutable(f"partition {name}: VALUES IN needs tuples of {width} values")
+        return PartitionDef(name, values=tuple(tuples))
+    return PartitionDef(name)
+
+
+def _items(words: tuple[str, ...], at: int) -> tuple[list[Any], int]:
+    """The literals of the parenthesised list at ``words[at]`` (nested lists for tuples) and
+    where it ends; MAXVALUE is None, as NULL is."""
+    if at >= len(words) or words[at] != "(":
+        raise Unroutable(f"expected a list of values, got {' '.join(words[at : at + 3])!r}")
+    items: list[Any] = []
+    at += 1
+    while at < len(words):
+        word = words[at]
+        if word == ")":
+            return items, at + 1
+        if word == ",":
+            at += 1
+            continue
+        if word == "(":
+            inner, at = _items(words, at)
+            items.append(inner)
+            continue
+        sign = ""
+        if word in ("-", "+") and at + 1 < len(words):
+            sign, at = word, at + 1
+            word = words[at]
+        items.append(_literal(sign, word))
+        at += 1
+    raise Unroutable("a list of values does not end")
+
+
+def _literal(sign: str, word: str) -> Any:
+    """An integer, a quoted text, NULL or MAXVALUE (None); anything else is Unroutable."""
+    if word.upper() in ("NULL", "MAXVALUE"):
+        return None
+    if word.isdigit():
+        return int(sign + word)
+    if len(word) > 1 and word[0] == word[-1] and word[0] in "'\"":
+        body = word[1:-1].replace(word[0] * 2, word[0])
+        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
+    raise Unroutable(f"the value {sign + word!r} (only integers and quoted texts are routed)")
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\x00", "Z": "\x1a", "b": "\b"}
 
 
 def unquoted(name: str) -> str:

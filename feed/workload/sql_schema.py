@@ -4,11 +4,12 @@
 cuts the dump into statements (``sql_split``), parses each CREATE TABLE with sqlglot's MySQL
 dialect and turns it into a ``[[tables]]`` entry: columns with their types, NOT NULL and
 literal defaults, the primary key, unique and plain indexes. ``USE db`` names the schema of the
-tables after it (``test`` before any). A partitioned table is played as one table (its clause
-checked by ``sql_partitions``); a temporary table is skipped, as TiCDC skips it; DROP, INSERT,
-SET, LOCK, procedures, triggers and other statements are skipped. What the generator cannot
-make (a spatial type, a generated column, CREATE VIEW, a key on a decimal) is an error naming
-``file:line``, the table and the column. The workload is the scenario defaults: the
+tables after it (``test`` before any). A partitioned table keeps its partitioning (checked and
+read by ``sql_partitions``), so its rows carry their partition's id; one the router cannot
+follow is played as one table, with a warning; a temporary table is skipped, as TiCDC skips
+it; DROP, INSERT, SET, LOCK, procedures, triggers and other statements are skipped. What the
+generator cannot make (a spatial type, a generated column, CREATE VIEW, a key on a decimal) is
+an error naming ``file:line``, the table and the column. The workload is the scenario defaults: the
 insert/update/delete mix, 1-5 rows per transaction, uniform keys.
 """
 
@@ -20,13 +21,23 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tisink.feed.workload.errors import ScenarioError
-from tisink.feed.workload.scenario import Scenario, read_scenario_text, scenario_from_doc
+from tisink.feed.workload.scenario import (
+    Scenario,
+    TableSpec,
+    read_scenario_text,
+    scenario_from_doc,
+)
 from tisink.feed.workload.sql_partitions import (
+    Unroutable,
     parse_partitioning,
     partition_clause_at,
+    partition_info,
     unquoted,
 )
 from tisink.feed.workload.sql_split import Statement, split_statements
+from tisink.model.errors import SchemaError
+from tisink.model.mysqltypes import TypeFamily
+from tisink.model.table import ROUTED_COLLATIONS, TableInfo
 
 log = logging.getLogger(__name__)
 DEFAULT_ROWS = 10_000
@@ -191,19 +202,26 @@ class _Dump:
         if indexes:
             entry["indexes"] = indexes
         try:  # each table alone first, so an error points at its line
-            scenario_from_doc({"tables": [entry]}, self.source)
+            alone = scenario_from_doc({"tables": [entry]}, self.source)
         except ScenarioError as err:
             where = lines.get(err.column or "") or line
             raise self.fail(err.reason, where, qualified, err.column) from None
         if cut is not None:
-            self.partitioned(statement, cut, entry, qualified)
+            self.partitioned(statement, cut, entry, qualified, alone)
         return entry
 
     def partitioned(
-        self, statement: Statement, cut: int, entry: dict[str, Any], table: str
+        self,
+        statement: Statement,
+        cut: int,
+        entry: dict[str, Any],
+        table: str,
+        scenario: Scenario,
     ) -> None:
         """Check the table's PARTITION BY clause against its columns and unique keys (TiDB's
-        rule: every unique key holds every column of the partitioning function)."""
+        rule: every unique key holds every column of the partitioning function), and keep it
+        in ``entry`` when rows can be routed (``scenario``: the table alone, for its types);
+        otherwise the table is played as one, with a warning saying why."""
         text = statement.text
 
         def fail(reason: str, offset: int, column: str | None = None) -> NoReturn:
@@ -234,15 +252,35 @@ class _Dump:
                     0,
                     missing[0],
                 )
-        log.warning(
-            "%s:%d: table %s is partitioned (%s, %d partitions): played as one table, its "
-            "rows with the table's id, not their partition's",
+        try:
+            info = partition_info(partitioning, tuple(columns))
+            probe = scenario.tables[0]
+            _check_collations(text[:cut], probe, info.columns)
+            TableInfo(
+                probe.schema, probe.name, 0, 0, tuple(c.column for c in probe.columns), (), info
+            )
+        except (Unroutable, SchemaError) as err:
+            log.warning(
+                "%s:%d: table %s is partitioned (%s, %d partitions) but played as one table, "
+                "its rows with the table's id: %s",
+                self.source,
+                statement.line,
+                table,
+                partitioning.kind,
+                partitioning.count,
+                str(err).removeprefix(f"table {table}: "),
+            )
+            return
+        log.info(
+            "%s:%d: table %s is partitioned (%s, %d partitions): each row carries the id of "
+            "its partition",
             self.source,
             statement.line,
             table,
             partitioning.kind,
             partitioning.count,
         )
+        entry["partition"] = info
 
     def column(self, part: Any, table: str, line: int | None) -> dict[str, Any]:
         from sqlglot import exp
@@ -326,6 +364,29 @@ def _column_parts(text: str) -> list[tuple[int, str]]:
             parts.append((begin, text[begin : found.start()]))
             begin = found.end()
     return parts
+
+
+def _check_collations(text: str, table: TableSpec, columns: tuple[str, ...]) -> None:
+    """Unroutable when a text partitioning column may sort under a collation the router does
+    not follow: the generator writes text columns as utf8mb4_bin, but TiDB routes the table's
+    rows by the collation the dump declares (for the column or the table)."""
+    text_columns = [
+        c.column.name
+        for c in table.columns
+        if c.column.name in columns and c.column.family is TypeFamily.STRING
+    ]
+    if not text_columns:
+        return
+    declared = {found.lower() for found in _COLLATE.findall(text)}
+    odd = sorted(declared - set(ROUTED_COLLATIONS))
+    if odd:
+        raise Unroutable(
+            f"column {text_columns[0]!r}: TiDB routes its text under the declared collation "
+            f"{odd[0]}, which the router does not follow"
+        )
+
+
+_COLLATE = re.compile(r"\bCOLLATE\s*=?\s*[`'\"]?(\w+)", re.I)
 
 
 def _expression_columns(expression: str) -> list[str]:

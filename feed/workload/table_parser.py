@@ -13,12 +13,13 @@ from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.specs import ColumnSpec, Oversized, TableSpec
 from tisink.feed.workload.types import parse_column_type
 from tisink.feed.workload.values import KEY_FAMILIES
+from tisink.model.errors import SchemaError
 from tisink.model.mysqltypes import TypeFamily
-from tisink.model.table import ColumnInfo, IndexInfo
+from tisink.model.table import ColumnInfo, IndexInfo, PartitionInfo, TableInfo, partition_from_dict
 
 _TABLE_KEYS = {"schema", "name", "weight", "keys", "zipf_s", "mix", "txn_size", "null_ratio"}
 _TABLE_KEYS |= {"columns", "primary", "indexes", "oversized"}
-_TABLE_KEYS |= {"count", "spread", "spread_s", "key_updates", "preload"}
+_TABLE_KEYS |= {"count", "spread", "spread_s", "key_updates", "preload", "partition"}
 _COLUMN_KEYS = {"name", "type", "nullable", "default", "null_ratio", "size", "generated"}
 _COLUMN_KEYS |= {"conserved"}
 _AMOUNT_FAMILIES = (TypeFamily.INT, TypeFamily.BIGINT, TypeFamily.DECIMAL)
@@ -171,7 +172,44 @@ class TableParser:
             key_updates=self.key_updates(merged.get("key_updates", 0.0), indexes, qualified),
             preload=preload,
             conserved=conserved,
+            partition=self.partition(obj.get("partition"), schema, name, columns, indexes),
         )
+
+    def partition(
+        self,
+        value: Any,
+        schema: str,
+        name: str,
+        columns: tuple[ColumnSpec, ...],
+        indexes: list[IndexInfo],
+    ) -> PartitionInfo | None:
+        """The table's partitioning (the feed format's ``partition`` object, ids left out):
+        routable columns (``TableInfo``'s check), every unique key holding them all (TiDB's
+        rule), and partitions for every value the generator draws."""
+        if value is None:
+            return None
+        table = f"{schema}.{name}"
+        try:
+            part = value if isinstance(value, PartitionInfo) else partition_from_dict(_toml(value))
+            TableInfo(schema, name, 0, 0, tuple(c.column for c in columns), (), part)
+        except SchemaError as err:
+            self.fail(str(err).removeprefix(f"table {table}: "), table=table)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            self.fail(f"bad partition: {err!r}", table=table)
+        for index in indexes:
+            missing = [c for c in part.columns if index.unique and c not in index.columns]
+            if missing:
+                self.fail(
+                    f"unique key {index.name!r} must include every partitioning column",
+                    table,
+                    missing[0],
+                )
+        last = part.definitions[-1]
+        if part.kind.startswith("RANGE") and last.less_than[0] is not None:
+            self.fail("the last RANGE partition must be LESS THAN MAXVALUE", table=table)
+        if part.kind.startswith("LIST") and not any(d.default for d in part.definitions):
+            self.fail("a LIST partitioning needs a DEFAULT partition", table=table)
+        return part
 
     def key_updates(self, value: Any, indexes: list[IndexInfo], table: str) -> float:
         share = self.number(value, "key_updates", "a share in 0..1", _fraction, table)
@@ -280,6 +318,20 @@ class TableParser:
         if (col.length and nbytes > col.length) or every <= 0:
             self.fail(f"oversized {nbytes} bytes every {every} does not fit", table, name)
         return Oversized(every, nbytes, name)
+
+
+def _toml(value: Any) -> Any:
+    """A scenario's ``partition`` table: TOML has no null, so a RANGE bound is written
+    ``"MAXVALUE"`` there (the feed format's null)."""
+    if not isinstance(value, dict) or not isinstance(value.get("definitions"), list):
+        return value
+    definitions = []
+    for definition in value["definitions"]:
+        if isinstance(definition, dict) and isinstance(definition.get("lessThan"), list):
+            bounds = [None if b == "MAXVALUE" else b for b in definition["lessThan"]]
+            definition = {**definition, "lessThan": bounds}
+        definitions.append(definition)
+    return {**value, "definitions": definitions}
 
 
 def _fraction(value: float) -> bool:

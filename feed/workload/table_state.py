@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from tisink.feed.format.records import FeedDDL, FeedRow
+from tisink.feed.format.records import FeedDDL, FeedRow, split_moved
 from tisink.feed.format.values import Check, compile_check
 from tisink.feed.workload.draws import ValueGen, row_seed
 from tisink.feed.workload.inserts import KeyPlan, NewImage, Update, ValuePlan, compile_draws
@@ -240,7 +240,10 @@ class TableState:
                     % (commit_ts, start_ts, info.table_id)
                 )
             row.approximate_size = envelope + size
-            out.append(FeedRow(row))
+            if info.partition is None:
+                out.append(FeedRow(row))
+            else:  # a row moving to another partition is a DELETE and an INSERT
+                out.extend(FeedRow(part) for part in split_moved(row, envelope))
         self._number = number
         return out
 

@@ -14,7 +14,7 @@ from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.scenario import DDLSpec, Scenario
 from tisink.feed.workload.types import column_sql
 from tisink.model.events import DDLEvent, DDLType
-from tisink.model.table import IndexInfo, TableInfo
+from tisink.model.table import IndexInfo, PartitionInfo, TableInfo
 
 TABLE_ID_BASE = 100
 """The first table's ID; TiDB's user tables also start a little above 100."""
@@ -32,6 +32,46 @@ _KINDS = {
 }
 
 
+def _partitions(partition: PartitionInfo | None) -> int:
+    """How many ids a table's partitions take besides the table's own."""
+    return 0 if partition is None else len(partition.definitions)
+
+
+def _partition_sql(partition: PartitionInfo) -> str:
+    """The PARTITION BY clause as TiDB's SHOW CREATE TABLE writes it."""
+    columns = ", ".join(f"`{c}`" for c in partition.columns)
+    count = len(partition.definitions)
+    names = [d.name for d in partition.definitions]
+    if partition.kind in ("HASH", "KEY") and names == [f"p{i}" for i in range(count)]:
+        return f"PARTITION BY {partition.kind} ({columns}) PARTITIONS {count}"
+    defs = []
+    for d in partition.definitions:
+        if partition.kind.startswith("RANGE"):
+            bound = ", ".join("MAXVALUE" if b is None else _literal(b) for b in d.less_than)
+            defs.append(f"PARTITION `{d.name}` VALUES LESS THAN ({bound})")
+        elif d.default:
+            defs.append(f"PARTITION `{d.name}` DEFAULT")
+        elif partition.kind.startswith("LIST"):
+            listed = ", ".join(
+                _literal(values[0])
+                if len(values) == 1
+                else "(" + ", ".join(_literal(v) for v in values) + ")"
+                for values in d.values
+            )
+            defs.append(f"PARTITION `{d.name}` VALUES IN ({listed})")
+        else:
+            defs.append(f"PARTITION `{d.name}`")
+    return f"PARTITION BY {partition.kind} ({columns}) ({', '.join(defs)})"
+
+
+def _literal(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "''") + "'"
+
+
 def _quoted(table: TableInfo) -> str:
     return f"`{table.schema}`.`{table.table}`"
 
@@ -43,7 +83,12 @@ class SchemaTimeline:
         self.scenario = scenario
         self.current: list[TableInfo | None] = [None] * len(scenario.tables)
         self._max_column_id = [len(t.columns) for t in scenario.tables]
-        self._next_table_id = TABLE_ID_BASE + len(scenario.tables)
+        self._table_ids = []
+        next_id = TABLE_ID_BASE
+        for spec in scenario.tables:  # a partitioned table's partitions take the ids after
+            self._table_ids.append(next_id)  # its own, as TiDB allocates them
+            next_id += 1 + _partitions(spec.partition)
+        self._next_table_id = next_id
 
     def live(self, table: int) -> bool:
         return self.current[table] is not None
@@ -53,13 +98,17 @@ class SchemaTimeline:
         if self.current[table] is not None:
             self._fail(table, "create_table of a table that exists")
         columns = tuple(replace(c.column, id=i + 1) for i, c in enumerate(spec.columns))
+        table_id = self._table_ids[table]
+        partition = None if spec.partition is None else spec.partition.numbered(table_id)
         info = TableInfo(
-            spec.schema, spec.name, TABLE_ID_BASE + table, commit_ts, columns, spec.indexes
+            spec.schema, spec.name, table_id, commit_ts, columns, spec.indexes, partition
         )
         self.current[table] = info
         parts = [column_sql(c) for c in columns]
         parts += [_index_sql(i) for i in spec.indexes]
         query = f"CREATE TABLE {_quoted(info)} ({', '.join(parts)})"
+        if partition is not None:
+            query += " " + _partition_sql(partition)
         return DDLEvent(commit_ts, DDLType.CREATE, query, info, None, start_ts)
 
     def apply(self, ddl: DDLSpec, commit_ts: int, start_ts: int) -> DDLEvent:
@@ -73,8 +122,8 @@ class SchemaTimeline:
         kind = _KINDS[ddl.action]
         after, query = getattr(self, "_" + ddl.action)(ddl, pre)
         if kind is DDLType.TRUNCATE:
-            after = replace(after, table_id=self._next_table_id)
-            self._next_table_id += 1
+            after = after.renumbered(self._next_table_id)
+            self._next_table_id += 1 + _partitions(after.partition)
         if kind is not DDLType.RENAME:
             after = replace(after, version=commit_ts)
         self.current[ddl.table] = None if kind is DDLType.ERASE else after
@@ -83,6 +132,11 @@ class SchemaTimeline:
     def _fail(self, table: int, reason: str, column: str | None = None) -> None:
         name = self.scenario.tables[table].qualified_name
         raise ScenarioError(reason, file=self.scenario.source, table=name, column=column)
+
+    def _refuse_partitioning_column(self, ddl: DDLSpec, pre: TableInfo, name: str) -> None:
+        """TiDB refuses to drop or retype a column its partitioning reads."""
+        if pre.partition is not None and name in pre.partition.columns:
+            self._fail(ddl.table, f"{ddl.action} of a partitioning column", name)
 
     def _column_position(self, ddl: DDLSpec, pre: TableInfo, name: str) -> int:
         for position, col in enumerate(pre.columns):
@@ -103,6 +157,7 @@ class SchemaTimeline:
 
     def _drop_column(self, ddl: DDLSpec, pre: TableInfo) -> tuple[TableInfo, str]:
         position = self._column_position(ddl, pre, ddl.name)
+        self._refuse_partitioning_column(ddl, pre, ddl.name)
         if any(ddl.name in index.columns for index in pre.indexes):
             self._fail(ddl.table, "drop_column of an indexed column", ddl.name)
         columns = pre.columns[:position] + pre.columns[position + 1 :]
@@ -111,6 +166,7 @@ class SchemaTimeline:
     def _modify_column(self, ddl: DDLSpec, pre: TableInfo) -> tuple[TableInfo, str]:
         assert ddl.column is not None
         position = self._column_position(ddl, pre, ddl.column.column.name)
+        self._refuse_partitioning_column(ddl, pre, ddl.column.column.name)
         if any(ddl.column.column.name in index.columns for index in pre.indexes if index.unique):
             self._fail(ddl.table, "modify_column of a key column", ddl.column.column.name)
         col = replace(ddl.column.column, id=pre.columns[position].id)

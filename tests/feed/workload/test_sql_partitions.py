@@ -1,4 +1,5 @@
-"""Partitioned tables in a ``--schema-sql`` dump: played as one table, their clause checked."""
+"""Partitioned tables in a ``--schema-sql`` dump: their clause checked, then kept (rows carry
+their partition's id) or, for an expression, played as one table."""
 
 from __future__ import annotations
 
@@ -52,22 +53,37 @@ def _dump(tmp_path: Path, key: str, clause: str) -> Path:
     return path
 
 
+UNROUTED = {"linear hash", "range"}
+"""Kinds of an expression rather than a column: played as one table, with a warning."""
+
+
 @pytest.mark.parametrize("mysqldump", [False, True], ids=["tidb", "mysqldump"])
 @pytest.mark.parametrize("kind", list(PARTITIONS))
-def test_a_partitioned_table_is_played_as_one_table(
+def test_a_partitioned_table_keeps_its_partitions_or_is_played_as_one_table(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, kind: str, mysqldump: bool
 ) -> None:
     key, clause = PARTITIONS[kind]
     if mysqldump:  # as mysqldump writes it: a comment MySQL runs
         clause = f"/*!50100 {clause} */"
-    with caplog.at_level(logging.WARNING, logger="tisink.feed.workload.sql_schema"):
+    with caplog.at_level(logging.INFO, logger="tisink.feed.workload.sql_schema"):
         scenario = load_scenario(_dump(tmp_path, key, clause))
     assert [t.qualified_name for t in scenario.tables] == ["shop.t", "shop.after_it"]
     assert [c.column.name for c in scenario.tables[0].columns] == ["id", "d", "r"]
     assert "dump.sql:2: table shop.t is partitioned" in caplog.text
     rows = [r for r in generate_records(scenario, 1, 60) if type(r) is FeedRow]
     assert {r.row.table.table for r in rows} == {"t", "after_it"}
-    assert len({r.row.table.table_id for r in rows}) == 2  # one id for all of t's partitions
+    assert len({r.row.table.table_id for r in rows}) == 2  # DMLs keep the logical table's id
+    t_rows = [r.row for r in rows if r.row.table.table == "t"]
+    if kind in UNROUTED:
+        assert scenario.tables[0].partition is None
+        assert "played as one table" in caplog.text
+        assert {r.physical_table_id for r in t_rows} == {t_rows[0].table.table_id}
+    else:
+        partition = t_rows[0].table.partition
+        assert partition is not None
+        ids = {d.id for d in partition.definitions}
+        assert ids == set(range(101, 101 + len(partition.definitions)))
+        assert {r.physical_table_id for r in t_rows} <= ids
 
 
 @pytest.mark.parametrize(
