@@ -8,21 +8,28 @@ pickled per row. A split's ``ChunkReport`` travels in the same schema (``report`
 once per split and owner) with commitTs -1, so it sorts ahead of every row, where the owner
 checks it before writing anything. The owner decodes each line once (``exchanged_items``):
 stage one has already checked it against the schema of its table at that point of the feed.
+A line's optional ``checksum`` travels in its bytes too: the owner reads it as the reader
+does, from the line's whole row, and gives a split UPDATE's half the checksum the table
+sink's split gives it, so both engines write the same checksums.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from typing import Any
 
 import orjson
 import pyarrow as pa
 
+from tisink.feed.format.checksums import parse_checksum
 from tisink.feed.spark.plan import RECORD_SUB
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.routing import RowValue, ShuffleKey
+from tisink.model.events import RowChangedEvent, RowChecksum
+from tisink.model.table import TableInfo
+from tisink.tablesink.split import split_update
 
 EXCHANGE_SCHEMA = (
     "owner int, ts long, hi long, lo long, part byte, ref int, line binary, report binary"
@@ -147,10 +154,13 @@ def split_lines(
         yield file, block, (lines for _, lines in group)
 
 
-def exchanged_items(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[ShuffleKey, Any]]:
+def exchanged_items(
+    batches: Iterable[pa.RecordBatch], tables: Sequence[TableInfo | None]
+) -> Iterator[tuple[ShuffleKey, Any]]:
     """An owner's sorted exchange as the items ``owner.play_partition`` takes: each report,
     then each row's ``RowValue`` (its line decoded; a split UPDATE's half keeps one image and
-    only its DELETE half counts as the feed's row)."""
+    only its DELETE half counts as the feed's row). ``tables`` are the plan DDLs' tables, by
+    ``ref``: what a line's checksum is read against."""
     loads = orjson.loads
     for batch in batches:
         columns = [batch.column(i).to_pylist() for i in range(len(ARROW_SCHEMA))]
@@ -161,11 +171,31 @@ def exchanged_items(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[Shuffle
                 continue
             obj = loads(line)
             size = len(line.rstrip(b"\r\n"))
+            checksum = None
+            if "checksum" in obj:  # the one cost of a row without a checksum
+                checksum = _checksum(obj, tables[ref], ts, part)
             value: RowValue
             if part == WHOLE:
-                value = (ref, obj["startTs"], obj.get("before"), obj.get("after"), size, True)
+                before, after = obj.get("before"), obj.get("after")
+                value = (ref, obj["startTs"], before, after, size, True, checksum)
             elif part == DELETE_HALF:
-                value = (ref, obj["startTs"], obj["before"], None, size, True)
+                value = (ref, obj["startTs"], obj["before"], None, size, True, checksum)
             else:
-                value = (ref, obj["startTs"], None, obj["after"], size, False)
+                value = (ref, obj["startTs"], None, obj["after"], size, False, checksum)
             yield key, value
+
+
+def _checksum(
+    obj: dict[str, Any], table: TableInfo | None, commit_ts: int, part: int
+) -> RowChecksum:
+    """The checksum the inline engine gives the row of ``obj`` (or the ``part`` half of it):
+    the reader's ``parse_checksum`` over the line's whole row (stage one accepted it there, so
+    it raises nothing here), then, for a half, what ``split_update`` leaves that half."""
+    assert table is not None  # rows only name DDLs with a table
+    row = RowChangedEvent(obj["startTs"], commit_ts, table, obj.get("before"), obj.get("after"))
+    row.checksum = parse_checksum(obj["checksum"], row)
+    if part != WHOLE:
+        delete, insert = split_update(row)
+        row = delete if part == DELETE_HALF else insert
+    assert row.checksum is not None
+    return row.checksum

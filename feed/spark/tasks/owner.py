@@ -95,7 +95,7 @@ def play_partition(
 def play_exchanged(batches: Iterable[pa.RecordBatch], plan: PlayPlan) -> Iterator[pa.RecordBatch]:
     """Stage two of a feed over one owner's sorted exchange (``exchange.py``): its
     ``TaskResult``, pickled in one row."""
-    items = exchanged_items(batches)
+    items = exchanged_items(batches, tuple(ddl.table for ddl in plan.ddls))
     first = next(items, None)
     if first is None:  # a partition no owner plays (each owner gets every split's report)
         return
@@ -134,15 +134,16 @@ def owner_stream(
                 progress.first_send = time.time()
             yield value
             continue
-        ref, start_ts, before, after, size, counted = value
+        ref, start_ts, before, after, size, counted, checksum = value
         if counted:
             progress.rows += 1
             progress.bytes += size
         if progress.first_send is None:
             progress.first_send = time.time()
-        yield FeedRow(
-            RowChangedEvent(start_ts, key[1], tables[ref], before, after, approximate_size=size)
-        )
+        row = RowChangedEvent(start_ts, key[1], tables[ref], before, after, approximate_size=size)
+        if checksum is not None:  # the feed's (``exchanged_items``): what the encoders write
+            row.checksum = checksum
+        yield FeedRow(row)
     while upcoming is not None:
         yield upcoming[1]
         upcoming = next(pending, None)

@@ -25,7 +25,7 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.errors import SparkPlanError
 from tisink.feed.spark.plan import INSERT_SUB, INSERT_TAIL, RECORD_SUB, Key, PlayPlan, record_seq
 from tisink.feed.workload import KeepRow
-from tisink.model.events import RowChangedEvent
+from tisink.model.events import RowChangedEvent, RowChecksum
 from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.mq_sinks import new_router
@@ -34,8 +34,9 @@ from tisink.tablesink.split import SplitPolicy, dml_order
 
 ShuffleKey = tuple[int, int, int]
 """(owner, commitTs, seq); seq -1 marks a stage-one report (sorted first)."""
-RowValue = tuple[int, int, Any, Any, int, bool]
-"""(table's DDL index, startTs, before, after, approximate size, counts as a feed row)."""
+RowValue = tuple[int, int, Any, Any, int, bool, RowChecksum | None]
+"""(table's DDL index, startTs, before, after, approximate size, counts as a feed row, the
+row's checksum: the feed's, or for a split UPDATE's half the one ``split_update`` gave it)."""
 
 
 class CountsMessages(Protocol):
@@ -213,7 +214,15 @@ class RowRouter:
         self, route: _TableRoute, row: RowChangedEvent, seq: int, counted: bool
     ) -> tuple[ShuffleKey, RowValue]:
         owner = 0 if self._router is None else self._owner(route, row)
-        value = (route.ref, row.start_ts, row.before, row.after, row.approximate_size, counted)
+        value = (
+            route.ref,
+            row.start_ts,
+            row.before,
+            row.after,
+            row.approximate_size,
+            counted,
+            row.checksum,
+        )
         return (owner, row.commit_ts, seq), value
 
 

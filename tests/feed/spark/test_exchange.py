@@ -21,6 +21,7 @@ from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
 from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import generate_feed
+from tisink.model.events import RowChecksum
 
 INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
 BLOCK = 5000
@@ -112,7 +113,41 @@ def test_split_lines_gives_each_split_its_runs_across_batches() -> None:
 def test_each_owner_gets_the_routers_items_of_its_rows_behind_every_report(
     tmp_path: Path,
 ) -> None:
+    values = _owners_get_the_routers_items(tmp_path, _feed(tmp_path))
+    assert all(value[6] is None for value in values)
+
+
+def test_a_lines_checksum_reaches_its_owner_as_the_router_gives_it(tmp_path: Path) -> None:
+    """The feed's checksums, the split UPDATE's corrupted one zeroed on each half as the
+    table sink's split zeroes it."""
     rows = _feed(tmp_path)
+    given: tuple[dict[str, Any] | None, ...] = (
+        {},
+        {"version": 1},
+        {"current": 7, "previous": 9},
+        None,
+    )
+    for index, (file, block, line) in enumerate(rows):
+        record = orjson.loads(line)
+        checksum = given[index % len(given)]
+        if record["type"] == "row" and checksum is not None:
+            record["checksum"] = checksum
+        if record.get("after", {}).get("id") == 4_000_000_000:
+            record["checksum"] = {"corrupted": True}
+        rows[index] = (file, block, orjson.dumps(record))
+    values = _owners_get_the_routers_items(tmp_path, rows)
+    [delete] = [v[6] for v in values if v[3] is None and v[6] is not None and v[6].corrupted]
+    [insert] = [v[6] for v in values if not v[5]]  # the one split's INSERT half
+    assert delete.current == 0 and delete.previous != 0
+    assert insert is not None and insert.corrupted
+    assert insert.previous == 0 and insert.current != 0
+    assert sum(value[6] is not None for value in values) > len(values) // 2
+    assert any(value[6] == RowChecksum(2, False, 7, 9) for value in values)
+
+
+def _owners_get_the_routers_items(tmp_path: Path, rows: list[tuple[str, int, bytes]]) -> list[Any]:
+    """Check each owner's exchange gives the router's items of its rows behind every
+    report; every row's value."""
     plan, stage = _setup(tmp_path, rows)
     assert plan.split_updates
     exchange = list(feed_stage_batches(_batches(rows, 7), plan, stage))
@@ -130,12 +165,14 @@ def test_each_owner_gets_the_routers_items_of_its_rows_behind_every_report(
                 expected[key[0]].append((key, value))
     halves = [v for items in expected.values() for _, v in items if not v[5]]
     assert len(halves) == 1  # the key-changing UPDATE, split
+    tables = tuple(ddl.table for ddl in plan.ddls)
     for owner, items in expected.items():
-        got = list(exchanged_items(_owned(exchange, owner)))
+        got = list(exchanged_items(_owned(exchange, owner), tables))
         reports = [value for key, value in got if key[1] < 0]
         assert [type(r) for r in reports] == [ChunkReport, ChunkReport]
         assert all(r.problem is None for r in reports)
         assert got[len(reports) :] == sorted(items, key=lambda item: item[0])
+    return [value for items in expected.values() for _, value in items]
 
 
 def test_a_bad_line_is_placed_at_its_line_of_its_split_and_stops_the_split(
