@@ -74,6 +74,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "codec/canal/test_play_verify.py": ("spark", "cli"),
     "codec/open/test_play_verify.py": ("spark", "cli"),
     "codec/canal/test_flink_consumer.py": ("spark", "pip"),
+    "codec/debezium/test_flink_consumer.py": ("spark", "pip"),
     # a broker of their own (through a proxy that cuts connections)
     "eventsink/kafka/test_faults.py": ("kafka",),
     "eventsink/kafka/test_play_through_cuts.py": ("kafka",),
