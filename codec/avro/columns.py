@@ -168,6 +168,15 @@ def bit_bytes(number: int) -> bytes:
     return number.to_bytes(max(1, (number.bit_length() + 7) // 8), "big")
 
 
+def bit_bytes_wide(number: int, width: int) -> bytes:
+    """ticdc's BIT bytes: the datum's ``BinaryLiteral`` as the chunk holds it, ``(M+7)/8``
+    bytes big-endian with its leading zeros (tiflow drops them: ``bit_bytes``); a value wider
+    than the column, which TiDB never holds, keeps all its bytes."""
+    if type(number) is not int or not 0 <= number < _INT64:
+        raise ValueError(f"want an unsigned 64-bit integer, got {number!r}")
+    return number.to_bytes(max(width, (number.bit_length() + 7) // 8), "big")
+
+
 def decimal_bytes(text: str, scale: int) -> bytes:
     """goavro's ``bytes.decimal`` of a decimal text: the value times 10^scale, floored (Go's
     ``big.Int.Div``), as minimal big-endian two's complement."""
@@ -198,6 +207,9 @@ def converter(column: ColumnInfo, options: AvroOptions, tz: datetime.tzinfo) -> 
     if family is TypeFamily.DOUBLE:
         return as_number
     if family is TypeFamily.BIT:
+        if options.newarch:
+            width = ((column.length or DEFAULT_BIT_LENGTH) + 7) // 8
+            return lambda v: bit_bytes_wide(v, width)
         return bit_bytes
     if family is TypeFamily.DECIMAL:
         if precise_decimal(column, options):

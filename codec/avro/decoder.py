@@ -121,6 +121,8 @@ class AvroDecoder:
                 ts = wire.checkpoint_ts(value)
                 self._newest = max(self._newest, ts + 1)
                 return DecodedMessage(WATERMARK, WATERMARK, ts)
+            if wire.is_delete_marker(value):
+                raise MessageDecodeError("a DELETE marker without a key names no table")
             return self._row(None, value)
         return self._row(key, value)
 
@@ -130,13 +132,19 @@ class AvroDecoder:
         if key:
             key_schema, key_data = self.read(key)
             handle = key_schema.fields
-        if not value:
+        marker = wire.is_delete_marker(value)
+        if not value or marker:
             assert key_data is not None
             announced = AnnouncedSchema(key_schema.database, key_schema.table, 0, 0, handle)
+            commit_ts = self._newest
+            if marker:  # ticdc's DELETE marker carries the commit ts
+                assert value is not None
+                commit_ts = wire.checkpoint_ts(bytes((wire.CHECKPOINT_BYTE,)) + value[1:])
+                self._newest = max(self._newest, commit_ts)
             return DecodedMessage(
                 DML,
                 "DELETE",
-                self._newest,
+                commit_ts,
                 key_schema.database,
                 key_schema.table,
                 table_schema=announced,

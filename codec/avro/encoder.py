@@ -1,15 +1,17 @@
 """The Avro encoder (tiflow ``avro.BatchEncoder``): one record per row, key and value in the
 Confluent wire format under schemas registered per topic.
 
-A row's key holds its handle key columns (none: a null key); its value every stored column,
-plus the TiDB extension fields when on. A DELETE has a key and a null value, a Kafka tombstone, as
-TiCDC writes it. An UPDATE is written as its new image: the sink
-splits an UPDATE that changes a unique key into DELETE and INSERT before it gets here, as
-TiCDC's MQ sinks do. The subjects are ``<topic>-key`` and ``<topic>-value``, the topic with
-``.`` made ``_``; the sink names the topic through ``use_topics`` (the router's), else it is
-``<schema>_<table>``. DDL and checkpoint events are written only with
-``enable-tidb-extension`` and ``avro-enable-watermark`` (TiCDC: for testing). The encoder's
-only I/O is the schema registry, once per subject and table version.
+A row's key holds its primary key columns (ticdc; tiflow, ``newarch=false``: its handle key
+columns; none: a null key); its value every column (ticdc: virtual generated ones as NULL;
+tiflow: the stored ones), plus the TiDB extension fields when on. A DELETE has a key and a null
+value, a Kafka tombstone, as TiCDC writes it (ticdc with watermarks on: its ``0x03`` marker).
+An UPDATE is written as its new image: the sink splits an UPDATE that changes a unique key into
+DELETE and INSERT before it gets here, as TiCDC's MQ sinks do. The subjects are
+``<topic>-key`` and ``<topic>-value``, the topic with ``.`` made ``_``; the sink names the
+topic through ``use_topics`` (the router's), else it is ``<schema>_<table>``. DDL and
+checkpoint events are written only with ``enable-tidb-extension`` and ``avro-enable-watermark``
+(TiCDC: for testing). The encoder's only I/O is the schema registry, once per subject and table
+version.
 """
 
 from __future__ import annotations
@@ -153,6 +155,8 @@ class AvroEncoder(EncoderBase):
             key = self._framed(entry, records.key(image))
         if row.after is None:
             value = TOMBSTONE
+            if self._options.newarch and self._options.watermarks:
+                value = wire.delete_marker(row.commit_ts)
         else:
             entry = self.schema_for(subject(topic, VALUE_SUFFIX), table, records.value_schema)
             datum = records.value(image)

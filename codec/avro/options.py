@@ -26,6 +26,9 @@ class AvroOptions:
     enable_tidb_extension: bool = False
     enable_watermark: bool = False
     schema_registry: str = ""
+    newarch: bool = True
+    """The new architecture's bytes (pingcap/ticdc); false: the classic one's (pingcap/tiflow,
+    README.md "Classic and new architecture")."""
 
     def __post_init__(self) -> None:
         if self.decimal_handling_mode not in DECIMAL_MODES:
@@ -81,5 +84,13 @@ OPTIONS = (
         "schema_registry",
         to_str,
         help="the Confluent-compatible schema registry URL (required)",
+    ),
+    Option(
+        "newarch",
+        "newarch",
+        to_bool,
+        ((),),
+        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
+        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
     ),
 )

@@ -54,13 +54,21 @@ class TableRecords:
         row_checksum: bool,
         namespace: str = schema.DEFAULT_NAMESPACE,
     ) -> TableRecords:
-        keys = schema.key_columns(table)
+        keys = schema.key_columns(table, options.newarch)
+        values = schema.value_columns(table, row_checksum, options.newarch)
+        for column in values:
+            if column.virtual and not column.nullable:
+                # ticdc's goavro cannot write the NULL its chunk row holds for it
+                raise CodecError(
+                    f"table {table.qualified_name}: virtual generated column {column.name!r} "
+                    "is NOT NULL: TiCDC's Avro value writes it as NULL, which its type refuses"
+                )
         return cls(
             table,
             schema.key_schema(table, options, namespace) if keys else None,
             schema.value_schema(table, options, row_checksum, namespace),
             _fields(table, keys, options, tz),
-            _fields(table, schema.value_columns(table, row_checksum), options, tz),
+            _fields(table, values, options, tz),
         )
 
     def key(self, image: Mapping[str, Any]) -> dict[str, Any]:
@@ -69,11 +77,16 @@ class TableRecords:
     def value(self, image: Mapping[str, Any]) -> dict[str, Any]:
         return self._native(self.value_fields, image)
 
+    def _virtual(self, name: str) -> bool:
+        """A virtual generated column: rows do not carry it, ticdc writes NULL."""
+        column = self.table.column_by_name.get(name)
+        return column is not None and column.virtual
+
     def _native(self, fields: tuple[_Field, ...], image: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, avro_name, convert in fields:
             try:
-                value = image[name]
+                value = image[name] if name in image or not self._virtual(name) else None
                 out[avro_name] = None if value is None else convert(value)
             except VALUE_ERRORS as err:
                 raise CodecError(

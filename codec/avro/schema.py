@@ -82,16 +82,25 @@ def record(
     }
 
 
-def value_columns(table: TableInfo, row_checksum: bool) -> tuple[ColumnInfo, ...]:
-    """The columns of a value: every stored column, by column id with row checksums on."""
-    stored = table.stored_columns
-    return tuple(sorted(stored, key=lambda c: c.id)) if row_checksum else stored
+def value_columns(
+    table: TableInfo, row_checksum: bool, newarch: bool = True
+) -> tuple[ColumnInfo, ...]:
+    """The columns of a value, by column id with row checksums on: ticdc (``newarch``) every
+    column, virtual generated ones too (its chunk rows hold them as NULL and
+    ``columns2AvroSchema`` does not skip them); tiflow the stored ones (``e.Columns``)."""
+    chosen = table.columns if newarch else table.stored_columns
+    return tuple(sorted(chosen, key=lambda c: c.id)) if row_checksum else chosen
 
 
-def key_columns(table: TableInfo) -> tuple[ColumnInfo, ...]:
-    """The handle key columns, in the table's column order (``HandleKeyColInfos``)."""
-    handle = set(table.handle_key)
-    return tuple(c for c in table.stored_columns if c.name in handle)
+def key_columns(table: TableInfo, newarch: bool = True) -> tuple[ColumnInfo, ...]:
+    """The key's columns in table order: ticdc (``newarch``) the primary key's alone
+    (``RowEvent.PrimaryKeyColumn``), tiflow the handle key, the primary key else the first NOT
+    NULL unique key (``HandleKeyColInfos``)."""
+    if newarch:
+        chosen = {name for index in table.indexes if index.primary for name in index.columns}
+    else:
+        chosen = set(table.handle_key)
+    return tuple(c for c in table.stored_columns if c.name in chosen)
 
 
 def value_schema(
@@ -101,7 +110,9 @@ def value_schema(
     changefeed_namespace: str = DEFAULT_NAMESPACE,
 ) -> str:
     """The value schema text TiCDC registers under ``<topic>-value``."""
-    top = record(table, value_columns(table, row_checksum), options, changefeed_namespace)
+    top = record(
+        table, value_columns(table, row_checksum, options.newarch), options, changefeed_namespace
+    )
     if options.enable_tidb_extension:
         top["fields"] += EXTENSION_FIELDS
         if row_checksum:
@@ -113,4 +124,5 @@ def key_schema(
     table: TableInfo, options: AvroOptions, changefeed_namespace: str = DEFAULT_NAMESPACE
 ) -> str:
     """The key schema text TiCDC registers under ``<topic>-key``."""
-    return go_dumps(record(table, key_columns(table), options, changefeed_namespace)).decode()
+    keys = key_columns(table, options.newarch)
+    return go_dumps(record(table, keys, options, changefeed_namespace)).decode()

@@ -16,6 +16,8 @@ from tisink.codec.errors import MessageDecodeError
 MAGIC_BYTE = 0
 DDL_BYTE = 1
 CHECKPOINT_BYTE = 2
+DELETE_BYTE = 3
+"""ticdc's DELETE marker (``deleteByte``, newarch only): a DELETE's value with watermarks on."""
 
 _HEADER = struct.Struct(">bI")
 _CHECKPOINT = struct.Struct(">BQ")
@@ -40,6 +42,17 @@ def split(data: bytes) -> tuple[int, bytes]:
 def checkpoint(ts: int) -> bytes:
     """TiCDC's checkpoint marker of ``ts``."""
     return _CHECKPOINT.pack(CHECKPOINT_BYTE, ts)
+
+
+def delete_marker(commit_ts: int) -> bytes:
+    """ticdc's DELETE value under ``enable-tidb-extension`` and ``avro-enable-watermark``:
+    ``0x03`` and the commit ts, 8 bytes big-endian (tiflow writes a null value)."""
+    return _CHECKPOINT.pack(DELETE_BYTE, commit_ts)
+
+
+def is_delete_marker(data: bytes | None) -> bool:
+    """Whether a value is ticdc's DELETE marker (9 bytes led by ``0x03``)."""
+    return data is not None and len(data) == _CHECKPOINT.size and data[0] == DELETE_BYTE
 
 
 def checkpoint_ts(data: bytes) -> int:

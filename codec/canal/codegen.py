@@ -326,8 +326,12 @@ def compile_row_encoder(
     zone_text: Callable[[str], str],
     only_updated: bool,
     dumps: Callable[[Any], bytes],
+    newarch: bool = True,
 ) -> RowEncoder:
-    """``encode(row, mid, tail)`` for rows of one table version over ``columns``."""
+    """``encode(row, mid, tail)`` for rows of one table version over ``columns``. With
+    ``only_updated``, ticdc (``newarch``) compares the rendered texts, tiflow the typed values
+    (``IsColumnValueEqual``): they differ only for a FLOAT/DOUBLE going between 0 and -0,
+    which tiflow finds unchanged."""
     promotions = templates.promotions
     namespace: dict[str, Any] = {
         "_type": type,
@@ -389,7 +393,20 @@ def compile_row_encoder(
     after = _controls("a", kinds) if only_updated else []
     after += _dump("data", _display(exprs, "a", inline, promoted), odd)
     if only_updated:
-        old = ["    o = {}", *(f"    if b{i} != a{i}: o[k{i}] = b{i}" for i in range(len(exprs)))]
+        zeros = (
+            frozenset()
+            if newarch
+            else frozenset(
+                i for i, c in enumerate(kinds) if c.family in (TypeFamily.FLOAT, TypeFamily.DOUBLE)
+            )
+        )
+        old = ["    o = {}"]
+        for i in range(len(exprs)):
+            if i in zeros:  # tiflow: -0.0 == 0.0
+                same_zero = f"before[k{i}] == 0 == after[k{i}]"
+                old.append(f"    if b{i} != a{i} and not ({same_zero}): o[k{i}] = b{i}")
+            else:
+                old.append(f"    if b{i} != a{i}: o[k{i}] = b{i}")
         old += _controls("b", kinds, old=True) + _dump("old", "o", odd)
         update_path = [*read("before", "b", False), *read("after", "a"), *old, *after]
     else:

@@ -59,6 +59,7 @@ class CanalJSONEncoder(EncoderBase):
             content_compatible=options.content_compatible,
             only_updated=options.only_updated,
             delete_key_only=options.delete_only_output_handle_key_columns,
+            newarch=options.newarch,
         )
 
     def renderer(self, table: TableInfo) -> RowRenderer:

@@ -25,6 +25,9 @@ class CanalOptions:
     content_compatible: bool = False
     only_output_updated_columns: bool = False
     delete_only_output_handle_key_columns: bool = False
+    newarch: bool = True
+    """The new architecture's bytes (pingcap/ticdc); false: the classic one's (pingcap/tiflow,
+    README.md "Classic and new architecture")."""
 
     @property
     def only_updated(self) -> bool:
@@ -62,5 +65,13 @@ OPTIONS = (
         to_bool,
         uri=False,
         help="DELETE data carries only the handle key columns",
+    ),
+    Option(
+        "newarch",
+        "newarch",
+        to_bool,
+        ((),),
+        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
+        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
     ),
 )

@@ -65,8 +65,9 @@ def _origin(flags: dict[str, int], columns: tuple[str, ...], primary: bool, uniq
         flags[columns[0]] |= MULTIPLE_KEY
 
 
-def column_flags(table: TableInfo) -> dict[str, int]:
-    """Column name -> ``f`` bits for every column of ``table``."""
+def column_flags(table: TableInfo, newarch: bool = True) -> dict[str, int]:
+    """Column name -> ``f`` bits for every column of ``table``. ticdc's index walk skips
+    generated columns; tiflow's (``initColumnsFlag``, newarch false) marks them too."""
     flags = {c.name: _own_flags(c) for c in table.columns}
     by_name = table.column_by_name
     handle = set(table.handle_key)
@@ -74,7 +75,7 @@ def column_flags(table: TableInfo) -> dict[str, int]:
         _origin(flags, index.columns, index.primary, index.unique)
     for index in table.indexes:
         for name in index.columns:
-            if by_name[name].generated is not None:
+            if newarch and by_name[name].generated is not None:
                 continue
             flag = flags[name]
             if index.primary:
@@ -89,9 +90,9 @@ def column_flags(table: TableInfo) -> dict[str, int]:
     return flags
 
 
-def column_specs(table: TableInfo) -> tuple[ColumnSpec, ...]:
+def column_specs(table: TableInfo, newarch: bool = True) -> tuple[ColumnSpec, ...]:
     """The stored columns in table order (virtual generated ones are never written)."""
-    flags = column_flags(table)
+    flags = column_flags(table, newarch)
     handle = set(table.handle_key)
     return tuple(
         ColumnSpec(c, TYPE_CODES[c.mysql_type], flags[c.name], c.name in handle)

@@ -22,7 +22,7 @@ from tisink.codec.config import EncoderConfig
 from tisink.codec.debezium.jsonwriter import dumps
 from tisink.codec.encoder_base import EncoderBase
 from tisink.codec.message import EncodedRows, Message, MessageType, Record
-from tisink.codec.open import batch, ddl
+from tisink.codec.open import batch, classic, ddl
 from tisink.codec.open.options import OpenOptions
 from tisink.codec.open.rows import RENDER_ERRORS, RowRenderer
 from tisink.codec.renderer_cache import RendererCache
@@ -66,7 +66,8 @@ class OpenEncoder(EncoderBase):
         table: TableInfo | None = None
         renderer: RowRenderer | None = None
         write: Callable[[RowChangedEvent], bytes] | None = None
-        key = tail = b""
+        key = b""
+        tail: bytes | None = b""
         key_ts = table_id = -1
         for row in rows:
             if row.table is not table:
@@ -79,7 +80,7 @@ class OpenEncoder(EncoderBase):
                     -1,
                 )
             assert renderer is not None and write is not None
-            if row.physical_table_id != table_id:
+            if row.physical_table_id != table_id or tail is None:
                 key, key_ts = renderer.key(row), -1
             elif row.commit_ts != key_ts:  # a transaction's rows share their key
                 key_ts = row.commit_ts
@@ -138,13 +139,17 @@ class OpenEncoder(EncoderBase):
         if event.is_bootstrap:
             return None
         schema, table = ddl.ddl_names(event)
-        key = b'{"ts":%d,"scm":%b,"tbl":%b,"t":%d}' % (
-            event.commit_ts,
-            dumps(schema),
-            dumps(table),
-            ddl.DDL_TYPE,
-        )
-        value = dumps({"q": event.query, "t": ddl.action_type(event)})
+        if not self._options.newarch:  # tiflow: omitempty names, encoding/json escapes
+            key = classic.ddl_key(event.commit_ts, schema, table, ddl.DDL_TYPE)
+            value = classic.ddl_value(event.query, ddl.action_type(event))
+        else:
+            key = b'{"ts":%d,"scm":%b,"tbl":%b,"t":%d}' % (
+                event.commit_ts,
+                dumps(schema),
+                dumps(table),
+                ddl.DDL_TYPE,
+            )
+            value = dumps({"q": event.query, "t": ddl.action_type(event)})
         framed_key, framed_value = batch.single(key, self._compress(value))
         return Message(framed_value, framed_key, MessageType.DDL, 0, event.qualified_name)
 

@@ -19,6 +19,9 @@ class OpenOptions:
     output_old_value: bool = True
     only_output_updated_columns: bool = False
     delete_only_handle_key_columns: bool = False
+    newarch: bool = True
+    """The new architecture's bytes (pingcap/ticdc); false: the classic one's (pingcap/tiflow,
+    ``classic.py``, README.md "Classic and new architecture")."""
 
     def __post_init__(self) -> None:
         if self.max_batch_size <= 0:
@@ -60,5 +63,13 @@ OPTIONS = (
         to_bool,
         uri=False,
         help="DELETE values d hold only the handle key columns",
+    ),
+    Option(
+        "newarch",
+        "newarch",
+        to_bool,
+        ((),),
+        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
+        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
     ),
 )

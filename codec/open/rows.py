@@ -13,6 +13,7 @@ import orjson
 
 from tisink.codec.debezium.jsonwriter import quote
 from tisink.codec.errors import CodecError
+from tisink.codec.open import classic
 from tisink.codec.open.codegen import Shape, ValueWriter, compile_value_writer
 from tisink.codec.open.columns import column_specs
 from tisink.codec.open.options import OpenOptions
@@ -29,7 +30,9 @@ class RowRenderer:
     """Key and value bytes of rows of one table version."""
 
     __slots__ = (
+        "_classic",
         "_converters",
+        "_handle",
         "_names",
         "_shapes",
         "_specs",
@@ -42,7 +45,9 @@ class RowRenderer:
 
     def __init__(self, table: TableInfo, tz: datetime.tzinfo, options: OpenOptions) -> None:
         self.table = table
-        self._specs = column_specs(table)
+        self._classic = not options.newarch
+        """tiflow's bytes (``classic.py``): its key, its column order and escapes."""
+        self._specs = column_specs(table, options.newarch)
         self._tz = tz
         self._converters = tuple(converter_for(s.column, tz) for s in self._specs)
         self._names = b',"scm":%s,"tbl":%s,"t":%d' % (
@@ -50,8 +55,14 @@ class RowRenderer:
             quote(table.table),
             ROW_TYPE,
         )
-        self.key_tail = self._names + b"}"
-        """The key after its ``ts`` for a row of the table itself (no ``ptn``)."""
+        self.key_tail: bytes | None = self._names + b"}"
+        """The key after its ``ts`` for a row of the table itself (no ``ptn``); None when
+        every row has its own key (tiflow's ``rid``)."""
+        self._handle = classic.int_handle(table) if self._classic else None
+        """tiflow's ``rid`` column (``classic.int_handle``)."""
+        if self._classic:
+            whole = classic.row_key(0, table.schema, table.table, None)
+            self.key_tail = None if self._handle else whole[len(b'{"ts":0') :]
         every = tuple(range(len(self._specs)))
         keys = tuple(i for i, s in enumerate(self._specs) if s.handle)
         old, only_updated = options.output_old_value, options.only_output_updated_columns
@@ -65,6 +76,9 @@ class RowRenderer:
         """``value(row) -> bytes`` with every column; raises one of ``RENDER_ERRORS`` on a bad
         image (``render`` names the column). A table whose DELETEs would have no column
         renders through ``render``, which raises ticdc's error."""
+        if self._classic:
+            ticdc_value = self.value
+            self.value = lambda row: classic.value(ticdc_value(row))
 
     def _writer(self, handle_key_only: bool, repairing: bool) -> ValueWriter:
         writer = self._writers.get((handle_key_only, repairing))
@@ -79,7 +93,24 @@ class RowRenderer:
     ) -> bytes:
         """``{"ts":..,"scm":..,"tbl":..,"t":1}`` and, as ticdc writes them after ``t``:
         ``"ohk":true`` for a handle-key-only value, ``"ohk":false,"ccl":..`` for a claim-check
-        location (ticdc writes both ``ohk`` then), ``"ptn"`` for a partition's row."""
+        location (ticdc writes both ``ohk`` then), ``"ptn"`` for a partition's row; tiflow's
+        (``classic.row_key``) otherwise."""
+        if self._classic:
+            partition = row.physical_table_id
+            rid = 0
+            if self._handle is not None:
+                image = row.before if row.after is None else row.after
+                value = None if image is None else image.get(self._handle)
+                rid = 0 if value is None else classic.row_id(value)
+            return classic.row_key(
+                row.commit_ts,
+                self.table.schema,
+                self.table.table,
+                None if partition == self.table.table_id else partition,
+                handle_key_only,
+                claim_check,
+                rid,
+            )
         key = b'{"ts":%d%b' % (row.commit_ts, self._names)
         if handle_key_only:
             key += b',"ohk":true'
@@ -91,6 +122,11 @@ class RowRenderer:
 
     def render(self, row: RowChangedEvent, handle_key_only: bool = False) -> bytes:
         """The value JSON of ``row``; CodecError names the table and the column."""
+        rendered = self._render(row, handle_key_only)
+        return classic.value(rendered) if self._classic else rendered
+
+    def _render(self, row: RowChangedEvent, handle_key_only: bool) -> bytes:
+        """ticdc's value JSON of ``row``."""
         shape = self._shapes[handle_key_only]
         if not shape.main or (row.after is None and not shape.deleted):
             raise CodecError(

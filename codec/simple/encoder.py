@@ -35,12 +35,17 @@ _DML = MessageType.DML
 
 
 def marshaller_for(config: EncoderConfig) -> Marshaller:
-    """JSON or Avro per ``encoding-format``; Avro is imported only when asked for."""
+    """JSON or Avro per ``encoding-format``; Avro is imported only when asked for. The
+    architecture (``newarch``) is the protocol options' (README.md)."""
+    from tisink.codec.simple.protocol import SimpleOptions
+
+    options = config.options
+    newarch = options.newarch if isinstance(options, SimpleOptions) else True
     if config.encoding_format == "avro":
         from tisink.codec.simple.avro import AvroMarshaller
 
-        return AvroMarshaller(config.time_zone)
-    return JSONMarshaller(config.time_zone)
+        return AvroMarshaller(config.time_zone, newarch=newarch)
+    return JSONMarshaller(config.time_zone, newarch=newarch)
 
 
 def _without_checksum(row: RowChangedEvent) -> RowChangedEvent:

@@ -19,7 +19,7 @@ from tisink.codec.errors import CodecError
 from tisink.codec.gojson import go_dumps
 from tisink.codec.renderer_cache import RendererCache
 from tisink.codec.simple.json_rows import RENDER_ERRORS, JSONRowRenderer
-from tisink.codec.simple.json_schema import table_schema
+from tisink.codec.simple.json_schema import drops_pre_table_schema, table_schema
 from tisink.codec.values import zone_for
 from tisink.model.events import DDLEvent, RowChangedEvent, RowChecksum
 from tisink.model.table import TableInfo
@@ -40,8 +40,8 @@ def _checksum(checksum: RowChecksum) -> bytes:
     )
 
 
-def _schema_fragment(table: TableInfo) -> orjson.Fragment:
-    return orjson.Fragment(go_dumps(table_schema(table)))
+def _schema_fragment(table: TableInfo, newarch: bool = True) -> orjson.Fragment:
+    return orjson.Fragment(go_dumps(table_schema(table, newarch)))
 
 
 class JSONMarshaller:
@@ -51,10 +51,15 @@ class JSONMarshaller:
     (``RendererCache``), so the per-row path never rebuilds anything.
     """
 
-    def __init__(self, time_zone: str | None = None) -> None:
+    def __init__(self, time_zone: str | None = None, *, newarch: bool = True) -> None:
         self._zone_name, self._tz = zone_for(time_zone)
+        self._newarch = newarch
+        """ticdc's bytes, else tiflow's: ``preTableSchema`` and the ``tableSchema`` column
+        order differ (README.md)."""
         self._renderers = RendererCache(self._new_renderer, "simple")
-        self._schemas = RendererCache(_schema_fragment, "simple schema")
+        self._schemas = RendererCache(
+            lambda table: _schema_fragment(table, newarch), "simple schema"
+        )
 
     @property
     def zone_name(self) -> str:
@@ -161,7 +166,9 @@ class JSONMarshaller:
         message["buildTs"] = build_ts
         if ddl.table is not None:
             message["tableSchema"] = self._schema(ddl.table)
-        if ddl.pre_table is not None:
+        # tiflow writes the table before the DDL (``PreTableInfo``) whenever there is one;
+        # ticdc only for a DDL event holding two table infos (``TICDC_PRE_TABLE_SCHEMA``).
+        if ddl.pre_table is not None and not drops_pre_table_schema(self._newarch):
             message["preTableSchema"] = self._schema(ddl.pre_table)
         return self._dumps(message, ddl.describe)
 

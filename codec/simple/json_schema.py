@@ -18,14 +18,38 @@ from tisink.model.table import ColumnInfo, TableInfo
 _NO_DECIMAL = frozenset((TypeFamily.FLOAT, TypeFamily.DOUBLE))
 
 
-def table_schema(table: TableInfo) -> dict[str, Any]:
+TICDC_PRE_TABLE_SCHEMA = False
+"""Whether ``newarch`` leaves ``preTableSchema`` out as ticdc does (b813e76f
+``simple/message.go`` ``newDDLMessage`` and ``avro.go``: only a DDL event holding two table
+infos has one, EXCHANGE PARTITION; a RENAME TABLE, ALTER, TRUNCATE or DROP has none). Off: the
+example consumer (examples/consumers/simple_consumer.py) renames a table from
+``preTableSchema``, and tests/eventsink/kafka/test_broker_restart.py runs it under the default
+``newarch``; both write tiflow's ``PreTableInfo`` until it reads the old name elsewhere
+(README.md)."""
+
+
+def drops_pre_table_schema(newarch: bool) -> bool:
+    """Whether a DDL message under ``newarch`` goes without ``preTableSchema``."""
+    return newarch and TICDC_PRE_TABLE_SCHEMA
+
+
+def schema_columns(table: TableInfo, newarch: bool = True) -> tuple[ColumnInfo, ...]:
+    """The columns of a ``tableSchema``: ticdc (``newarch``) in table order; tiflow sorts them
+    by column id first (``newTableSchema``'s ``sort.SliceStable``), which differs after an
+    ``ADD COLUMN ... FIRST``/``AFTER`` or a reordering ``MODIFY``."""
+    if newarch:
+        return table.columns
+    return tuple(sorted(table.columns, key=lambda c: c.id))
+
+
+def table_schema(table: TableInfo, newarch: bool = True) -> dict[str, Any]:
     """``tableSchema`` as an insertion-ordered dict ready for ``go_dumps``."""
     return {
         "schema": table.schema,
         "table": table.table,
         "tableID": table.table_id,
         "version": table.version,
-        "columns": [_column(table, c) for c in table.columns],
+        "columns": [_column(table, c) for c in schema_columns(table, newarch)],
         "indexes": [
             {
                 "name": index.name,

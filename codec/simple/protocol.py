@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SimpleOptions(BootstrapSettings):
-    """Simple's own settings are its bootstrap cadence (spec 4.1)."""
+    """Simple's own settings are its bootstrap cadence (spec 4.1) and ``newarch``: the new
+    architecture's bytes (pingcap/ticdc), false the classic one's (pingcap/tiflow, README.md)."""
+
+    newarch: bool = True
 
 
 OPTIONS = (
@@ -50,6 +53,14 @@ OPTIONS = (
         to_bool,
         uri=False,
         help="every table's BOOTSTRAP when the changefeed starts",
+    ),
+    Option(
+        "newarch",
+        "newarch",
+        to_bool,
+        ((),),
+        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
+        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
     ),
 )
 

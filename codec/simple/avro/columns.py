@@ -64,8 +64,14 @@ def _bit(value: int) -> bytes:
     return str_bytes(str(value))
 
 
+def _bit_long(value: int) -> bytes:
+    if value < 0:
+        raise OverflowError(f"{value} is negative for bit")
+    return long_bytes(as_int64(value))
+
+
 def value_writer(
-    column: ColumnInfo, zone: tuple[str, datetime.tzinfo]
+    column: ColumnInfo, zone: tuple[str, datetime.tzinfo], newarch: bool = True
 ) -> tuple[bytes, ValueWriter]:
     """The union branch (plus any constant part of the value) and the writer for the rest."""
     family = column.family
@@ -98,8 +104,9 @@ def value_writer(
     if family is TypeFamily.SET:
         return BRANCH_LONG, lambda value: long_bytes(set_bitmask(column, value))
     if family is TypeFamily.BIT:
-        # ticdc writes BIT as the decimal text of its unsigned value; tiflow used a long.
-        return BRANCH_STRING, _bit
+        # ticdc writes BIT as the decimal text of its unsigned value; tiflow a long (its
+        # ``encodeValue4Avro`` takes the mounter's uint64 as ``int64(v)``).
+        return (BRANCH_STRING, _bit) if newarch else (BRANCH_LONG, _bit_long)
     if family is TypeFamily.JSON:
         return BRANCH_STRING, _text_writer(json_text)
     if family is TypeFamily.VECTOR:
@@ -107,7 +114,9 @@ def value_writer(
     raise AssertionError(f"unhandled type family {family}")  # every family is listed above
 
 
-def column_writer(column: ColumnInfo, zone: tuple[str, datetime.tzinfo]) -> ColumnWriter:
+def column_writer(
+    column: ColumnInfo, zone: tuple[str, datetime.tzinfo], newarch: bool = True
+) -> ColumnWriter:
     key = str_bytes(column.name)
-    prefix, write = value_writer(column, zone)
+    prefix, write = value_writer(column, zone, newarch)
     return column.name, key + BRANCH_NULL, key + prefix, write

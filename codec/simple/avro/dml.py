@@ -49,12 +49,14 @@ class DMLRecordEncoder:
         "table",
     )
 
-    def __init__(self, table: TableInfo, zone: tuple[str, datetime.tzinfo]) -> None:
+    def __init__(
+        self, table: TableInfo, zone: tuple[str, datetime.tzinfo], *, newarch: bool = True
+    ) -> None:
         self.table = table
         self._names = str_bytes(table.schema) + str_bytes(table.table)
         self._table_id = long_bytes(table.table_id)
         self._version = long_bytes(as_int64(table.version))
-        stored = [(c, column_writer(c, zone)) for c in table.stored_columns]
+        stored = [(c, column_writer(c, zone, newarch)) for c in table.stored_columns]
         handle = set(table.handle_key)
         handle_stored = [pair for pair in stored if pair[0].name in handle]
         self._columns = [writer for _, writer in stored]

@@ -21,6 +21,7 @@ from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from tisink.codec.errors import CodecError
 from tisink.codec.simple.avro.tableschema import FLAGGED_TYPES, SCALED_TYPES, raw_default
 from tisink.codec.simple.avro.wire import as_int64
+from tisink.codec.simple.json_schema import drops_pre_table_schema, schema_columns
 from tisink.codec.values import (
     binary_bytes,
     enum_index,
@@ -61,8 +62,11 @@ def decode_message(payload: bytes) -> Native:
     )
 
 
-def native_value(column: ColumnInfo, value: Any, zone: tuple[str, datetime.tzinfo]) -> Native:
-    """One ``data``/``old`` map value with its union branch (spec 3.3, ticdc)."""
+def native_value(
+    column: ColumnInfo, value: Any, zone: tuple[str, datetime.tzinfo], newarch: bool = True
+) -> Native:
+    """One ``data``/``old`` map value with its union branch (spec 3.3, ticdc; tiflow, not
+    ``newarch``, writes BIT as a long)."""
     if value is None:
         return None
     family = column.family
@@ -89,7 +93,7 @@ def native_value(column: ColumnInfo, value: Any, zone: tuple[str, datetime.tzinf
     if family is TypeFamily.BIT:
         if value < 0:
             raise OverflowError(f"{value} is negative for bit")
-        return ("string", str(value))
+        return ("string", str(value)) if newarch else ("long", as_int64(value))
     if family is TypeFamily.JSON:
         return ("string", json_text(value))
     if family is TypeFamily.VECTOR:
@@ -98,26 +102,32 @@ def native_value(column: ColumnInfo, value: Any, zone: tuple[str, datetime.tzinf
 
 
 def native_image(
-    table: TableInfo, image: Image, zone: tuple[str, datetime.tzinfo], handle_key_only: bool
+    table: TableInfo,
+    image: Image,
+    zone: tuple[str, datetime.tzinfo],
+    handle_key_only: bool,
+    newarch: bool = True,
 ) -> dict[str, Native]:
     handle = set(table.handle_key)
     return {
-        c.name: native_value(c, image[c.name], zone)
+        c.name: native_value(c, image[c.name], zone, newarch)
         for c in table.stored_columns
         if not handle_key_only or c.name in handle
     }
 
 
-def native_table_schema(table: TableInfo) -> dict[str, Any]:
-    """The ``TableSchema`` record, built field by field from the rules of spec 3.2 (ticdc)."""
+def native_table_schema(table: TableInfo, newarch: bool = True) -> dict[str, Any]:
+    """The ``TableSchema`` record, built field by field from the rules of spec 3.2 (ticdc;
+    tiflow, not ``newarch``: columns by id, no TIMESTAMP ``decimal``)."""
     columns = []
-    for c in table.columns:
+    scaled = SCALED_TYPES if newarch else frozenset(("decimal",))
+    for c in schema_columns(table, newarch):
         data_type: dict[str, Any] = {
             "mysqlType": c.mysql_type,
             "charset": c.charset,
             "collate": c.collate,
             "length": c.length,
-            "decimal": c.decimal if c.mysql_type in SCALED_TYPES else None,
+            "decimal": c.decimal if c.mysql_type in scaled else None,
             "elements": list(c.elements) if c.mysql_type in ("enum", "set") else None,
             "unsigned": c.unsigned if c.mysql_type in FLAGGED_TYPES else None,
             "zerofill": c.zerofill if c.mysql_type in FLAGGED_TYPES else None,
@@ -156,8 +166,9 @@ class GenericAvroMarshaller:
     It cannot write a raw BIT default that is not valid UTF-8 (fastavro strings are text).
     """
 
-    def __init__(self, time_zone: str | None) -> None:
+    def __init__(self, time_zone: str | None, *, newarch: bool = True) -> None:
         self._zone = zone_for(time_zone)
+        self._newarch = newarch
 
     def native_row(
         self,
@@ -195,9 +206,9 @@ class GenericAvroMarshaller:
             "old": None,
         }
         if row.after is not None:
-            dml["data"] = native_image(table, row.after, self._zone, handle_key_only)
+            dml["data"] = native_image(table, row.after, self._zone, handle_key_only, self._newarch)
         if row.before is not None:
-            dml["old"] = native_image(table, row.before, self._zone, handle_key_only)
+            dml["old"] = native_image(table, row.before, self._zone, handle_key_only, self._newarch)
         return _message("DML", "DML", dml)
 
     def native_ddl(self, ddl: DDLEvent, build_ts: int) -> Native:
@@ -207,18 +218,19 @@ class GenericAvroMarshaller:
             bootstrap = {
                 "version": 1,
                 "buildTs": build_ts,
-                "tableSchema": native_table_schema(ddl.table),
+                "tableSchema": native_table_schema(ddl.table, self._newarch),
             }
             return _message("BOOTSTRAP", "Bootstrap", bootstrap)
-        pre = ddl.pre_table if ddl.ddl_type is not DDLType.CREATE else None
+        dropped = ddl.ddl_type is DDLType.CREATE or drops_pre_table_schema(self._newarch)
+        pre = None if dropped else ddl.pre_table
         record = {
             "version": 1,
             "type": ddl.ddl_type.value,
             "sql": ddl.query,
             "commitTs": as_int64(ddl.commit_ts),
             "buildTs": build_ts,
-            "tableSchema": _optional_schema(ddl.table),
-            "preTableSchema": _optional_schema(pre),
+            "tableSchema": _optional_schema(ddl.table, self._newarch),
+            "preTableSchema": _optional_schema(pre, self._newarch),
         }
         return _message("DDL", "DDL", record)
 
@@ -266,5 +278,7 @@ def _message(message_type: str, record: str, payload: dict[str, Any]) -> Native:
     return (MESSAGE, {"type": message_type, "payload": (f"{NAMESPACE}.{record}", payload)})
 
 
-def _optional_schema(table: TableInfo | None) -> Native:
-    return None if table is None else (f"{NAMESPACE}.TableSchema", native_table_schema(table))
+def _optional_schema(table: TableInfo | None, newarch: bool = True) -> Native:
+    if table is None:
+        return None
+    return (f"{NAMESPACE}.TableSchema", native_table_schema(table, newarch))

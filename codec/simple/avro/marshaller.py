@@ -16,6 +16,7 @@ from tisink.codec.errors import CodecError
 from tisink.codec.simple.avro.dml import DMLRecordEncoder
 from tisink.codec.simple.avro.tableschema import table_schema_bytes
 from tisink.codec.simple.avro.wire import as_int64, long_bytes, optional, str_bytes
+from tisink.codec.simple.json_schema import drops_pre_table_schema
 from tisink.codec.values import zone_for
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import TableInfo
@@ -42,8 +43,11 @@ class AvroMarshaller:
     process's zone, as TiCDC's server ``tz`` default does.
     """
 
-    def __init__(self, time_zone: str | None) -> None:
+    def __init__(self, time_zone: str | None, *, newarch: bool = True) -> None:
         self._zone = zone_for(time_zone)
+        self._newarch = newarch
+        """ticdc's bytes, else tiflow's: BIT's branch, TIMESTAMP's ``decimal``, the schema's
+        column order and ``preTableSchema`` differ (README.md)."""
         self._rows: dict[int, DMLRecordEncoder] = {}
         self._schemas: dict[int, tuple[TableInfo, bytes]] = {}
 
@@ -58,7 +62,9 @@ class AvroMarshaller:
         table = row.table
         encoder = self._rows.get(id(table))
         if encoder is None or encoder.table is not table:
-            encoder = _remember(self._rows, table, DMLRecordEncoder(table, self._zone))
+            encoder = _remember(
+                self._rows, table, DMLRecordEncoder(table, self._zone, newarch=self._newarch)
+            )
         return encoder.encode(row, build_ts, handle_key_only, claim_check_location)
 
     def marshal_rows(self, rows: Sequence[RowChangedEvent], build_ts: int) -> list[bytes]:
@@ -70,8 +76,11 @@ class AvroMarshaller:
                 raise CodecError(f"BOOTSTRAP without a table schema: {ddl.describe()}")
             return BOOTSTRAP_HEADER + long_bytes(build_ts) + self._table_schema(ddl.table)
         table_schema = None if ddl.table is None else self._table_schema(ddl.table)
-        # ticdc writes preTableSchema for every DDL with a previous table info except CREATE.
+        # tiflow writes preTableSchema for every DDL with a previous table info except CREATE;
+        # ticdc only for a DDL event holding two table infos (``TICDC_PRE_TABLE_SCHEMA``).
         pre_table = ddl.pre_table if ddl.ddl_type is not DDLType.CREATE else None
+        if drops_pre_table_schema(self._newarch):
+            pre_table = None
         pre_table_schema = None if pre_table is None else self._table_schema(pre_table)
         return b"".join(
             (
@@ -92,7 +101,8 @@ class AvroMarshaller:
         cached = self._schemas.get(id(table))
         if cached is not None and cached[0] is table:
             return cached[1]
-        return _remember(self._schemas, table, (table, table_schema_bytes(table)))[1]
+        compiled = table_schema_bytes(table, self._newarch)
+        return _remember(self._schemas, table, (table, compiled))[1]
 
 
 def _remember(cache: dict[int, _Compiled], table: TableInfo, compiled: _Compiled) -> _Compiled:

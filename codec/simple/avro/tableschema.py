@@ -18,6 +18,7 @@ from tisink.codec.simple.avro.wire import (
     raw_bytes,
     str_bytes,
 )
+from tisink.codec.simple.json_schema import schema_columns
 from tisink.codec.values import bit_default_number, float64_text, json_text
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
@@ -66,10 +67,12 @@ def raw_default(column: ColumnInfo) -> bytes | None:
     return json_text(default).encode()
 
 
-def data_type_bytes(column: ColumnInfo) -> bytes:
-    """The ``DataType`` record of one column."""
+def data_type_bytes(column: ColumnInfo, newarch: bool = True) -> bytes:
+    """The ``DataType`` record of one column; tiflow (not ``newarch``) gives TIMESTAMP no
+    ``decimal``."""
     mysql_type = column.mysql_type
-    decimal = long_bytes(column.decimal) if mysql_type in SCALED_TYPES else None
+    scaled = mysql_type in SCALED_TYPES if newarch else mysql_type == "decimal"
+    decimal = long_bytes(column.decimal) if scaled else None
     elements = None
     if column.family in (TypeFamily.ENUM, TypeFamily.SET):
         elements = array_bytes([str_bytes(e) for e in column.elements])
@@ -91,23 +94,24 @@ def data_type_bytes(column: ColumnInfo) -> bytes:
     )
 
 
-def column_schema_bytes(column: ColumnInfo) -> bytes:
+def column_schema_bytes(column: ColumnInfo, newarch: bool = True) -> bytes:
     """The ``ColumnSchema`` record: name, dataType, nullable and the raw default."""
     default = raw_default(column)
     return b"".join(
         (
             str_bytes(column.name),
-            data_type_bytes(column),
+            data_type_bytes(column, newarch),
             bool_bytes(column.nullable),
             optional(None if default is None else raw_bytes(default)),
         )
     )
 
 
-def table_schema_bytes(table: TableInfo) -> bytes:
-    """The ``TableSchema`` record; every column, virtual generated ones included."""
+def table_schema_bytes(table: TableInfo, newarch: bool = True) -> bytes:
+    """The ``TableSchema`` record; every column, virtual generated ones included (tiflow, not
+    ``newarch``: sorted by column id, as in its JSON)."""
     try:
-        columns = [column_schema_bytes(c) for c in table.columns]
+        columns = [column_schema_bytes(c, newarch) for c in schema_columns(table, newarch)]
     except CodecError as err:
         raise CodecError(f"table {table.qualified_name}: {err}") from err
     indexes = [

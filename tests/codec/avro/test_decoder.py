@@ -131,7 +131,7 @@ def test_the_spec_builds_a_decoder_for_the_configured_registry() -> None:
 
 def test_a_delete_after_a_checkpoint_is_dated_after_it() -> None:
     registry = MemoryRegistry()
-    enc = encoder(registry, enable_tidb_extension=True, enable_watermark=True)
+    enc = encoder(registry, enable_tidb_extension=True, enable_watermark=True, newarch=False)
     dec = AvroDecoder(registry=registry)
     assert (
         dec.decode(

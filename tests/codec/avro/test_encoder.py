@@ -183,6 +183,7 @@ def test_the_protocol_is_registered_with_ticdc_topic_rules() -> None:
         "enable-tidb-extension",
         "avro-enable-watermark",
         "schema-registry",
+        "newarch",
     ]
 
 

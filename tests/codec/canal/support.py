@@ -24,6 +24,7 @@ _OPTION_FIELDS = {
     "content-compatible": "content_compatible",
     "only-output-updated-columns": "only_output_updated_columns",
     "delete-only-output-handle-key-columns": "delete_only_output_handle_key_columns",
+    "newarch": "newarch",
 }
 
 

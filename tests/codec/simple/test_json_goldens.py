@@ -10,9 +10,11 @@ import pytest
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.gojson import go_dumps
+from tisink.codec.simple import json_schema
 from tisink.codec.simple.encoder import SimpleEncoder
 from tisink.codec.simple.json_marshaller import JSONMarshaller
-from tisink.codec.simple.json_schema import table_schema
+from tisink.codec.simple.json_schema import drops_pre_table_schema, table_schema
+from tisink.codec.simple.protocol import SimpleOptions
 from tisink.core.clock import FixedClock
 from tisink.model import (
     ColumnInfo,
@@ -86,17 +88,39 @@ def test_docs_bootstrap_byte_equal(simple_golden: Path) -> None:
     )
 
 
-def test_docs_ddl_alter_byte_equal(simple_golden: Path) -> None:
-    raw, golden = _golden(simple_golden, "ddl_alter.json")
-    ddl = DDLEvent(
+def _docs_alter(golden: dict[str, Any]) -> DDLEvent:
+    return DDLEvent(
         commit_ts=golden["commitTs"],
         ddl_type=DDLType(golden["type"]),
         query=golden["sql"],
         table=TableInfo.from_dict(golden["tableSchema"]),
         pre_table=TableInfo.from_dict(golden["preTableSchema"]),
     )
+
+
+@pytest.mark.parametrize("newarch", [True, False])
+def test_docs_ddl_alter_byte_equal(simple_golden: Path, newarch: bool) -> None:
+    """The docs example shows the classic architecture's DDL (tiflow ``PreTableInfo``); the
+    default writes it too while ``TICDC_PRE_TABLE_SCHEMA`` is off."""
+    raw, golden = _golden(simple_golden, "ddl_alter.json")
+    config = EncoderConfig(options=SimpleOptions(newarch=newarch))
+    encoder = SimpleEncoder(config, FixedClock(golden["buildTs"]))
+    assert encoder.encode_ddl(_docs_alter(golden)).value == raw
+
+
+def test_docs_ddl_alter_without_pre_table_schema_as_ticdc(
+    simple_golden: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ticdc writes ``preTableSchema`` only for a DDL event holding two table infos
+    (``len(MultipleTableInfos) > 1``, b813e76f ``pkg/sink/codec/simple/message.go``): the
+    example's bytes up to that field, then the closing brace."""
+    monkeypatch.setattr(json_schema, "TICDC_PRE_TABLE_SCHEMA", True)
+    raw, golden = _golden(simple_golden, "ddl_alter.json")
     encoder = SimpleEncoder(EncoderConfig(), FixedClock(golden["buildTs"]))
-    assert encoder.encode_ddl(ddl).value == raw
+    assert (
+        encoder.encode_ddl(_docs_alter(golden)).value
+        == raw[: raw.index(b',"preTableSchema"')] + b"}"
+    )
 
 
 # --- TestNewTableSchema -------------------------------------------------------------------
@@ -223,14 +247,17 @@ def _ddl_step_table(name: str, columns: int, indexes: int, version: int) -> Tabl
     return make_table("test", name, 200, version, cols, idx)
 
 
-def test_encode_ddl_sequence(simple_golden: Path) -> None:
-    """Every step's DDL type reaches the wire, with a tableSchema of the expected shape."""
+@pytest.mark.parametrize("newarch", [True, False])
+def test_encode_ddl_sequence(simple_golden: Path, newarch: bool) -> None:
+    """Every step's DDL type reaches the wire, with a tableSchema of the expected shape; a
+    preTableSchema where there is a table before the DDL (ticdc's rule behind
+    ``TICDC_PRE_TABLE_SCHEMA``)."""
     expectations = json.loads(
         (
             simple_golden / "unit-test-derived" / "TestEncodeDDLSequence.expectations.json"
         ).read_text()
     )
-    marshaller = JSONMarshaller("UTC")
+    marshaller = JSONMarshaller("UTC", newarch=newarch)
     previous: TableInfo | None = None
     for version, step in enumerate(expectations["steps"], start=1):
         ddl_type = DDLType(step["type"])
@@ -250,5 +277,6 @@ def test_encode_ddl_sequence(simple_golden: Path) -> None:
         else:
             assert len(decoded["tableSchema"]["columns"]) == step["columns_in_tableSchema"]
             assert len(decoded["tableSchema"]["indexes"]) == step["indexes_in_tableSchema"]
-        assert ("preTableSchema" in decoded) == (pre is not None)
+        dropped = drops_pre_table_schema(newarch)
+        assert ("preTableSchema" in decoded) == (pre is not None and not dropped)
         previous = table

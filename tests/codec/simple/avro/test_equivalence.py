@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from tisink.codec.simple.avro import AvroMarshaller
 from tisink.codec.simple.avro.generic import GenericAvroMarshaller, decode_message
+from tisink.codec.simple.json_schema import drops_pre_table_schema
 from tisink.codec.values import json_text, vector_text
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent, RowChecksum
 from tisink.model.mysqltypes import INTEGER_RANGES, MYSQL_TYPES
@@ -217,13 +218,20 @@ ZONES = st.sampled_from(["UTC", "Asia/Shanghai", "America/New_York"])
     handle_key_only=st.booleans(),
     location=st.none() | TEXT,
     zone=ZONES,
+    newarch=st.booleans(),
 )
 def test_dml_equals_fastavro(
-    row: RowChangedEvent, build_ts: int, handle_key_only: bool, location: str | None, zone: str
+    row: RowChangedEvent,
+    build_ts: int,
+    handle_key_only: bool,
+    location: str | None,
+    zone: str,
+    newarch: bool,
 ) -> None:
     kwargs = {"handle_key_only": handle_key_only, "claim_check_location": location}
-    ours = AvroMarshaller(zone).marshal_row(row, build_ts, **kwargs)
-    assert ours == GenericAvroMarshaller(zone).marshal_row(row, build_ts, **kwargs)
+    ours = AvroMarshaller(zone, newarch=newarch).marshal_row(row, build_ts, **kwargs)
+    generic = GenericAvroMarshaller(zone, newarch=newarch)
+    assert ours == generic.marshal_row(row, build_ts, **kwargs)
 
 
 @SETTINGS
@@ -260,6 +268,7 @@ DDL_TYPES = st.sampled_from(list(DDLType))
     query=TEXT,
     commit_ts=UINT64,
     build_ts=INT64,
+    newarch=st.booleans(),
 )
 def test_ddl_equals_fastavro(
     table: TableInfo | None,
@@ -268,25 +277,28 @@ def test_ddl_equals_fastavro(
     query: str,
     commit_ts: int,
     build_ts: int,
+    newarch: bool,
 ) -> None:
     ddl = DDLEvent(commit_ts, ddl_type, query, table, pre_table)
-    ours = AvroMarshaller("UTC").marshal_ddl(ddl, build_ts)
+    ours = AvroMarshaller("UTC", newarch=newarch).marshal_ddl(ddl, build_ts)
     assert ours[:3] == b"\x16\x04\x04"
-    assert ours == GenericAvroMarshaller("UTC").marshal_ddl(ddl, build_ts)
+    assert ours == GenericAvroMarshaller("UTC", newarch=newarch).marshal_ddl(ddl, build_ts)
     decoded = decode_message(ours)["payload"]
     assert decoded["type"] == ddl_type.value
-    assert (decoded["preTableSchema"] is None) == (pre_table is None or ddl_type is DDLType.CREATE)
+    no_pre = drops_pre_table_schema(newarch) or pre_table is None or ddl_type is DDLType.CREATE
+    assert (decoded["preTableSchema"] is None) == no_pre
 
 
 @SETTINGS
-@given(table=tables(), build_ts=INT64)
-def test_bootstrap_equals_fastavro(table: TableInfo, build_ts: int) -> None:
+@given(table=tables(), build_ts=INT64, newarch=st.booleans())
+def test_bootstrap_equals_fastavro(table: TableInfo, build_ts: int, newarch: bool) -> None:
     ddl = DDLEvent.bootstrap(table)
-    ours = AvroMarshaller("UTC").marshal_ddl(ddl, build_ts)
+    ours = AvroMarshaller("UTC", newarch=newarch).marshal_ddl(ddl, build_ts)
     assert ours[:3] == b"\x16\x02\x02"
-    assert ours == GenericAvroMarshaller("UTC").marshal_ddl(ddl, build_ts)
+    assert ours == GenericAvroMarshaller("UTC", newarch=newarch).marshal_ddl(ddl, build_ts)
     schema = decode_message(ours)["payload"]["tableSchema"]
-    assert [c["name"] for c in schema["columns"]] == [c.name for c in table.columns]
+    columns = table.columns if newarch else sorted(table.columns, key=lambda c: c.id)
+    assert [c["name"] for c in schema["columns"]] == [c.name for c in columns]
 
 
 @SETTINGS
