@@ -24,6 +24,7 @@ from tisink.codec.errors import MessageTooLargeError
 from tisink.codec.message import EncodedRows, Message, MessageType
 from tisink.codec.simple.json_marshaller import JSONMarshaller
 from tisink.codec.simple.marshaller import Marshaller
+from tisink.codec.simple.options import SimpleOptions
 from tisink.core.framing import RECORD_OVERHEAD
 from tisink.model.events import DDLEvent, RowChangedEvent
 from tisink.model.table import TableInfo
@@ -37,8 +38,6 @@ _DML = MessageType.DML
 def marshaller_for(config: EncoderConfig) -> Marshaller:
     """JSON or Avro per ``encoding-format``; Avro is imported only when asked for. The
     architecture (``newarch``) is the protocol options' (README.md)."""
-    from tisink.codec.simple.protocol import SimpleOptions
-
     options = config.options
     newarch = options.newarch if isinstance(options, SimpleOptions) else True
     if config.encoding_format == "avro":

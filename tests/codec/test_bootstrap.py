@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSettings
 from tisink.codec.config import EncoderConfig
 from tisink.codec.errors import CodecError
-from tisink.codec.simple.protocol import SimpleOptions
+from tisink.codec.simple.options import SimpleOptions
 from tisink.core.clock import FeedClock, FixedClock
 from tisink.model.table import ColumnInfo, IndexInfo, make_table
 from tisink.model.tso import compose_ts

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tisink.codec.simple.protocol import SimpleOptions
+from tisink.codec.simple.options import SimpleOptions
 from tisink.eventsink.router import DispatchRule
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import ChangefeedConfigError, SinkURIError

@@ -14,7 +14,7 @@ from tisink.codec.simple import json_schema
 from tisink.codec.simple.encoder import SimpleEncoder
 from tisink.codec.simple.json_marshaller import JSONMarshaller
 from tisink.codec.simple.json_schema import drops_pre_table_schema, table_schema
-from tisink.codec.simple.protocol import SimpleOptions
+from tisink.codec.simple.options import SimpleOptions
 from tisink.core.clock import FixedClock
 from tisink.model import (
     ColumnInfo,

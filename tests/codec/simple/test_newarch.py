@@ -14,7 +14,8 @@ from tisink.codec.simple.avro import AvroMarshaller
 from tisink.codec.simple.avro.generic import decode_message
 from tisink.codec.simple.encoder import SimpleEncoder
 from tisink.codec.simple.json_marshaller import JSONMarshaller
-from tisink.codec.simple.protocol import PROTOCOL, SimpleOptions
+from tisink.codec.simple.options import SimpleOptions
+from tisink.codec.simple.protocol import PROTOCOL
 from tisink.core.clock import FixedClock
 from tisink.model import ColumnInfo, DDLEvent, DDLType, IndexInfo, TableInfo, make_table
 
