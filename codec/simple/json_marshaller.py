@@ -167,7 +167,7 @@ class JSONMarshaller:
         if ddl.table is not None:
             message["tableSchema"] = self._schema(ddl.table)
         # tiflow writes the table before the DDL (``PreTableInfo``) whenever there is one;
-        # ticdc only for a DDL event holding two table infos (``TICDC_PRE_TABLE_SCHEMA``).
+        # ticdc only for a DDL event holding two table infos (``drops_pre_table_schema``).
         if ddl.pre_table is not None and not drops_pre_table_schema(self._newarch):
             message["preTableSchema"] = self._schema(ddl.pre_table)
         return self._dumps(message, ddl.describe)

@@ -18,19 +18,14 @@ from tisink.model.table import ColumnInfo, TableInfo
 _NO_DECIMAL = frozenset((TypeFamily.FLOAT, TypeFamily.DOUBLE))
 
 
-TICDC_PRE_TABLE_SCHEMA = False
-"""Whether ``newarch`` leaves ``preTableSchema`` out as ticdc does (b813e76f
-``simple/message.go`` ``newDDLMessage`` and ``avro.go``: only a DDL event holding two table
-infos has one, EXCHANGE PARTITION; a RENAME TABLE, ALTER, TRUNCATE or DROP has none). Off: the
-example consumer (examples/consumers/simple_consumer.py) renames a table from
-``preTableSchema``, and tests/eventsink/kafka/test_broker_restart.py runs it under the default
-``newarch``; both write tiflow's ``PreTableInfo`` until it reads the old name elsewhere
-(README.md)."""
-
-
 def drops_pre_table_schema(newarch: bool) -> bool:
-    """Whether a DDL message under ``newarch`` goes without ``preTableSchema``."""
-    return newarch and TICDC_PRE_TABLE_SCHEMA
+    """Whether a DDL message under ``newarch`` goes without ``preTableSchema``: ticdc writes it
+    only for a DDL event holding two table infos (b813e76f ``simple/message.go``
+    ``newDDLMessage`` and ``avro.go``: EXCHANGE PARTITION, which tisink's model has not); a
+    RENAME TABLE, ALTER, TRUNCATE or DROP has none, so a consumer finds a renamed table's old
+    name by its ``tableID`` (examples/consumers/simple_consumer.py). tiflow writes the table
+    before the DDL (``PreTableInfo``) for every DDL but CREATE."""
+    return newarch
 
 
 def schema_columns(table: TableInfo, newarch: bool = True) -> tuple[ColumnInfo, ...]:

@@ -45,6 +45,7 @@ class Table:
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.name = f"{schema['schema']}.{schema['table']}"
+        self.table_id = schema["tableID"]
         self.columns = [c["name"] for c in schema["columns"]]
         self.types = {c["name"]: c["dataType"] for c in schema["columns"]}
         primary = [i for i in schema.get("indexes") or [] if i.get("primary")]
@@ -131,11 +132,12 @@ class SQLiteTarget:
     def ddl(self, message: dict[str, Any], tables: dict[str, Table]) -> None:
         kind = message["type"]
         schema = message.get("tableSchema")
-        before = message.get("preTableSchema")
         table = Table(schema) if schema else None
-        if kind == "RENAME" and before and table:
-            old = Table(before)
-            if old.name in tables or self._exists(old.name):
+        if kind == "RENAME" and table:
+            # the old name is the one the table's id had (TiCDC's new architecture sends no
+            # preTableSchema for a RENAME; the classic one does, with the same id)
+            old = next((t for t in tables.values() if t.table_id == table.table_id), None)
+            if old is not None and old.name != table.name and self._exists(old.name):
                 self.conn.execute(f"ALTER TABLE {quote(old.name)} RENAME TO {quote(table.name)}")
                 tables.pop(old.name, None)
         if table is None:

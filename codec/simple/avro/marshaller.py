@@ -77,7 +77,7 @@ class AvroMarshaller:
             return BOOTSTRAP_HEADER + long_bytes(build_ts) + self._table_schema(ddl.table)
         table_schema = None if ddl.table is None else self._table_schema(ddl.table)
         # tiflow writes preTableSchema for every DDL with a previous table info except CREATE;
-        # ticdc only for a DDL event holding two table infos (``TICDC_PRE_TABLE_SCHEMA``).
+        # ticdc only for a DDL event holding two table infos (``drops_pre_table_schema``).
         pre_table = ddl.pre_table if ddl.ddl_type is not DDLType.CREATE else None
         if drops_pre_table_schema(self._newarch):
             pre_table = None

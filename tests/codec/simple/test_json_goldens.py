@@ -10,7 +10,6 @@ import pytest
 
 from tisink.codec.config import EncoderConfig
 from tisink.codec.gojson import go_dumps
-from tisink.codec.simple import json_schema
 from tisink.codec.simple.encoder import SimpleEncoder
 from tisink.codec.simple.json_marshaller import JSONMarshaller
 from tisink.codec.simple.json_schema import drops_pre_table_schema, table_schema
@@ -98,23 +97,18 @@ def _docs_alter(golden: dict[str, Any]) -> DDLEvent:
     )
 
 
-@pytest.mark.parametrize("newarch", [True, False])
-def test_docs_ddl_alter_byte_equal(simple_golden: Path, newarch: bool) -> None:
-    """The docs example shows the classic architecture's DDL (tiflow ``PreTableInfo``); the
-    default writes it too while ``TICDC_PRE_TABLE_SCHEMA`` is off."""
+def test_docs_ddl_alter_byte_equal(simple_golden: Path) -> None:
+    """The docs example shows the classic architecture's DDL (tiflow ``PreTableInfo``)."""
     raw, golden = _golden(simple_golden, "ddl_alter.json")
-    config = EncoderConfig(options=SimpleOptions(newarch=newarch))
+    config = EncoderConfig(options=SimpleOptions(newarch=False))
     encoder = SimpleEncoder(config, FixedClock(golden["buildTs"]))
     assert encoder.encode_ddl(_docs_alter(golden)).value == raw
 
 
-def test_docs_ddl_alter_without_pre_table_schema_as_ticdc(
-    simple_golden: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_docs_ddl_alter_without_pre_table_schema_as_ticdc(simple_golden: Path) -> None:
     """ticdc writes ``preTableSchema`` only for a DDL event holding two table infos
     (``len(MultipleTableInfos) > 1``, b813e76f ``pkg/sink/codec/simple/message.go``): the
     example's bytes up to that field, then the closing brace."""
-    monkeypatch.setattr(json_schema, "TICDC_PRE_TABLE_SCHEMA", True)
     raw, golden = _golden(simple_golden, "ddl_alter.json")
     encoder = SimpleEncoder(EncoderConfig(), FixedClock(golden["buildTs"]))
     assert (
@@ -250,8 +244,7 @@ def _ddl_step_table(name: str, columns: int, indexes: int, version: int) -> Tabl
 @pytest.mark.parametrize("newarch", [True, False])
 def test_encode_ddl_sequence(simple_golden: Path, newarch: bool) -> None:
     """Every step's DDL type reaches the wire, with a tableSchema of the expected shape; a
-    preTableSchema where there is a table before the DDL (ticdc's rule behind
-    ``TICDC_PRE_TABLE_SCHEMA``)."""
+    preTableSchema where there is a table before the DDL, as each architecture writes it."""
     expectations = json.loads(
         (
             simple_golden / "unit-test-derived" / "TestEncodeDDLSequence.expectations.json"

@@ -9,7 +9,6 @@ import json
 import pytest
 
 from tisink.codec.config import EncoderConfig
-from tisink.codec.simple import json_schema
 from tisink.codec.simple.avro import AvroMarshaller
 from tisink.codec.simple.avro.generic import decode_message
 from tisink.codec.simple.encoder import SimpleEncoder
@@ -51,20 +50,10 @@ def test_avro_timestamp_decimal(newarch: bool, decimal: int | None) -> None:
 
 
 @pytest.mark.parametrize("encoding", ["json", "avro"])
-@pytest.mark.parametrize(
-    ("newarch", "switched", "expected"),
-    [(True, True, False), (False, True, True), (True, False, True), (False, False, True)],
-)
-def test_pre_table_schema(
-    encoding: str,
-    newarch: bool,
-    switched: bool,
-    expected: bool,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.mark.parametrize(("newarch", "expected"), [(True, False), (False, True)])
+def test_pre_table_schema(encoding: str, newarch: bool, expected: bool) -> None:
     """An ALTER: tiflow writes the table before it (``PreTableInfo``), ticdc nothing (its DDL
-    event holds one table info); the ticdc rule waits behind ``TICDC_PRE_TABLE_SCHEMA``."""
-    monkeypatch.setattr(json_schema, "TICDC_PRE_TABLE_SCHEMA", switched)
+    event holds one table info)."""
     table = _reordered()
     ddl = DDLEvent(5, DDLType.ALTER, "ALTER TABLE t ADD COLUMN c TIMESTAMP(3)", table, table)
     config = EncoderConfig(
