@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tisink.codec.architecture import NEWARCH_OPTION
 from tisink.core.options import Option, one_of, to_bool, to_str
 
 NAME = "avro"
@@ -85,12 +86,5 @@ OPTIONS = (
         to_str,
         help="the Confluent-compatible schema registry URL (required)",
     ),
-    Option(
-        "newarch",
-        "newarch",
-        to_bool,
-        ((),),
-        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
-        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
-    ),
+    NEWARCH_OPTION,
 )

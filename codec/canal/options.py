@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tisink.codec.architecture import NEWARCH_OPTION
 from tisink.core.options import Option, to_bool
 
 NAME = "canal-json"
@@ -66,12 +67,5 @@ OPTIONS = (
         uri=False,
         help="DELETE data carries only the handle key columns",
     ),
-    Option(
-        "newarch",
-        "newarch",
-        to_bool,
-        ((),),
-        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
-        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
-    ),
+    NEWARCH_OPTION,
 )

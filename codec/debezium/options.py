@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tisink.codec.architecture import NEWARCH_OPTION
 from tisink.core.options import Option, to_bool, to_str
 
 
@@ -68,14 +69,7 @@ OPTIONS = (
         (),
         help="source.start_ts in row values (ticdc); the URI's name of include-start-ts",
     ),
-    Option(
-        "newarch",
-        "newarch",
-        to_bool,
-        ((),),
-        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
-        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
-    ),
+    NEWARCH_OPTION,
     Option(
         "cluster-id",
         "cluster_id",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tisink.codec.architecture import NEWARCH_OPTION
 from tisink.core.options import Option, to_bool, to_positive_int
 
 DEFAULT_MAX_BATCH_SIZE = 16
@@ -64,12 +65,5 @@ OPTIONS = (
         uri=False,
         help="DELETE values d hold only the handle key columns",
     ),
-    Option(
-        "newarch",
-        "newarch",
-        to_bool,
-        ((),),
-        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
-        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
-    ),
+    NEWARCH_OPTION,
 )

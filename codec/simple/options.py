@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tisink.codec.architecture import NEWARCH_OPTION
 from tisink.codec.bootstrap import BootstrapSettings
 from tisink.core.options import Option, to_bool, to_non_negative_int
 
@@ -49,12 +50,5 @@ OPTIONS = (
         uri=False,
         help="every table's BOOTSTRAP when the changefeed starts",
     ),
-    Option(
-        "newarch",
-        "newarch",
-        to_bool,
-        ((),),
-        help="true: the new architecture's bytes (pingcap/ticdc, TiCDC's server switch "
-        "`newarch`); false: the classic architecture's (pingcap/tiflow); see README.md",
-    ),
+    NEWARCH_OPTION,
 )
