@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tisink.codec.errors import CodecError
+from tisink.codec.values.varint import varint
 
 TYPE_OBJECT = 0x01
 TYPE_ARRAY = 0x03
@@ -92,15 +93,6 @@ def json_binary(value: Any) -> bytes:
     return bytes((type_code,)) + body
 
 
-def _uvarint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _utf8(text: str) -> bytes:
     """Go's decoder turns a lone surrogate escape into U+FFFD; Python keeps it, so do as Go."""
     try:
@@ -135,13 +127,13 @@ def _encode(value: Any, depth: int) -> tuple[int, bytes]:
         return _number(value)
     if isinstance(value, str):
         data = _utf8(value)
-        return TYPE_STRING, _uvarint(len(data)) + data
+        return TYPE_STRING, varint(len(data)) + data
     if isinstance(value, Mapping):
         return TYPE_OBJECT, _object(value, depth)
     if isinstance(value, list | tuple):
         return TYPE_ARRAY, _container([], list(value), depth)
     if isinstance(value, JSONOpaque):
-        return TYPE_OPAQUE, bytes((value.mysql_type,)) + _uvarint(len(value.data)) + value.data
+        return TYPE_OPAQUE, bytes((value.mysql_type,)) + varint(len(value.data)) + value.data
     if isinstance(value, JSONTime):
         if value.type_code not in (TYPE_DATE, TYPE_DATETIME, TYPE_TIMESTAMP):
             raise CodecError(f"JSON time type code {value.type_code:#x} is not a time type")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tisink.codec.dts.varint import varint
 from tisink.codec.simple.avro.wire import bool_bytes, double_bytes, long_bytes, str_bytes
+from tisink.codec.values.varint import varint
 
 __all__ = [
     "LENGTHS",

@@ -26,8 +26,8 @@ from tisink.codec.dts.tencent.wire import (
     tag,
     varint,
 )
-from tisink.codec.dts.varint import SHORT_LIMIT, SHORT_VARINTS
 from tisink.codec.errors import CodecError
+from tisink.codec.values.varint import SHORT_LIMIT, SHORT_VARINTS
 from tisink.model.events import RowChangedEvent
 from tisink.model.table import ColumnInfo, TableInfo
 

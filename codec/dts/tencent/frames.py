@@ -39,7 +39,7 @@ from tisink.codec.dts.tencent.templates import (
     item_prefix,
 )
 from tisink.codec.dts.tencent.wire import varint_run
-from tisink.codec.dts.varint import SHORT_LIMIT, SHORT_VARINTS, varint
+from tisink.codec.values.varint import SHORT_LIMIT, SHORT_VARINTS, varint
 from tisink.model.tso import LOGICAL_BITS
 
 _BEGIN, _COMMIT, _DML = MessageType.BEGIN, MessageType.COMMIT, MessageType.DML

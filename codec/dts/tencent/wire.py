@@ -8,7 +8,7 @@ building message objects cannot do, and tisink then needs no protobuf package at
 
 from __future__ import annotations
 
-from tisink.codec.dts.varint import SHORT_LIMIT, SHORT_VARINTS, varint
+from tisink.codec.values.varint import SHORT_LIMIT, SHORT_VARINTS, varint
 
 VARINT = 0
 LEN = 2

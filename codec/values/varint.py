@@ -1,9 +1,10 @@
-"""Base-128 varints for both DTS wire formats, 14 bits per table lookup.
+"""Base-128 varints, 14 bits per table lookup: the DTS wire formats' and TiDB's binary JSON's.
 
 Protobuf writes its integers as varints and Avro its longs as varints of the zigzag value, so
-one table serves both. DTS records carry large numbers that change with every transaction (a
-seqId is about 60 bits, a millisecond time 42): a byte-by-byte loop takes nine turns for one,
-two tables of 2**14 entries take four lookups.
+one table serves both; TiDB's binary JSON prefixes strings with the same varint of the length.
+DTS records carry large numbers that change with every transaction (a seqId is about 60 bits,
+a millisecond time 42): a byte-by-byte loop takes nine turns for one, two tables of 2**14
+entries take four lookups.
 """
 
 from __future__ import annotations
