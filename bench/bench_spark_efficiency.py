@@ -58,7 +58,8 @@ TISINK = str(Path(sys.executable).with_name("tisink"))
 @dataclass
 class Sample:
     t: float
-    cpu: dict[int, tuple[str, float]]
+    cpu: dict[int, tuple[str, float, float]]
+    """Each process's kind, CPU time (user + system) and system time."""
     memory: int
     memory_by: dict[str, int] = field(default_factory=dict)
     """Resident memory of each kind of process (driver, jvm, workers) at this sample."""
@@ -69,6 +70,9 @@ class Run:
     engine: str
     wall_s: float
     cpu: dict[str, float]
+    system_s: float
+    """The tree's system (kernel) time: page faults on memory the machine gives out fresh
+    (on a VM, a first touch of a guest page can cost 60-100 us), page cache, the sort's I/O."""
     peak_memory: int
     summary: dict[str, object]
     samples: list[Sample] = field(default_factory=list)
@@ -104,14 +108,14 @@ def _memory(proc: psutil.Process) -> int:
 
 
 def _sample(root: psutil.Process) -> Sample:
-    cpu: dict[int, tuple[str, float]] = {}
+    cpu: dict[int, tuple[str, float, float]] = {}
     memory = 0
     memory_by: dict[str, int] = {}
     for proc in [root, *root.children(recursive=True)]:
         try:
             times = proc.cpu_times()
             kind = _kind(proc, root.pid)
-            cpu[proc.pid] = (kind, times.user + times.system)
+            cpu[proc.pid] = (kind, times.user + times.system, times.system)
             resident = _memory(proc)
         except psutil.Error:
             continue
@@ -187,14 +191,16 @@ def play(
     watcher.join()
     if child.returncode != 0:
         raise SystemExit(f"{name} failed ({child.returncode}):\n{err.decode()[-3000:]}")
-    last: dict[int, tuple[str, float]] = {}
+    last: dict[int, tuple[str, float, float]] = {}
     for sample in samples:
         last.update(sample.cpu)
     cpu: dict[str, float] = {}
-    for kind, seconds in last.values():
+    for kind, seconds, _ in last.values():
         cpu[kind] = cpu.get(kind, 0.0) + seconds
+    system = sum(seconds for _, _, seconds in last.values())
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    run = Run(name, wall, cpu, max((s.memory for s in samples), default=0), summary, samples)
+    peak = max((s.memory for s in samples), default=0)
+    run = Run(name, wall, cpu, system, peak, summary, samples)
     run.profile_dir = profile_dir
     if profile_dir is not None:
         run.phases = _phases(profile_dir)
@@ -220,13 +226,13 @@ def _phases(folder: Path) -> dict[str, tuple[float, float]]:
 
 def _cpu_at(samples: list[Sample], t: float) -> dict[str, float]:
     """CPU by kind at time ``t``: each process's last reading before ``t``."""
-    last: dict[int, tuple[str, float]] = {}
+    last: dict[int, tuple[str, float, float]] = {}
     for sample in samples:
         if sample.t > t:
             break
         last.update(sample.cpu)
     out: dict[str, float] = {}
-    for kind, seconds in last.values():
+    for kind, seconds, _ in last.values():
         out[kind] = out.get(kind, 0.0) + seconds
     return out
 
@@ -324,8 +330,8 @@ def main() -> None:
               f"medians of {args.repeat}; CPU of the play's process tree (psutil), not "
               "machine-wide (an embedded broker is not in it)")  # fmt: skip
         header = (f"{'engine':9} {'wall s':>7} {'CPU s':>7} {'driver':>7} {'jvm':>6} "
-                  f"{'workers':>7} {'us/row':>7} {'CPU x':>6} {'rows/s e2e':>10} {'speed x':>7} "
-                  f"{'writing r/s':>11} {'startup':>7} {'peak MB':>7} "
+                  f"{'workers':>7} {'sys':>6} {'us/row':>7} {'CPU x':>6} {'rows/s e2e':>10} "
+                  f"{'speed x':>7} {'writing r/s':>11} {'startup':>7} {'peak MB':>7} "
                   f"{'driver/jvm/workers MB':>21}")  # fmt: skip
         print(header)
         base_cpu = base_rate = None
@@ -339,6 +345,7 @@ def main() -> None:
             base_cpu = base_cpu or per_row
             base_rate = base_rate or rate
             parts = {k: med(r.cpu.get(k, 0.0) for r in group) for k in ("driver", "jvm", "workers")}
+            system = med(r.system_s for r in group)
             writing = med(float(r.summary.get("writing_rows_per_s") or 0) for r in group)  # type: ignore[arg-type]
             startup = med(float(r.summary["startup_s"]) for r in group)  # type: ignore[arg-type]
             peak = med(r.peak_memory for r in group) / 1e6
@@ -347,7 +354,7 @@ def main() -> None:
             )
             print(
                 f"{name:9} {wall:7.2f} {cpu:7.2f} {parts['driver']:7.2f} {parts['jvm']:6.2f} "
-                f"{parts['workers']:7.2f} {per_row:7.1f} {per_row / base_cpu:6.2f} "
+                f"{parts['workers']:7.2f} {system:6.2f} {per_row:7.1f} {per_row / base_cpu:6.2f} "
                 f"{rate:10.0f} {rate / base_rate:7.2f} {writing:11.0f} {startup:7.2f} {peak:7.0f} "
                 f"{kinds:>21}"
             )

@@ -33,6 +33,7 @@ class RowChangedEvent:
         "before",
         "checksum",
         "commit_ts",
+        "partition",
         "physical_table_id",
         "split_txn",
         "start_ts",
@@ -51,6 +52,7 @@ class RowChangedEvent:
         physical_table_id: int | None = None,
         approximate_size: int = 0,
         checksum: RowChecksum | None = None,
+        partition: int | None = None,
     ) -> None:
         self.start_ts = start_ts
         self.commit_ts = commit_ts
@@ -61,6 +63,10 @@ class RowChangedEvent:
         self.physical_table_id = table.table_id if physical_table_id is None else physical_table_id
         self.approximate_size = approximate_size
         self.checksum = checksum
+        self.partition = partition
+        """The partition of its topic a router already gave this row (a Spark task routes its
+        rows to find which it plays), so the MQ sink's router does not dispatch it again;
+        None: not routed yet. A copy with changes (``replace``) is not routed."""
 
     @property
     def op(self) -> RowOp:
@@ -85,6 +91,7 @@ class RowChangedEvent:
     def replace(self, **changes: Any) -> RowChangedEvent:
         """A copy with ``changes`` (constructor keywords) applied; the images are shared."""
         fields = {name: getattr(self, name) for name in self.__slots__}
+        fields["partition"] = None
         fields.update(changes)
         return RowChangedEvent(
             fields.pop("start_ts"), fields.pop("commit_ts"), fields.pop("table"), **fields

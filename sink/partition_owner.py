@@ -141,7 +141,9 @@ class OwnedRouter(EventRouter):
         if partition_num == 1:
             return 0
         topic = self.topic_for_table(row.table.schema, row.table.table)
-        real = super().partition_for_row(row, self._counts.get(topic, 0))
+        real = row.partition  # routed by the task that plays it (``RowRouter.route``)
+        if real is None:
+            real = super().partition_for_row(row, self._counts.get(topic, 0))
         view = self._view.get(topic, {}).get(real)
         if view is None:
             raise EventSinkError(

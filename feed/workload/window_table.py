@@ -11,6 +11,8 @@ UPDATEs and the DELETE that come to it; a row's values come from its own stream,
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -69,7 +71,7 @@ class WindowTable(TableState):
         """Whether each transaction touches a kept row (1) or not (0)."""
         self._starts = array("q")
         """The plan's transaction starts, for indexing without numpy's per-item cost."""
-        self._chunk: tuple[int, list[int], list[int], list[bool] | None] = (-1, [], [], None)
+        self._chunk: tuple[int, list[int], list[int], list[int] | None] = (-1, [], [], None)
 
     # --- the plan -------------------------------------------------------------------------
 
@@ -166,8 +168,10 @@ class WindowTable(TableState):
         )
         return kept
 
-    def _rows_at(self, first: int, end: int) -> tuple[list[int], list[int], list[bool] | None]:
-        """The kinds, keys and kept flags of plan rows ``first`` .. ``end``."""
+    def _rows_at(self, first: int, end: int) -> tuple[list[int], list[int], int, Sequence[int]]:
+        """The kinds and keys of a chunk of the plan holding rows ``first`` .. ``end``, the
+        chunk's index of row ``first``, and the chunk's indexes of the kept rows among them
+        (a task owning a sixth of the rows steps over the rest without looking at them)."""
         base, kinds, keys, kept = self._chunk
         if base < 0 or first < base or end > base + len(kinds):
             plan = self._window()
@@ -175,10 +179,15 @@ class WindowTable(TableState):
             stop = max(end, first + _CHUNK)
             kinds = plan.kinds[base:stop].tolist()
             keys = plan.keys[base:stop].tolist()
-            kept = None if self._kept is None else self._kept[plan.keys[base:stop]].tolist()
+            kept = None
+            if self._kept is not None:
+                kept = np.flatnonzero(self._kept[plan.keys[base:stop]]).tolist()
             self._chunk = (base, kinds, keys, kept)
         a, b = first - base, end - base
-        return kinds[a:b], keys[a:b], None if kept is None else kept[a:b]
+        if kept is None:
+            return kinds, keys, a, range(a, b)
+        low = bisect_left(kept, a)
+        return kinds, keys, a, kept[low : bisect_left(kept, b, low)]
 
     # --- rows -----------------------------------------------------------------------------
 
@@ -198,7 +207,7 @@ class WindowTable(TableState):
     def _build(
         self, txn: PlannedTxn, info: TableInfo, first: int, end: int
     ) -> list[FeedRow | SkippedRow]:
-        kinds, keys, kept = self._rows_at(first, end)
+        kinds, keys, at, picks = self._rows_at(first, end)
         new_image, update = self._new_image, self._update_draws
         assert new_image is not None and update is not None
         salt, built, big = self._salt, self._built, self.spec.oversized
@@ -208,12 +217,13 @@ class WindowTable(TableState):
             % (commit_ts, start_ts, info.table_id)
         )
         out: list[FeedRow | SkippedRow] = []
-        skipped = 0
-        for offset, (kind, seq) in enumerate(zip(kinds, keys, strict=True)):
-            if kept is not None and not kept[offset]:
-                skipped += 1
-                continue
-            number = first + offset + 1
+        number_of = first + 1 - at  # a chunk index's row number
+        following = at  # the chunk index after the last row accounted for
+        for index in picks:
+            if index > following:
+                out.append(SkippedRow(commit_ts, info, index - following))
+            following = index + 1
+            kind, seq, number = kinds[index], keys[index], number_of + index
             before: dict[str, Any] | None = None
             after: dict[str, Any] | None = None
             if kind == INSERT:
@@ -236,14 +246,12 @@ class WindowTable(TableState):
                 update(row_seed(salt, number), after)
                 stored = built[seq] = stored_json(after)
                 size = _BEFORE + len(held) + _AFTER + len(stored)
-            if skipped:
-                out.append(SkippedRow(commit_ts, info, skipped))
-                skipped = 0
             row = RowChangedEvent(start_ts, commit_ts, info, before, after)
             row.approximate_size = envelope + size
             out.append(FeedRow(row))
-        if skipped:
-            out.append(SkippedRow(commit_ts, info, skipped))
+        last = at + end - first
+        if following < last:
+            out.append(SkippedRow(commit_ts, info, last - following))
         return out
 
     # --- schema hooks ---------------------------------------------------------------------

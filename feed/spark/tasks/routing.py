@@ -129,7 +129,10 @@ class RowRouter:
             plan_table = self._tables[route.ref]
             assert plan_table is not None  # rows only name DDLs with a table
             row.table = plan_table
-            owner = 0 if self._router is None else self._owner(route, row)
+            owner = 0
+            if self._router is not None:  # the owner's sink reads the partition off the row
+                row.partition = self._router.partition_for_row(row, route.partitions)
+                owner = route.owners[row.partition]
             items = [((owner, row.commit_ts, record_seq(place, RECORD_SUB)), record)]
         else:
             items = [self._item(route, row, record_seq(place, RECORD_SUB), True)]

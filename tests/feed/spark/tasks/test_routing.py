@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from tests.feed.spark.tasks.test_owned_workload import PARTITIONS, SELECTED, SELECTED_CONFIG
+from tisink.core.clock import WallClock
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.spark.plan import PlayPlan, record_seq
-from tisink.feed.spark.tasks.routing import RowRouter
+from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import generate_records, parse_scenario
 from tisink.model.events import DDLEvent
+from tisink.sink.partition_owner import OwnedRouter
 
 TOPIC = "tidb-cdc"
 
 
+URI = f"file:///unused?protocol=simple&partition-num={PARTITIONS}"
+
+
 def _router(ddls: list[DDLEvent], config: str) -> RowRouter:
     plan = PlayPlan(
-        sink_uri=f"file:///unused?protocol=simple&partition-num={PARTITIONS}",
+        sink_uri=URI,
         config_text=config,
         feed_clock=True,
         interval_ms=1000,
@@ -74,3 +79,27 @@ def test_no_keeper_for_the_ts_dispatcher_or_a_column_outside_the_keys() -> None:
     assert keep is not None and keep({"id": 1, "code": "k1"})
     other = whole.keeper(items, ("id", "code"), set(range(PARTITIONS)) - {owner})
     assert other is not None and not other({"id": 1, "code": "k1"})
+
+
+def test_a_row_routed_in_its_task_carries_the_partition_its_sink_would_give_it() -> None:
+    records = list(generate_records(parse_scenario(SELECTED, "selected.toml"), 5, 400))
+    router = _router([r.ddl for r in records if type(r) is FeedDDL], SELECTED_CONFIG)
+    target = make_factory(URI, SELECTED_CONFIG, WallClock()).mq_target()
+    assert target is not None and target.default_topic == TOPIC
+    owned = (1, 2, 4)  # the view numbers them 0, 1, 2
+    sink_router = OwnedRouter(TOPIC, target.config, {TOPIC: owned}, {TOPIC: PARTITIONS})
+    checked = 0
+    for record in records:
+        if type(record) is not FeedRow:
+            continue
+        row = record.row
+        [((owner, _, _), _)] = router.route(row, 1, record=record)
+        assert row.partition == owner  # the plan's owners are the topic's partitions in order
+        fresh = row.replace()  # a copy is not routed: the sink dispatches it from its keys
+        assert fresh.partition is None
+        if owner in owned:
+            view = owned.index(owner)
+            assert sink_router.partition_for_row(row, len(owned)) == view
+            assert sink_router.partition_for_row(fresh, len(owned)) == view
+            checked += 1
+    assert checked > 100
