@@ -11,27 +11,15 @@ it again.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
 from tisink.feed.workload.steps import PlannedDDL, PlannedResolved, PlannedTxn, Step
+from tisink.feed.workload.window import TableTxns, WindowPlan
 from tisink.model.events import DDLType
 
 _CHUNK = 1 << 14
 """Transactions turned into Python values at a time."""
-
-
-@dataclass(frozen=True)
-class TableTxns:
-    """One table's transactions in schedule order."""
-
-    sizes: np.ndarray
-    """Rows of each transaction (int64)."""
-    preload: np.ndarray
-    """Whether each is a preload transaction (bool)."""
-    resets: tuple[int, ...]
-    """The indices (into these transactions) a TRUNCATE comes before: no row lives on."""
 
 
 class RecordedSchedule:
@@ -71,6 +59,9 @@ class RecordedSchedule:
             shared[:-1] |= same
         self.shared = shared
         """The parts of multi-table transactions (one commitTs for several steps)."""
+        self.windows: dict[int, WindowPlan] = {}
+        """Tables' window plans, made once for every walk (``generator.plan_windows``: the
+        Spark driver's, so that its tasks do not each plan the same tables)."""
 
     def steps(self) -> Iterator[Step]:
         """The steps in the order of the walk."""

@@ -39,13 +39,24 @@ class RowSelection(Protocol):
         ...
 
 
+class BulkKeep(NamedTuple):
+    """A bulk test's answer for many rows (``KeepsInBulk``)."""
+
+    kept: np.ndarray
+    """Whether each row is kept (bool)."""
+    partitions: np.ndarray | None = None
+    """The partition of its topic each row goes to, where the test worked it out to decide
+    (a dispatcher's hash): a kept row carries it (``RowChangedEvent.partition``), so no one
+    dispatches the row again."""
+
+
 @runtime_checkable
 class KeepsInBulk(Protocol):
     """A selection that tests many rows at once by one integer key column."""
 
-    def kept_integers(self, table: TableInfo, column: str, values: np.ndarray) -> np.ndarray | None:
-        """Whether each row whose image holds these ``values`` in ``column`` is kept; None
-        when the test reads more than that column (``keeper`` then tests row by row)."""
+    def kept_integers(self, table: TableInfo, column: str, values: np.ndarray) -> BulkKeep | None:
+        """Which rows whose image holds these ``values`` in ``column`` are kept; None when
+        the test reads more than that column (``keeper`` then tests row by row)."""
         ...
 
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from tisink.feed.workload.draws import MASK64, UNIT
-from tisink.feed.workload.recorded import TableTxns
 
 INSERT, UPDATE, DELETE = 0, 1, 2
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -40,6 +39,18 @@ def units(salt: int, numbers: np.ndarray) -> np.ndarray:
     z *= _MIX2
     z ^= z >> np.uint64(31)
     return (z >> np.uint64(11)).astype(np.float64) * UNIT
+
+
+@dataclass(frozen=True)
+class TableTxns:
+    """One table's transactions in schedule order."""
+
+    sizes: np.ndarray
+    """Rows of each transaction (int64)."""
+    preload: np.ndarray
+    """Whether each is a preload transaction (bool)."""
+    resets: tuple[int, ...]
+    """The indices (into these transactions) a TRUNCATE comes before: no row lives on."""
 
 
 @dataclass(frozen=True)

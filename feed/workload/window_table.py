@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,13 +21,12 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.format.values import Check
 from tisink.feed.workload.draws import row_seed
 from tisink.feed.workload.errors import ScenarioError
-from tisink.feed.workload.recorded import TableTxns
 from tisink.feed.workload.selection import KeepRow, KeepsInBulk, RowSelection, SkippedRow
 from tisink.feed.workload.specs import TableSpec
 from tisink.feed.workload.steps import PlannedTxn, derive_seed
 from tisink.feed.workload.table_state import TableState, stored_json
 from tisink.feed.workload.values import oversized_value
-from tisink.feed.workload.window import DELETE, INSERT, WindowPlan, plan_window
+from tisink.feed.workload.window import DELETE, INSERT, TableTxns, WindowPlan, plan_window
 from tisink.model.events import RowChangedEvent
 from tisink.model.mysqltypes import TypeFamily
 from tisink.model.table import ColumnInfo, TableInfo
@@ -37,6 +35,17 @@ _AFTER = len(b',"after":')
 _BEFORE = len(b',"before":')
 _CHUNK = 1 << 15
 """Rows of the plan turned into Python lists at a time."""
+_Chunk = tuple[int, list[int], list[int], list[int] | None, list[int] | None]
+"""A chunk of the plan as lists: its first row, kinds and keys, the indexes of the kept rows
+(None: every one) and their partitions (None: not known)."""
+
+
+def table_window(spec: TableSpec, seed: int, txns: TableTxns) -> WindowPlan:
+    """The window plan of the scenario table ``spec`` over its transactions ``txns``."""
+    keys = {name for index in spec.indexes for name in index.columns}
+    mutable = any(c.column.name not in keys for c in spec.columns)
+    salt = derive_seed(seed, "window", spec.qualified_name)
+    return plan_window(txns, spec.mix, mutable, spec.keys, spec.zipf_s, salt)
 
 
 class WindowTable(TableState):
@@ -50,6 +59,7 @@ class WindowTable(TableState):
         select: RowSelection | None = None,
         modifies: list[ColumnInfo] | None = None,
         positions: np.ndarray | None = None,
+        plan: WindowPlan | None = None,
     ) -> None:
         super().__init__(spec, seed, modifies or ())
         self._select = select
@@ -59,30 +69,30 @@ class WindowTable(TableState):
         self._positions = positions
         """Where the table's transactions are among the schedule's (for ``kept_between``)."""
         self._kept_positions: np.ndarray | None = None
-        self._window_salt = derive_seed(seed, "window", spec.qualified_name)
-        self._plan: WindowPlan | None = None
+        self._seed = seed
+        self._plan = plan
+        """Made here when first needed, unless given (``table_window``, made once for all)."""
         self._txn = 0
         """The index of the next transaction among the table's own."""
         self._built: dict[int, bytes] = {}
         """The JSON of each kept live row, by sequence number."""
         self._kept: np.ndarray | None = None
         """Whether each sequence number is kept (None: every one)."""
+        self._partitions: np.ndarray | None = None
+        """The partition the selection found for each sequence number, where it did
+        (``BulkKeep``): a built row carries it (``RowChangedEvent.partition``)."""
         self._txn_kept: bytearray | None = None
         """Whether each transaction touches a kept row (1) or not (0)."""
         self._starts = array("q")
         """The plan's transaction starts, for indexing without numpy's per-item cost."""
-        self._chunk: tuple[int, list[int], list[int], list[int] | None] = (-1, [], [], None)
+        self._chunk: _Chunk = (-1, [], [], None, None)
 
     # --- the plan -------------------------------------------------------------------------
 
     def _window(self) -> WindowPlan:
         if self._plan is None:
-            spec = self.spec
-            keys = {name for index in spec.indexes for name in index.columns}
-            mutable = any(c.column.name not in keys for c in spec.columns)
-            self._plan = plan_window(
-                self._txns, spec.mix, mutable, spec.keys, spec.zipf_s, self._window_salt
-            )
+            self._plan = table_window(self.spec, self._seed, self._txns)
+        if not self._starts:
             self._starts = array("q", self._plan.starts.astype(np.int64).tobytes())
         return self._plan
 
@@ -118,7 +128,7 @@ class WindowTable(TableState):
         that it now keeps cannot be built (``selectable`` leaves out the DDLs that do this:
         a bug, not a workload to refuse)."""
         plan = self._window()
-        kept = None if keep is None else self._kept_keys(plan, keep)
+        kept, partitions = (None, None) if keep is None else self._kept_keys(plan, keep)
         if not first:
             now = int(plan.starts[index])
             born = int(np.count_nonzero(plan.kinds[:now] == INSERT))
@@ -135,7 +145,7 @@ class WindowTable(TableState):
                 )
             if kept is not None:
                 self._built = {seq: row for seq, row in self._built.items() if kept[seq]}
-        self._kept = kept
+        self._kept, self._partitions = kept, partitions
         if kept is None or len(plan.starts) < 2:
             self._txn_kept = self._kept_positions = None
         else:
@@ -143,11 +153,12 @@ class WindowTable(TableState):
             self._txn_kept = bytearray(touched.astype(np.uint8).tobytes())
             if self._positions is not None:
                 self._kept_positions = self._positions[touched]
-        self._chunk = (-1, [], [], None)
+        self._chunk = (-1, [], [], None, None)
 
-    def _kept_keys(self, plan: WindowPlan, keep: KeepRow) -> np.ndarray:
+    def _kept_keys(self, plan: WindowPlan, keep: KeepRow) -> tuple[np.ndarray, np.ndarray | None]:
         """Whether each sequence number 1 .. born is kept: all at once where the selection
-        can (an integer key column, whose value is the sequence number), else one by one."""
+        can (an integer key column, whose value is the sequence number), with the partitions
+        it found, else one by one."""
         keys = self._keys
         kept = np.zeros(plan.born + 1, dtype=bool)
         select, info = self._select, self.info
@@ -159,35 +170,44 @@ class WindowTable(TableState):
                 seqs = np.arange(1, plan.born + 1, dtype=np.int64)
                 bulk = select.kept_integers(info, name, seqs)
                 if bulk is not None:
-                    kept[1:] = bulk
-                    return kept
+                    kept[1:] = bulk.kept
+                    if bulk.partitions is None:
+                        return kept, None
+                    partitions = np.zeros(plan.born + 1, dtype=np.int64)
+                    partitions[1:] = bulk.partitions
+                    return kept, partitions
         kept[1:] = np.fromiter(
             (keep({name: key(seq) for name, key in keys}) for seq in range(1, plan.born + 1)),
             dtype=bool,
             count=plan.born,
         )
-        return kept
+        return kept, None
 
-    def _rows_at(self, first: int, end: int) -> tuple[list[int], list[int], int, Sequence[int]]:
-        """The kinds and keys of a chunk of the plan holding rows ``first`` .. ``end``, the
-        chunk's index of row ``first``, and the chunk's indexes of the kept rows among them
-        (a task owning a sixth of the rows steps over the rest without looking at them)."""
-        base, kinds, keys, kept = self._chunk
+    def _rows_at(self, first: int, end: int) -> tuple[_Chunk, int, int, int]:
+        """The chunk of the plan holding rows ``first`` .. ``end`` (its start, kinds and keys,
+        the indexes of its kept rows and their partitions), the chunk's index of row
+        ``first``, and the range of the kept list among these rows: a task owning a sixth of
+        the rows steps over the rest without looking at them."""
+        chunk = self._chunk
+        base, kinds, _, kept, _ = chunk
         if base < 0 or first < base or end > base + len(kinds):
             plan = self._window()
             base = first
             stop = max(end, first + _CHUNK)
             kinds = plan.kinds[base:stop].tolist()
-            keys = plan.keys[base:stop].tolist()
-            kept = None
+            seqs = plan.keys[base:stop]
+            kept = partitions = None
             if self._kept is not None:
-                kept = np.flatnonzero(self._kept[plan.keys[base:stop]]).tolist()
-            self._chunk = (base, kinds, keys, kept)
+                picked = np.flatnonzero(self._kept[seqs])
+                kept = picked.tolist()
+                if self._partitions is not None:
+                    partitions = self._partitions[seqs[picked]].tolist()
+            chunk = self._chunk = (base, kinds, seqs.tolist(), kept, partitions)
         a, b = first - base, end - base
         if kept is None:
-            return kinds, keys, a, range(a, b)
+            return chunk, a, a, b
         low = bisect_left(kept, a)
-        return kinds, keys, a, kept[low : bisect_left(kept, b, low)]
+        return chunk, a, low, bisect_left(kept, b, low)
 
     # --- rows -----------------------------------------------------------------------------
 
@@ -207,7 +227,7 @@ class WindowTable(TableState):
     def _build(
         self, txn: PlannedTxn, info: TableInfo, first: int, end: int
     ) -> list[FeedRow | SkippedRow]:
-        kinds, keys, at, picks = self._rows_at(first, end)
+        (_, kinds, keys, kept, partitions), at, low, high = self._rows_at(first, end)
         new_image, update = self._new_image, self._update_draws
         assert new_image is not None and update is not None
         salt, built, big = self._salt, self._built, self.spec.oversized
@@ -219,7 +239,8 @@ class WindowTable(TableState):
         out: list[FeedRow | SkippedRow] = []
         number_of = first + 1 - at  # a chunk index's row number
         following = at  # the chunk index after the last row accounted for
-        for index in picks:
+        for pick in range(low, high):
+            index = pick if kept is None else kept[pick]
             if index > following:
                 out.append(SkippedRow(commit_ts, info, index - following))
             following = index + 1
@@ -248,6 +269,8 @@ class WindowTable(TableState):
                 size = _BEFORE + len(held) + _AFTER + len(stored)
             row = RowChangedEvent(start_ts, commit_ts, info, before, after)
             row.approximate_size = envelope + size
+            if partitions is not None:
+                row.partition = partitions[pick]
             out.append(FeedRow(row))
         last = at + end - first
         if following < last:

@@ -30,7 +30,7 @@ from tisink.feed.spark.tasks.task_timing import profile_folder, timed
 from tisink.feed.stats import PlayStats
 from tisink.feed.watermarks import interval_of
 from tisink.feed.workload import Scenario
-from tisink.feed.workload.generator import record_schedule
+from tisink.feed.workload.generator import plan_windows, record_schedule
 from tisink.feed.workload.schedule import PlannedDDL
 from tisink.model.events import DDLEvent
 from tisink.model.tso import LOGICAL_BITS
@@ -153,8 +153,9 @@ class WorkloadInput:
         self.first_row: Key | None = None
         self.first_ts = self.last_ts = 0
         self.schedule = schedule = record_schedule(scenario, seed, rows)
-        """Walked once here, and handed to the tasks (``owned_job``) instead of each walking
-        it again."""
+        """Walked once here, its tables planned once (``plan_windows``), and handed to the
+        tasks (``owned_job``) instead of each walking and planning it again."""
+        plan_windows(scenario, seed, schedule)
         others: list[tuple[int, int]] = []  # (before which transaction, ts)
         for before, step in schedule.others:
             if type(step) is PlannedDDL:

@@ -55,7 +55,7 @@ from tisink.feed.workload import (
     generate_selected_records,
 )
 from tisink.feed.workload.recorded import RecordedSchedule
-from tisink.feed.workload.selection import selectable
+from tisink.feed.workload.selection import BulkKeep, selectable
 from tisink.model.table import TableInfo
 
 FLUSH_EVERY_RECORDS = 4096
@@ -211,7 +211,7 @@ class _OwnedRows:
     def keeper(self, table: TableInfo, keys: tuple[str, ...]) -> KeepRow | None:
         return self._router.keeper(table, keys, self._owned)
 
-    def kept_integers(self, table: TableInfo, column: str, values: np.ndarray) -> np.ndarray | None:
+    def kept_integers(self, table: TableInfo, column: str, values: np.ndarray) -> BulkKeep | None:
         return self._router.kept_integers(table, column, values, self._owned)
 
 

@@ -25,6 +25,7 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.errors import SparkPlanError
 from tisink.feed.spark.plan import INSERT_SUB, INSERT_TAIL, RECORD_SUB, Key, PlayPlan, record_seq
 from tisink.feed.workload import KeepRow
+from tisink.feed.workload.selection import BulkKeep
 from tisink.model.events import RowChangedEvent, RowChecksum
 from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
@@ -131,7 +132,8 @@ class RowRouter:
             row.table = plan_table
             owner = 0
             if self._router is not None:  # the owner's sink reads the partition off the row
-                row.partition = self._router.partition_for_row(row, route.partitions)
+                if row.partition is None:  # else the generator's, from our ``kept_integers``
+                    row.partition = self._router.partition_for_row(row, route.partitions)
                 owner = route.owners[row.partition]
             items = [((owner, row.commit_ts, record_seq(place, RECORD_SUB)), record)]
         else:
@@ -182,10 +184,11 @@ class RowRouter:
 
     def kept_integers(
         self, table: TableInfo, column: str, values: np.ndarray, owned: Set[int]
-    ) -> np.ndarray | None:
+    ) -> BulkKeep | None:
         """Whether each row of ``table`` whose image holds these ``values`` in the integer
-        ``column`` goes to one of the ``owned`` owners, worked out for all at once; None when
-        the dispatcher reads more than that column (``keeper`` then tests row by row)."""
+        ``column`` goes to one of the ``owned`` owners, and its partition, worked out for all
+        at once; None when the dispatcher reads more than that column (``keeper`` then tests
+        row by row)."""
         router = self._router
         bulk = None if router is None else router.bulk_partitioner(table)
         if bulk is None or router is None or router.image_columns(table) != (column,):
@@ -194,7 +197,8 @@ class RowRouter:
         if route is None or route.table is not table:
             route = self._table_route(table, lambda: f"table {table.qualified_name}")
         mine = np.array([owner in owned for owner in route.owners], dtype=bool)
-        return mine[bulk(values, route.partitions)]
+        partitions = bulk(values, route.partitions)
+        return BulkKeep(mine[partitions], partitions)
 
     def _table_route(self, table: TableInfo, describe: Callable[[], str]) -> _TableRoute:
         ref = self._refs.get(id(table))

@@ -18,6 +18,7 @@ from tisink.feed.workload import (
     parse_scenario,
     record_line,
 )
+from tisink.feed.workload.generator import plan_windows, record_schedule
 from tisink.feed.workload.selection import selectable
 from tisink.model.table import TableInfo
 
@@ -188,7 +189,8 @@ def test_the_tasks_rows_together_are_the_workload_once(
 ) -> None:
     """Each task builds the rows of the partitions it owns (partition p: task p % tasks):
     every row of the whole feed is built by exactly one task, the same bytes in its place,
-    and every task has every other record (DDLs, resolved); a sparse walk builds the same."""
+    and every task has every other record (DDLs, resolved); a sparse walk builds the same,
+    over one schedule whose tables were planned once for all tasks (as a Spark driver does)."""
     scenario = load_scenario(name)
     records = list(generate_records(scenario, seed, 1500))
     unselected = {t.name for i, t in enumerate(scenario.tables) if not selectable(scenario, i)}
@@ -197,6 +199,8 @@ def test_the_tasks_rows_together_are_the_workload_once(
         d.to.split(".")[-1] for d in renames if scenario.tables[d.table].name in unselected
     }
     built: list[list[bytes]] = [[] for _ in records]
+    schedule = record_schedule(scenario, seed, 1500)
+    plan_windows(scenario, seed, schedule)
     for task in range(tasks):
         owned = frozenset(p for p in range(partitions) if p % tasks == task)
         select = _ByHash(partitions, owned, frozenset())
@@ -205,7 +209,7 @@ def test_the_tasks_rows_together_are_the_workload_once(
             if type(record) is not SkippedRow:
                 built[place].append(record_line(record))  # type: ignore[arg-type]
                 dense.append(built[place][-1])
-        sparse = generate_selected_records(scenario, seed, 1500, select, sparse=True)
+        sparse = generate_selected_records(scenario, seed, 1500, select, schedule, sparse=True)
         assert [record_line(r) for r in sparse if type(r) is not SkippedRow] == dense
     for record, copies in zip(records, built, strict=True):
         line = record_line(record)

@@ -7,8 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tisink.feed.workload.recorded import TableTxns
-from tisink.feed.workload.window import DELETE, INSERT, UPDATE, plan_window
+from tisink.feed.workload.window import DELETE, INSERT, UPDATE, TableTxns, plan_window
 
 MIXES = st.tuples(st.floats(0.05, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0)).map(
     lambda t: tuple(w / sum(t) for w in t)

@@ -6,8 +6,9 @@ from tests.feed.spark.tasks.test_owned_workload import PARTITIONS, SELECTED, SEL
 from tisink.core.clock import WallClock
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.spark.plan import PlayPlan, record_seq
+from tisink.feed.spark.tasks.owned_workload import _OwnedRows
 from tisink.feed.spark.tasks.routing import RowRouter, make_factory
-from tisink.feed.workload import generate_records, parse_scenario
+from tisink.feed.workload import generate_records, generate_selected_records, parse_scenario
 from tisink.model.events import DDLEvent
 from tisink.sink.partition_owner import OwnedRouter
 
@@ -103,3 +104,29 @@ def test_a_row_routed_in_its_task_carries_the_partition_its_sink_would_give_it()
             assert sink_router.partition_for_row(fresh, len(owned)) == view
             checked += 1
     assert checked > 100
+
+
+def test_rows_a_task_builds_carry_the_partitions_its_bulk_test_found() -> None:
+    scenario = parse_scenario(SELECTED, "selected.toml")
+    records = list(generate_records(scenario, 5, 1500))
+    ddls = [r.ddl for r in records if type(r) is FeedDDL]
+    router, check = _router(ddls, SELECTED_CONFIG), _router(ddls, SELECTED_CONFIG)
+    owned = {1, 4}
+    select = _OwnedRows(router, owned)
+    carried = {True: 0, False: 0}
+    refs = iter(range(len(ddls)))
+    for record in generate_selected_records(scenario, 5, 1500, select):
+        if type(record) is FeedDDL:  # this walk's table objects, as a task learns them
+            ref = next(refs)
+            if record.ddl.table is not None:
+                router.learn(record.ddl.table, ref)
+                check.learn(record.ddl.table, ref)
+        if type(record) is not FeedRow:
+            continue
+        row = record.row
+        carried[row.partition is not None] += 1
+        if row.partition is not None:  # sbtest1, hashed by its integer key in bulk
+            assert row.table.table == "sbtest1"
+            [((owner, _, _), _)] = check.route(row.replace(), 1)  # dispatched from its keys
+            assert row.partition == owner and owner in owned
+    assert carried[True] > 100 and carried[False] > 20  # the others' keys are not integers
