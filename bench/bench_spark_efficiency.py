@@ -111,7 +111,11 @@ def _sample(root: psutil.Process) -> Sample:
     cpu: dict[int, tuple[str, float, float]] = {}
     memory = 0
     memory_by: dict[str, int] = {}
-    for proc in [root, *root.children(recursive=True)]:
+    try:
+        tree = [root, *root.children(recursive=True)]
+    except psutil.Error:  # the play ended between two samples
+        tree = []
+    for proc in tree:
         try:
             times = proc.cpu_times()
             kind = _kind(proc, root.pid)

@@ -17,6 +17,7 @@ import ctypes
 import ctypes.util
 import logging
 import sys
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -28,17 +29,24 @@ _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 
 
-def keep_large_buffers() -> bool:
-    """Set glibc's thresholds for this process (no-op elsewhere); True when set."""
+def _glibc(function: str) -> Any | None:
+    """glibc's ``function``, or None where the C library is another (musl has no mallopt or
+    malloc_trim) or the platform not Linux."""
     if not sys.platform.startswith("linux"):
-        return False
+        return None
     name = ctypes.util.find_library("c")
     if name is None:
-        return False
+        return None
     try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return getattr(ctypes.CDLL(name), function)
+    except (OSError, AttributeError):
+        return None
+
+
+def keep_large_buffers() -> bool:
+    """Set glibc's thresholds for this process (no-op elsewhere); True when set."""
+    mallopt = _glibc("mallopt")
+    if mallopt is None:
         return False
     done = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)) and bool(
         mallopt(_M_TRIM_THRESHOLD, TRIM_BYTES)
@@ -47,3 +55,15 @@ def keep_large_buffers() -> bool:
         "glibc mmap threshold %d, trim threshold %d: %s", MMAP_THRESHOLD_BYTES, TRIM_BYTES, done
     )
     return done
+
+
+def release_free_memory() -> bool:
+    """Give the heap's free pages back to the kernel now (glibc's ``malloc_trim``; no-op
+    elsewhere); True when done. For a step that builds large temporaries once (the Spark
+    driver planning every table's rows: 150 MB of numpy temporaries at 2M rows): with
+    ``keep_large_buffers`` they stay in the heap, resident for the rest of the play."""
+    trim = _glibc("malloc_trim")
+    if trim is None:
+        return False
+    trim(0)
+    return True

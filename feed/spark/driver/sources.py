@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tisink.core.allocator import release_free_memory
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
@@ -156,6 +157,7 @@ class WorkloadInput:
         """Walked once here, its tables planned once (``plan_windows``), and handed to the
         tasks (``owned_job``) instead of each walking and planning it again."""
         plan_windows(scenario, seed, schedule)
+        release_free_memory()  # the planning's temporaries, which the tasks' play would keep
         others: list[tuple[int, int]] = []  # (before which transaction, ts)
         for before, step in schedule.others:
             if type(step) is PlannedDDL:
