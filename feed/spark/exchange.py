@@ -2,12 +2,14 @@
 
 Stage one hands every routed row to the JVM as a row of ``EXCHANGE_SCHEMA``: the owner, the
 ordering key (commitTs, and the feed place's ``seq`` cut into two longs), which half of a split
-UPDATE it is, its table's plan DDL and the line's own bytes. The JVM moves each row to its
-owner's partition (``repartitionById``) and sorts it by (commitTs, seq); no Python object is
-pickled per row. A split's ``ChunkReport`` travels in the same schema (``report``, pickled
-once per split and owner) with commitTs -1, so it sorts ahead of every row, where the owner
-checks it before writing anything. The owner decodes each line once (``exchanged_items``):
-stage one has already checked it against the schema of its table at that point of the feed.
+UPDATE it is, its table's plan DDL and where its line is (the file's rank, the line's offset
+and size: ``feed_lines.py``), about 45 bytes whatever the line's length. The JVM moves each
+row to its owner's partition (``repartitionById``) and sorts it by (commitTs, seq); no Python
+object is pickled per row and no line crosses into the JVM. A split's ``ChunkReport`` travels
+in the same schema (``report``, pickled once per split and owner) with commitTs -1, so it
+sorts ahead of every row, where the owner checks it before writing anything. The owner reads
+each line back from its file and decodes it once (``exchanged_items``): stage one has already
+checked it against the schema of its table at that point of the feed.
 A line's optional ``checksum`` travels in its bytes too: the owner reads it as the reader
 does, from the line's whole row, and gives a split UPDATE's half the checksum the table
 sink's split gives it, so both engines write the same checksums.
@@ -17,13 +19,14 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import groupby
 from typing import Any
 
+import numpy as np
 import orjson
 import pyarrow as pa
 
 from tisink.feed.format.checksums import parse_checksum
+from tisink.feed.spark.feed_lines import FeedLines, LineRun
 from tisink.feed.spark.plan import RECORD_SUB
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.routing import RowValue, ShuffleKey
@@ -32,7 +35,8 @@ from tisink.model.table import TableInfo
 from tisink.tablesink.split import split_update
 
 EXCHANGE_SCHEMA = (
-    "owner int, ts long, hi long, lo long, part byte, ref int, line binary, report binary"
+    "owner int, ts long, hi long, lo long, part byte, ref int, file int, at long, size int, "
+    "report binary"
 )
 """The exchange as Spark's ``mapInArrow`` declares it."""
 ARROW_SCHEMA = pa.schema(
@@ -43,7 +47,9 @@ ARROW_SCHEMA = pa.schema(
         ("lo", pa.int64()),
         ("part", pa.int8()),
         ("ref", pa.int32()),
-        ("line", pa.binary()),
+        ("file", pa.int32()),
+        ("at", pa.int64()),
+        ("size", pa.int32()),
         ("report", pa.binary()),
     ]
 )
@@ -56,8 +62,8 @@ LO_MASK = (1 << LO_BITS) - 1
 WHOLE, DELETE_HALF, INSERT_HALF = 0, 1, 2
 """``part``: the line's row whole, or one half of the UPDATE stage one split."""
 BATCH_ROWS = 8192
-"""Stage one hands its rows to the JVM once this many have gathered (checked after each of
-Spark's input batches, so a batch holds up to this plus one input batch's rows)."""
+"""Stage one hands its rows to the JVM once this many have gathered (checked after each run
+of lines, ``feed_lines.RUN_BYTES``, so a batch holds up to this plus one run's rows)."""
 
 RESULT_SCHEMA = "result binary"
 """What an owner's task returns: its pickled ``TaskResult``, one row."""
@@ -66,23 +72,24 @@ RESULT_ARROW = pa.schema([("result", pa.binary())])
 
 class ExchangeBatches:
     """Stage one's output, gathered column by column into Arrow batches. A row's line is
-    taken from the Arrow array Spark handed in (``lines_from``) by its index, so its bytes go
-    back to the JVM without a Python copy."""
+    named by its index in the current run (``lines_from``), whose offsets and sizes are
+    taken in bulk."""
 
     def __init__(self) -> None:
         self._keys: list[list[int]] = [[] for _ in range(6)]  # owner, ts, hi, lo, part, ref
-        self._lines: list[pa.Array] = []
-        self._run: pa.Array | None = None
+        self._places: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # file, at, size
+        self._run: LineRun | None = None
+        self._rank = 0
         self._picks: list[int] = []
         self._reports: list[tuple[int, bytes]] = []
 
     def __len__(self) -> int:
         return len(self._keys[0])
 
-    def lines_from(self, values: pa.Array) -> None:
-        """The lines the next rows' indexes name."""
+    def lines_from(self, run: LineRun, rank: int) -> None:
+        """The lines (of the file of ``rank``) the next rows' indexes name."""
         self._close_run()
-        self._run = values
+        self._run, self._rank = run, rank
 
     def routed(self, items: list[tuple[ShuffleKey, Any]], index: int) -> None:
         """The router's items of the row on line ``index`` of the current lines: one, or the
@@ -108,69 +115,55 @@ class ExchangeBatches:
         """The rows gathered so far, then the reports, as batches; the builder starts empty
         again (with the same current lines)."""
         self._close_run()
-        if self._lines:
+        if self._places:
             keys = zip(self._keys, list(ARROW_SCHEMA)[:6], strict=True)
             arrays = [pa.array(c, f.type) for c, f in keys]
-            lines = pa.concat_arrays(self._lines)
-            arrays += [lines, pa.nulls(len(lines), pa.binary())]
+            places = zip(zip(*self._places, strict=True), list(ARROW_SCHEMA)[6:9], strict=True)
+            arrays += [pa.array(np.concatenate(column), f.type) for column, f in places]
+            arrays.append(pa.nulls(len(arrays[0]), pa.binary()))
             yield pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
         if self._reports:
             count = len(self._reports)
             owners = pa.array([owner for owner, _ in self._reports], pa.int32())
             arrays = [owners, pa.array([-1] * count, pa.int64())]
-            arrays += [pa.array([0] * count, f.type) for f in list(ARROW_SCHEMA)[2:6]]
-            arrays.append(pa.nulls(count, pa.binary()))
+            arrays += [pa.array([0] * count, f.type) for f in list(ARROW_SCHEMA)[2:9]]
             arrays.append(pa.array([report for _, report in self._reports], pa.binary()))
             yield pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
         self._keys = [[] for _ in range(6)]
-        self._lines, self._reports = [], []
+        self._places, self._reports = [], []
 
     def _close_run(self) -> None:
         if self._picks:
             assert self._run is not None
-            self._lines.append(self._run.take(pa.array(self._picks, pa.int32())))
+            picks = np.array(self._picks, np.intp)
+            files = np.full(len(picks), self._rank, np.int32)
+            self._places.append((files, self._run.at[picks], self._run.sizes[picks]))
             self._picks = []
 
 
-def split_lines(
-    batches: Iterable[pa.RecordBatch],
-) -> Iterator[tuple[str, int, Iterator[pa.Array]]]:
-    """The lines of Spark's text rows ``(file_name, file_block_start, value)``, split by split:
-    ``(file, block start, runs of the split's lines as bytes)``; a split may run over several
-    batches, and a batch hold several splits."""
-
-    def runs() -> Iterator[tuple[tuple[str, int], pa.Array]]:
-        for batch in batches:
-            files = batch.column(0).to_pylist()
-            blocks = batch.column(1).to_pylist()
-            values = batch.column(2).cast(pa.binary())  # from text: the same buffers
-            at = 0
-            for key, group in groupby(zip(files, blocks, strict=True)):
-                count = sum(1 for _ in group)
-                yield key, values.slice(at, count)
-                at += count
-
-    for (file, block), group in groupby(runs(), key=lambda run: run[0]):
-        yield file, block, (lines for _, lines in group)
-
-
 def exchanged_items(
-    batches: Iterable[pa.RecordBatch], tables: Sequence[TableInfo | None]
+    batches: Iterable[pa.RecordBatch], tables: Sequence[TableInfo | None], lines: FeedLines
 ) -> Iterator[tuple[ShuffleKey, Any]]:
     """An owner's sorted exchange as the items ``owner.play_partition`` takes: each report,
-    then each row's ``RowValue`` (its line decoded; a split UPDATE's half keeps one image and
-    only its DELETE half counts as the feed's row). ``tables`` are the plan DDLs' tables, by
-    ``ref``: what a line's checksum is read against."""
+    then each row's ``RowValue`` (its line read back from ``lines`` and decoded; a split
+    UPDATE's half keeps one image and only its DELETE half counts as the feed's row).
+    ``tables`` are the plan DDLs' tables, by ``ref``: what a line's checksum is read
+    against."""
     loads = orjson.loads
+    readers: dict[int, Any] = {}
     for batch in batches:
         columns = [batch.column(i).to_pylist() for i in range(len(ARROW_SCHEMA))]
-        for owner, ts, hi, lo, part, ref, line, report in zip(*columns, strict=True):
+        for owner, ts, hi, lo, part, ref, file, at, size, report in zip(*columns, strict=True):
             key = (owner, ts, hi << LO_BITS | lo)
             if report is not None:
                 yield key, pickle.loads(report)
                 continue
+            read = readers.get(file)
+            if read is None:
+                read = readers[file] = lines.reader(file)
+            line = read(size, at)
             obj = loads(line)
-            size = len(line.rstrip(b"\r\n"))
+            size = len(line.rstrip(b"\r"))
             checksum = None
             if "checksum" in obj:  # the one cost of a row without a checksum
                 checksum = _checksum(obj, tables[ref], ts, part)

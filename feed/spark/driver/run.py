@@ -8,9 +8,10 @@
    each table's rows in bulk, walks only the transactions that touch rows of its partitions,
    builds those rows and plays them (``owned_workload.py``): no shuffle, no barrier, and
    O(rows / tasks) Python work per task.
-3. A feed: stage one checks every line and routes each row to the (topic, partition) the MQ
-   sink would write it to; the lines' bytes cross in Arrow batches, the JVM moves them to
-   their owner and sorts them by (commitTs, feed order) (``exchange.py``); each owner checks
+3. A feed: the tasks read its files in splits themselves (``feed_lines.py``); stage one checks
+   every line and routes each row to the (topic, partition) the MQ sink would write it to;
+   each line's place in its file crosses in Arrow batches, the JVM moves it to its owner and
+   sorts it by (commitTs, feed order) (``exchange.py``); each owner reads its lines back, checks
    stage one's reports (any bad record: it writes nothing), then plays its rows, its topic's
    DDLs and the watermark points into that partition alone.
 
@@ -213,7 +214,7 @@ def _run(
             return sorted(played, key=lambda result: result.task)
         assert isinstance(source, FeedInput)
         exchange = source.stage_one(spark, broadcast)
-        owners = _feed_owners(exchange, plan.tasks, broadcast, profile)
+        owners = _feed_owners(exchange, plan.tasks, broadcast, source.paths, profile)
         context.setJobGroup(stop.group, "stage one and the partition owners")
         found = [pickle.loads(row.result) for row in owners.collect()]
         return sorted(found, key=lambda result: result.task)
@@ -222,13 +223,16 @@ def _run(
         broadcast.unpersist()
 
 
-def _feed_owners(exchange: Any, tasks: int, broadcast: Any, profile: str | None) -> Any:
+def _feed_owners(
+    exchange: Any, tasks: int, broadcast: Any, paths: tuple[str, ...], profile: str | None
+) -> Any:
     """A feed's exchange moved to its owners and sorted by the JVM, each owner's partition
-    played: a DataFrame of their pickled ``TaskResult``s. The exchange's partition is the
-    owner itself (``repartitionById``), so each owner is one task."""
+    played, its lines read from the feed's files (``paths``): a DataFrame of their pickled
+    ``TaskResult``s. The exchange's partition is the owner itself (``repartitionById``), so
+    each owner is one task."""
 
     def owner_task(batches: Any) -> Any:
-        played = play_exchanged(batches, broadcast.value)
+        played = play_exchanged(batches, broadcast.value, paths)
         return played if profile is None else timed("stage two", profile, played)
 
     owned = exchange.repartitionById(tasks, "owner").sortWithinPartitions(*ORDER)

@@ -8,6 +8,7 @@ DataFrame of the Arrow exchange (``exchange.py``).
 
 from __future__ import annotations
 
+import os
 import pickle
 from typing import Any, Protocol
 
@@ -16,13 +17,13 @@ import numpy as np
 from tisink.core.allocator import release_free_memory
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
-from tisink.feed.format.reader import FeedParser
+from tisink.feed.format.reader import FeedParser, feed_files
 from tisink.feed.format.records import FeedDDL, Source
 from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
-from tisink.feed.spark.driver.feed_paths import RAW_LOCAL_FS, literal_paths
 from tisink.feed.spark.driver.survey import SURVEY_SCHEMA, FeedSurvey, survey_batches
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.exchange import EXCHANGE_SCHEMA
+from tisink.feed.spark.feed_lines import feed_splits
 from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
@@ -56,28 +57,28 @@ class PlayInput(Protocol):
 
 
 class FeedInput:
-    """A local feed file or folder, its files listed and named as the inline engine reads
-    them (``feed_paths.py``). Reading it surveys it and checks its DDLs in feed order;
-    ``check`` raises the feed's first problem if a DDL was bad. Its lines reach Python as
-    Arrow batches (``mapInArrow``), never as a Python row each."""
+    """A local feed file or folder, its files listed as the inline engine reads them and cut
+    into splits that the tasks read themselves (``feed_lines.py``). Reading it surveys it and
+    checks its DDLs in feed order; ``check`` raises the feed's first problem if a DDL was
+    bad. Spark hands each task only its splits' indexes: no line passes through the JVM."""
 
     def __init__(
         self, spark: Any, path: str, interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS
     ) -> None:
-        paths = literal_paths(path)
-        try:
-            self._frame = (
-                spark.read.options(**RAW_LOCAL_FS)
-                .text(paths)
-                .select("_metadata.file_name", "_metadata.file_block_start", "value")
-            )
-        except Exception as err:  # Spark's AnalysisException: a missing or unreadable path
-            raise FeedError(f"feed {path}: {str(err).splitlines()[0]}") from err
+        files = feed_files(path)
+        self.paths = tuple(os.path.abspath(file) for file in files)
+        """The feed's files by rank, as the owners read their lines back."""
+        self._splits = tuple(feed_splits(files, spark.sparkContext.defaultParallelism))
+        if not self._splits:
+            raise FeedError("the feed holds no lines")
+        count = len(self._splits)
+        self._frame = spark.range(0, count, 1, count)  # split i alone in Spark partition i
+        splits = self._splits
         survey = self._frame.mapInArrow(
-            lambda batches: survey_batches(batches, interval_ms), SURVEY_SCHEMA
+            lambda batches: survey_batches(batches, splits, interval_ms), SURVEY_SCHEMA
         )
         found = [item for row in survey.collect() for item in pickle.loads(row.items)]
-        self.survey = FeedSurvey.collect(found)
+        self.survey = FeedSurvey.collect(found, [file.name for file in files])
         self.ddls: list[DDLEvent] = []
         self.ddl_keys: list[Key] = []
         self._ddl_lines: list[tuple[int, str]] = []
@@ -102,7 +103,7 @@ class FeedInput:
 
     def _stage(self, broadcast: Any, *, validate_only: bool) -> Any:
         stop = self._ddl_problem.place if self._ddl_problem else None
-        stage = FeedStage(self.survey.ranks, tuple(self._ddl_lines), stop, validate_only)
+        stage = FeedStage(self._splits, tuple(self._ddl_lines), stop, validate_only)
         profile = profile_folder()
 
         def stage_one(batches: Any) -> Any:

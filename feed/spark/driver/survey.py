@@ -1,20 +1,19 @@
-"""The first pass over a feed folder: how Spark splits it, and the few records the plan needs.
+"""The first pass over a feed folder: its splits, and the few records the plan needs.
 
-Spark reads a feed in splits (large files are cut into several), so a line's place in the feed
-is (file rank, split start, index in the split): that orders lines as the feed does without
-counting lines across splits first. This pass reads the text once and parses only the lines
-the driver needs before routing anything: the DDLs (they define the schemas rows are checked
-and routed with), the ``resolved`` records (watermark points), each split's first row and the
-commitTs of its first and last lines; it counts each split's lines, which turns a place back
-into ``file:line``.
+The tasks read a feed in splits (large files are cut into several byte ranges:
+``feed_lines.py``), so a line's place in the feed is (file rank, split start, index in the
+split): that orders lines as the feed does without counting lines across splits first. This
+pass reads the text once and parses only the lines the driver needs before routing anything:
+the DDLs (they define the schemas rows are checked and routed with), the ``resolved`` records
+(watermark points), each split's first row and the commitTs of its first and last lines; it
+counts each split's lines, which turns a place back into ``file:line``.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from typing import Any
 
 import orjson
@@ -22,8 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tisink.feed.errors import FeedError
-from tisink.feed.spark.driver.feed_paths import feed_file_name
-from tisink.feed.spark.exchange import split_lines
+from tisink.feed.spark.feed_lines import FeedSplit, split_runs
 from tisink.model.tso import LOGICAL_BITS
 
 BLOCK_BITS = 44
@@ -35,10 +33,6 @@ def place_of(rank: int, block_start: int, index: int) -> int:
     """The place of line ``index`` of the split starting at byte ``block_start`` of the file
     of ``rank`` (files in name order)."""
     return ((rank << BLOCK_BITS | block_start) << INDEX_BITS) | index
-
-
-def _split_key(row: Any) -> tuple[str, int]:
-    return row[0], row[1]
 
 
 def _ts_of(text: str) -> int | None:
@@ -82,18 +76,12 @@ def _line_intervals(lines: pa.Array, interval_ms: int) -> set[int]:
     return intervals
 
 
-def survey_partition(rows: Iterable[Any], interval_ms: int) -> Iterator[tuple[Any, ...]]:
-    """``survey_split`` per split of ``(file_name, file_block_start, value)`` rows."""
-    for (file, block), lines in groupby(rows, key=_split_key):
-        texts = pa.array([row[2] for row in lines], pa.string())
-        yield from survey_split(file, block, [texts], interval_ms)
-
-
 def survey_split(
-    file: str, block: int, runs: Iterable[pa.Array], interval_ms: int
+    file: int, block: int, runs: Iterable[pa.Array], interval_ms: int
 ) -> Iterator[tuple[Any, ...]]:
-    """One split of ``file`` starting at byte ``block``, its lines in runs (Arrow text or
-    bytes): ``("n", file, block, lines)``, ``("d", file, block, index, text)`` per DDL,
+    """One split of the file of rank ``file`` starting at byte ``block``, its lines in runs
+    (Arrow text or bytes, each line with or without its ``\\n``): ``("n", file, block,
+    lines)``, ``("d", file, block, index, text)`` per DDL,
     ``("s", file, block, index, ts)`` per resolved record, ``("r", file, block, index, ts)``
     for its first row, ``("t", file, block, first_ts, last_ts)`` and ``("i", intervals)``: the
     watermark intervals its records fall in (the watermark policy's grid). Only the lines
@@ -139,23 +127,32 @@ def survey_split(
 
 
 def _text(line: pa.Scalar) -> str:
-    """A line as text. Spark does not check a line's UTF-8, so a line that is not has its bad
-    bytes replaced here: stage one, which reads the bytes, names it as a bad line."""
+    """A line as text, without its ``\\n``. A line that is not UTF-8 has its bad bytes
+    replaced here: stage one, which reads the bytes, names it as a bad line."""
     raw: bytes = line.as_py()
-    return raw.decode("utf-8", "replace")
+    return raw.removesuffix(b"\n").decode("utf-8", "replace")
 
 
 SURVEY_SCHEMA = "items binary"
 """What a survey task returns: its pickled items, one row."""
 
 
-def survey_batches(batches: Iterable[pa.RecordBatch], interval_ms: int) -> Iterator[pa.RecordBatch]:
-    """The survey of the splits in the Arrow batches of a Spark partition, its items pickled
-    in one row (they are few: a handful per split, and the DDL lines)."""
+def survey_batches(
+    batches: Iterable[pa.RecordBatch], splits: Sequence[FeedSplit], interval_ms: int
+) -> Iterator[pa.RecordBatch]:
+    """The survey of the splits whose indexes (``id``, into ``splits``) are in the Arrow
+    batches of a Spark partition, its items pickled in one row (they are few: a handful per
+    split, and the DDL lines)."""
     items = [
         item
-        for file, block, runs in split_lines(batches)
-        for item in survey_split(file, block, runs, interval_ms)
+        for batch in batches
+        for index in batch.column(0).to_pylist()
+        for item in survey_split(
+            splits[index].rank,
+            splits[index].start,
+            (run.lines for run in split_runs(splits[index])),
+            interval_ms,
+        )
     ]
     yield pa.RecordBatch.from_pydict({"items": pa.array([pickle.dumps(items)], pa.binary())})
 
@@ -173,10 +170,12 @@ def _kind(text: str) -> str | None:
 
 @dataclass
 class FeedSurvey:
-    """The collected first pass: file ranks, split line counts and the records it kept."""
+    """The collected first pass: file names, split line counts and the records it kept."""
 
-    ranks: dict[str, int]
-    counts: dict[tuple[str, int], int]
+    names: Sequence[str]
+    """The feed's file names by rank, as the inline engine names them."""
+    counts: dict[tuple[int, int], int]
+    """The lines of each split, by (file rank, split start)."""
     ddl_lines: list[tuple[int, str]]
     """(place, text) of every DDL line, in feed order."""
     resolved: list[tuple[int, int]]
@@ -189,25 +188,24 @@ class FeedSurvey:
     """The watermark intervals (indices) that hold records."""
 
     @classmethod
-    def collect(cls, items: Iterable[tuple[Any, ...]]) -> FeedSurvey:
+    def collect(cls, items: Iterable[tuple[Any, ...]], names: Sequence[str]) -> FeedSurvey:
+        """The survey of the feed whose files are ``names`` (by rank) from its splits'
+        items."""
         parts: dict[str, list[tuple[Any, ...]]] = {}
         for item in items:
             parts.setdefault(item[0], []).append(item)
         counts = {(f, b): n for _, f, b, n in parts.get("n", [])}
-        if not counts:
+        if not any(counts.values()):
             raise FeedError("the feed holds no lines")
-        # Spark names files URI-encoded: the feed's order is that of the names themselves
-        names = sorted({f for f, _ in counts}, key=feed_file_name)
-        ranks = {name: rank for rank, name in enumerate(names)}
 
-        def at(file: str, block: int, index: int) -> int:
-            return place_of(ranks[file], block, index)
+        def at(file: int, block: int, index: int) -> int:
+            return place_of(file, block, index)
 
         rows = sorted((at(f, b, i), ts) for _, f, b, i, ts in parts.get("r", []))
         edges = [(at(f, b, 0), first, last) for _, f, b, first, last in parts.get("t", [])]
         edges.sort()
         return cls(
-            ranks=ranks,
+            names=names,
             counts=counts,
             ddl_lines=sorted((at(f, b, i), text) for _, f, b, i, text in parts.get("d", [])),
             resolved=sorted((at(f, b, i), ts) for _, f, b, i, ts in parts.get("s", [])),
@@ -222,9 +220,5 @@ class FeedSurvey:
         index = place & ((1 << INDEX_BITS) - 1)
         block = (place >> INDEX_BITS) & ((1 << BLOCK_BITS) - 1)
         rank = place >> (INDEX_BITS + BLOCK_BITS)
-        name = next(n for n, r in self.ranks.items() if r == rank)
-        before = sum(n for (f, b), n in self.counts.items() if f == name and b < block)
-        return feed_file_name(name), before + index + 1
-
-    def start_of(self, file: str, block: int) -> int:
-        return place_of(self.ranks[file], block, 0)
+        before = sum(n for (f, b), n in self.counts.items() if f == rank and b < block)
+        return self.names[rank], before + index + 1

@@ -1,10 +1,11 @@
 """The first stage over a feed folder: check every line and route every row, split by split.
 
-Each split gets a reader (``FeedParser``, the streaming reader's own checks) whose schemas are
-where the feed is at the split's start: the DDL lines before it are read into it first. The
-split's lines are then read in order; each row is routed to its owner and leaves as its line's
-bytes in an Arrow row of the exchange (``exchange.py``), and the split ends with a
-``ChunkReport`` for every owner (its first bad line, what the cross-split checks need, the
+A task reads its splits' lines itself (``feed_lines.py``). Each split gets a reader
+(``FeedParser``, the streaming reader's own checks) whose schemas are where the feed is at the
+split's start: the DDL lines before it are read into it first. The split's lines are then read
+in order; each row is routed to its owner and leaves as its line's place in its file in an
+Arrow row of the exchange (``exchange.py``), and the split ends with a ``ChunkReport`` for
+every owner (its first bad line, what the cross-split checks need, the
 transactions whose UPDATE was split, the BOOTSTRAP cadence counts). Every line is checked here
 because no owner may write before the whole feed is known to be good. A split stops at its
 first bad line, and with ``validate_only`` nothing is routed: the driver then only wants the
@@ -25,7 +26,8 @@ from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow, Source
 from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.driver.survey import place_of
-from tisink.feed.spark.exchange import BATCH_ROWS, ExchangeBatches, split_lines
+from tisink.feed.spark.exchange import BATCH_ROWS, ExchangeBatches
+from tisink.feed.spark.feed_lines import FeedSplit, LineRun, split_runs
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.stop_marker import shield_from_terminal
@@ -36,7 +38,8 @@ from tisink.feed.spark.tasks.routing import RowRouter
 class FeedStage:
     """What the feed's first stage needs besides the plan (broadcast with it)."""
 
-    ranks: dict[str, int]
+    splits: tuple[FeedSplit, ...]
+    """The feed's splits: a task reads those whose index Spark hands it."""
     ddl_lines: tuple[tuple[int, str], ...]
     """(place, text) of the DDLs the plan holds, in feed order: plan DDL i is line i."""
     stop: int | None = None
@@ -47,17 +50,20 @@ class FeedStage:
 def feed_stage_batches(
     batches: Iterable[pa.RecordBatch], plan: PlayPlan, stage: FeedStage
 ) -> Iterator[pa.RecordBatch]:
-    """Stage one over the Arrow batches of a Spark partition of ``(file_name,
-    file_block_start, value)`` rows: the exchange's batches."""
+    """Stage one over the Arrow batches of a Spark partition of split indexes (``id``, into
+    ``stage.splits``): the exchange's batches."""
     shield_from_terminal(plan.stop_marker)
     router = RowRouter(plan)
     counting = plan.bootstrap is not None
     out = ExchangeBatches()
-    for file, block, runs in split_lines(batches):
-        counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
-        start = place_of(stage.ranks[file], block, 0)
-        report = yield from _split(router, stage, start, file, runs, counts, out)
-        out.report(report, plan.tasks)
+    for batch in batches:
+        for index in batch.column(0).to_pylist():
+            split = stage.splits[index]
+            counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
+            start = place_of(split.rank, split.start, 0)
+            runs = split_runs(split)
+            report = yield from _split(router, stage, start, split, runs, counts, out)
+            out.report(report, plan.tasks)
     yield from out.take()
 
 
@@ -65,8 +71,8 @@ def _split(
     router: RowRouter,
     stage: FeedStage,
     start: int,
-    file: str,
-    runs: Iterator[pa.Array],
+    split: FeedSplit,
+    runs: Iterator[LineRun],
     counts: TableIntervals | None,
     out: ExchangeBatches,
 ) -> Generator[pa.RecordBatch, None, ChunkReport]:
@@ -76,7 +82,7 @@ def _split(
     pending = next(ddls, None)
     while pending is not None and pending[1][0] < start:
         ref, (place, text) = pending
-        _learn(router, parser.parse_line(text.encode(), Source(file, 0)), ref)
+        _learn(router, parser.parse_line(text.encode(), Source(split.path, 0)), ref)
         pending = next(ddls, None)
     first: tuple[int, int] | None = None
     last_ts, last_resolved = 0, -1
@@ -84,12 +90,13 @@ def _split(
     router.split_txns.clear()
     offset = start  # the place of the run's first line
     route, routed = router.route, out.routed
-    for values in runs:
+    for run in runs:
+        values = run.lines
         if stage.stop is not None and offset + len(values) > stage.stop:
             values = values.slice(0, max(0, stage.stop - offset))
-        out.lines_from(values)
+        out.lines_from(run, split.rank)
         lines = values.to_pylist()
-        records = parser.parse_lines(lines, file)
+        records = parser.parse_lines(lines, split.path)
         number = 0  # the line of the run read last (1-based)
         while problem is None:
             try:
@@ -125,13 +132,13 @@ def _split(
             if ts > last_ts:
                 last_ts = ts
         offset += len(lines)
-        if len(out) >= BATCH_ROWS:  # a run is one input batch's lines at most
+        if len(out) >= BATCH_ROWS:  # a run is about RUN_BYTES of lines at most
             yield from out.take()
         if problem is not None or (stage.stop is not None and offset >= stage.stop):
             break
-    split = tuple(sorted(router.split_txns))
+    split_txns = tuple(sorted(router.split_txns))
     found = counts.entries() if counts is not None else ()
-    return ChunkReport(start, first, last_ts, last_resolved, problem, split, found)
+    return ChunkReport(start, first, last_ts, last_resolved, problem, split_txns, found)
 
 
 def _next_record(lines: list[bytes], number: int) -> int:

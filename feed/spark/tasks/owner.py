@@ -42,6 +42,7 @@ from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import owner_bootstraps
 from tisink.feed.spark.driver.progress import progress_path, report_progress
 from tisink.feed.spark.exchange import RESULT_ARROW, exchanged_items
+from tisink.feed.spark.feed_lines import FeedLines
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.reports import ChunkReport, first_problem
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
@@ -92,14 +93,18 @@ def play_partition(
     return asyncio.run(play_owner(result, plan, [owner], records, progress, split_txns))
 
 
-def play_exchanged(batches: Iterable[pa.RecordBatch], plan: PlayPlan) -> Iterator[pa.RecordBatch]:
-    """Stage two of a feed over one owner's sorted exchange (``exchange.py``): its
-    ``TaskResult``, pickled in one row."""
-    items = exchanged_items(batches, tuple(ddl.table for ddl in plan.ddls))
-    first = next(items, None)
-    if first is None:  # a partition no owner plays (each owner gets every split's report)
-        return
-    result = play_partition(first[0][0], itertools.chain([first], items), plan)
+def play_exchanged(
+    batches: Iterable[pa.RecordBatch], plan: PlayPlan, paths: Sequence[str]
+) -> Iterator[pa.RecordBatch]:
+    """Stage two of a feed over one owner's sorted exchange (``exchange.py``), its lines read
+    back from the feed's files (``paths``, by rank): its ``TaskResult``, pickled in one
+    row."""
+    with FeedLines(paths) as lines:
+        items = exchanged_items(batches, tuple(ddl.table for ddl in plan.ddls), lines)
+        first = next(items, None)
+        if first is None:  # a partition no owner plays (each owner gets every split's report)
+            return
+        result = play_partition(first[0][0], itertools.chain([first], items), plan)
     row = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
     yield pa.RecordBatch.from_arrays([pa.array([row], pa.binary())], schema=RESULT_ARROW)
 

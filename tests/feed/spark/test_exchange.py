@@ -1,5 +1,6 @@
-"""The feed's Arrow exchange without Spark: stage one's batches, sorted as the JVM sorts them,
-give each owner exactly the items the router makes of the feed's rows."""
+"""The feed's Arrow exchange without Spark: stage one's batches over a feed file's splits,
+sorted as the JVM sorts them, give each owner exactly the items the router makes of the
+feed's rows, its lines read back from the file."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from tisink.core.clock import WallClock
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedRow, Source
 from tisink.feed.spark.driver.run import _plan
-from tisink.feed.spark.driver.survey import FeedSurvey, place_of, survey_partition
-from tisink.feed.spark.exchange import ORDER, exchanged_items, split_lines
+from tisink.feed.spark.driver.survey import FeedSurvey, place_of, survey_split
+from tisink.feed.spark.exchange import ORDER, exchanged_items
+from tisink.feed.spark.feed_lines import FeedLines, FeedSplit, split_runs
 from tisink.feed.spark.plan import PlayPlan, record_seq
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
@@ -24,34 +26,43 @@ from tisink.feed.workload import generate_feed
 from tisink.model.events import RowChecksum
 
 INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
-BLOCK = 5000
-"""Where the feed's second split starts (its byte offset, as Spark names a split)."""
 
 
-def _batches(rows: list[tuple[str, int, bytes]], size: int) -> list[pa.RecordBatch]:
-    """Spark's text rows as Arrow batches of ``size`` rows: a split runs over several."""
-    out = []
-    for at in range(0, len(rows), size):
-        part = rows[at : at + size]
-        out.append(
-            pa.RecordBatch.from_arrays(
-                [
-                    pa.array([r[0] for r in part]),
-                    pa.array([r[1] for r in part], pa.int64()),
-                    pa.array([r[2] for r in part], pa.binary()),
-                ],
-                names=["file_name", "file_block_start", "value"],
-            )
+class _Feed:
+    """A feed file in two splits, the second starting inside a line; each line's place."""
+
+    def __init__(self, path: Path, lines: list[bytes]) -> None:
+        self.path, self.lines = path, lines
+        path.write_bytes(b"".join(line + b"\n" for line in lines))
+        starts = [sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))]
+        cut = starts[len(lines) // 2] + 3  # inside a line: it stays in the first split
+        self.splits = (
+            FeedSplit(0, str(path), 0, cut),
+            FeedSplit(0, str(path), cut, path.stat().st_size),
         )
-    return out
+        self.second = second = next(i for i, start in enumerate(starts) if start >= cut)
+        """The first line of the second split."""
+        self.places = [
+            place_of(0, 0, i) if i < second else place_of(0, cut, i - second)
+            for i in range(len(lines))
+        ]
+
+    def stage_one(self, plan: PlayPlan, stage: FeedStage) -> list[pa.RecordBatch]:
+        """Stage one's batches, the two splits in one Spark partition."""
+        ids = pa.RecordBatch.from_arrays([pa.array([0, 1], pa.int64())], names=["id"])
+        return list(feed_stage_batches([ids], plan, stage))
 
 
 class _Input:
     """What ``run._plan`` reads of a feed, found as the driver finds it (no Spark)."""
 
-    def __init__(self, rows: list[tuple[str, int, bytes]]) -> None:
-        texts = [(f, b, v.decode()) for f, b, v in rows]
-        self.survey = FeedSurvey.collect(survey_partition(texts, 1000))
+    def __init__(self, feed: _Feed) -> None:
+        items = [
+            item
+            for split in feed.splits
+            for item in survey_split(0, split.start, (run.lines for run in split_runs(split)), 1000)
+        ]
+        self.survey = FeedSurvey.collect(items, ["feed.jsonl"])
         parser = FeedParser()
         self.ddls: list[Any] = []
         self.ddl_keys: list[Any] = []
@@ -67,31 +78,25 @@ class _Input:
         self.intervals = self.survey.intervals
 
 
-def _feed(tmp_path: Path) -> list[tuple[str, int, bytes]]:
-    """The demo feed with one UPDATE moved to a new primary key, in two splits."""
-    whole = tmp_path / "feed.jsonl"
+def _lines(tmp_path: Path) -> list[bytes]:
+    """The demo feed's lines with one UPDATE moved to a new primary key."""
+    whole = tmp_path / "demo.jsonl"
     generate_feed("demo", 4, 400, whole)
     lines = whole.read_bytes().splitlines()
     updates = ((i, orjson.loads(line)) for i, line in enumerate(lines) if b'"op":"UPDATE"' in line)
     at, update = next((i, u) for i, u in updates if i > 100 and "id" in u["after"])
     update["after"]["id"] = 4_000_000_000
     lines[at] = orjson.dumps(update)
-    half = len(lines) // 2
-    return [("feed.jsonl", 0 if i < half else BLOCK, line) for i, line in enumerate(lines)]
+    return lines
 
 
-def _setup(tmp_path: Path, rows: list[tuple[str, int, bytes]]) -> tuple[PlayPlan, FeedStage]:
-    source = _Input(rows)
+def _setup(tmp_path: Path, feed: _Feed) -> tuple[PlayPlan, FeedStage]:
+    source = _Input(feed)
     uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num=3"
     factory = make_factory(uri, INDEX_VALUE, WallClock())
     plan = _plan(factory, source, INDEX_VALUE, True, 1000, None)  # type: ignore[arg-type]
     ddl_lines = tuple(source.survey.ddl_lines)
-    return plan, FeedStage(source.survey.ranks, ddl_lines)
-
-
-def _places(rows: list[tuple[str, int, bytes]]) -> list[int]:
-    starts = {block: i for i, (_, block, _) in reversed(list(enumerate(rows)))}
-    return [place_of(0, block, i - starts[block]) for i, (_, block, _) in enumerate(rows)]
+    return plan, FeedStage(feed.splits, ddl_lines)
 
 
 def _owned(exchange: list[pa.RecordBatch], owner: int) -> list[pa.RecordBatch]:
@@ -101,41 +106,32 @@ def _owned(exchange: list[pa.RecordBatch], owner: int) -> list[pa.RecordBatch]:
     return mine.sort_by([(column, "ascending") for column in ORDER]).to_batches(max_chunksize=5)
 
 
-def test_split_lines_gives_each_split_its_runs_across_batches() -> None:
-    rows = [("a", 0, b"1"), ("a", 0, b"2"), ("a", 0, b"3"), ("a", 9, b"4"), ("b", 0, b"5")]
-    found = [
-        (file, block, [line for run in runs for line in run.to_pylist()])
-        for file, block, runs in split_lines(_batches(rows, 2))
-    ]
-    assert found == [("a", 0, [b"1", b"2", b"3"]), ("a", 9, [b"4"]), ("b", 0, [b"5"])]
-
-
 def test_each_owner_gets_the_routers_items_of_its_rows_behind_every_report(
     tmp_path: Path,
 ) -> None:
-    values = _owners_get_the_routers_items(tmp_path, _feed(tmp_path))
+    values = _owners_get_the_routers_items(tmp_path, _lines(tmp_path))
     assert all(value[6] is None for value in values)
 
 
 def test_a_lines_checksum_reaches_its_owner_as_the_router_gives_it(tmp_path: Path) -> None:
     """The feed's checksums, the split UPDATE's corrupted one zeroed on each half as the
     table sink's split zeroes it."""
-    rows = _feed(tmp_path)
+    lines = _lines(tmp_path)
     given: tuple[dict[str, Any] | None, ...] = (
         {},
         {"version": 1},
         {"current": 7, "previous": 9},
         None,
     )
-    for index, (file, block, line) in enumerate(rows):
+    for index, line in enumerate(lines):
         record = orjson.loads(line)
         checksum = given[index % len(given)]
         if record["type"] == "row" and checksum is not None:
             record["checksum"] = checksum
         if record.get("after", {}).get("id") == 4_000_000_000:
             record["checksum"] = {"corrupted": True}
-        rows[index] = (file, block, orjson.dumps(record))
-    values = _owners_get_the_routers_items(tmp_path, rows)
+        lines[index] = orjson.dumps(record)
+    values = _owners_get_the_routers_items(tmp_path, lines)
     [delete] = [v[6] for v in values if v[3] is None and v[6] is not None and v[6].corrupted]
     [insert] = [v[6] for v in values if not v[5]]  # the one split's INSERT half
     assert delete.current == 0 and delete.previous != 0
@@ -145,16 +141,17 @@ def test_a_lines_checksum_reaches_its_owner_as_the_router_gives_it(tmp_path: Pat
     assert any(value[6] == RowChecksum(2, False, 7, 9) for value in values)
 
 
-def _owners_get_the_routers_items(tmp_path: Path, rows: list[tuple[str, int, bytes]]) -> list[Any]:
+def _owners_get_the_routers_items(tmp_path: Path, lines: list[bytes]) -> list[Any]:
     """Check each owner's exchange gives the router's items of its rows behind every
     report; every row's value."""
-    plan, stage = _setup(tmp_path, rows)
+    feed = _Feed(tmp_path / "feed.jsonl", lines)
+    plan, stage = _setup(tmp_path, feed)
     assert plan.split_updates
-    exchange = list(feed_stage_batches(_batches(rows, 7), plan, stage))
+    exchange = feed.stage_one(plan, stage)
     # what the router makes of the rows read in feed order, by owner
     router, parser, ref = RowRouter(plan), FeedParser(), 0
     expected: dict[int, list[Any]] = {owner: [] for owner in range(plan.tasks)}
-    for (_, _, line), place in zip(rows, _places(rows), strict=True):
+    for line, place in zip(lines, feed.places, strict=True):
         record = parser.parse_line(line, Source("feed.jsonl", 1))
         if type(record) is FeedDDL:
             if record.ddl.table is not None:
@@ -167,7 +164,8 @@ def _owners_get_the_routers_items(tmp_path: Path, rows: list[tuple[str, int, byt
     assert len(halves) == 1  # the key-changing UPDATE, split
     tables = tuple(ddl.table for ddl in plan.ddls)
     for owner, items in expected.items():
-        got = list(exchanged_items(_owned(exchange, owner), tables))
+        with FeedLines([str(feed.path)]) as reader:
+            got = list(exchanged_items(_owned(exchange, owner), tables, reader))
         reports = [value for key, value in got if key[1] < 0]
         assert [type(r) for r in reports] == [ChunkReport, ChunkReport]
         assert all(r.problem is None for r in reports)
@@ -178,21 +176,21 @@ def _owners_get_the_routers_items(tmp_path: Path, rows: list[tuple[str, int, byt
 def test_a_bad_line_is_placed_at_its_line_of_its_split_and_stops_the_split(
     tmp_path: Path,
 ) -> None:
-    rows = _feed(tmp_path)
-    plan, stage = _setup(tmp_path, rows)
-    bad = next(i for i, r in enumerate(rows) if r[1] == BLOCK and b'"op":"INSERT"' in r[2]) + 9
-    file, block, line = rows[bad]
-    record = orjson.loads(line)
+    lines = _lines(tmp_path)
+    second = _Feed(tmp_path / "feed.jsonl", lines).second
+    bad = next(i for i, line in enumerate(lines) if i > second and b'"op":"INSERT"' in line) + 9
+    record = orjson.loads(lines[bad])
     record["commitTs"] = "soon"
-    rows[bad] = (file, block, orjson.dumps(record))
-    exchange = list(feed_stage_batches(_batches(rows, 4), plan, stage))
-    table = pa.Table.from_batches(exchange)
+    lines[bad] = orjson.dumps(record)
+    feed = _Feed(tmp_path / "feed.jsonl", lines)
+    plan, stage = _setup(tmp_path, feed)
+    table = pa.Table.from_batches(feed.stage_one(plan, stage))
     reports = [pickle.loads(r) for r in table["report"].to_pylist() if r is not None]
     problems = {r.problem for r in reports if r.problem is not None}
     (problem,) = problems
-    assert problem.place == _places(rows)[bad]
+    assert problem.place == feed.places[bad]
     assert "commitTs" in problem.reason
     his, los = table["hi"].to_pylist(), table["lo"].to_pylist()
     routed = {(hi << 30 | lo) >> 2 for hi, lo in zip(his, los, strict=True)}
-    assert _places(rows)[bad - 1] in routed
-    assert not routed & set(_places(rows)[bad:])  # the split's later lines: not read
+    assert feed.places[bad - 1] in routed
+    assert not routed & set(feed.places[bad:])  # the split's later lines: not read

@@ -4,6 +4,7 @@ player's ordering."""
 
 from __future__ import annotations
 
+from tests.feed.spark.survey_rows import survey_rows
 from tisink.feed.format.records import FeedRow
 from tisink.feed.play_records import RowsStart, WatermarkPoint
 from tisink.feed.spark.driver.survey import FeedSurvey, place_of
@@ -74,20 +75,20 @@ def test_inline_records_get_the_same_points_as_the_plan() -> None:
 def test_places_order_lines_and_turn_back_into_file_lines() -> None:
     survey = FeedSurvey.collect(
         [
-            ("n", "b.jsonl", 0, 7),
-            ("n", "a.jsonl", 100, 5),
-            ("n", "a.jsonl", 0, 4),
-            ("t", "a.jsonl", 0, 50, 60),
-            ("t", "b.jsonl", 0, 70, 90),
-            ("r", "a.jsonl", 100, 2, 61),
+            ("n", 1, 0, 7),
+            ("n", 0, 100, 5),
+            ("n", 0, 0, 4),
+            ("t", 0, 0, 50, 60),
+            ("t", 1, 0, 70, 90),
+            ("r", 0, 100, 2, 61),
             ("i", (3, 1)),
             ("i", (1, 2)),
-        ]
+        ],
+        ["a b.jsonl", "a!.jsonl"],  # by rank, as the inline engine lists and names them
     )
-    assert survey.ranks == {"a.jsonl": 0, "b.jsonl": 1}
     assert place_of(0, 0, 3) < place_of(0, 100, 0) < place_of(1, 0, 0)
-    assert survey.line_of(place_of(0, 100, 2)) == ("a.jsonl", 7)
-    assert survey.line_of(place_of(1, 0, 0)) == ("b.jsonl", 1)
+    assert survey.line_of(place_of(0, 100, 2)) == ("a b.jsonl", 7)
+    assert survey.line_of(place_of(1, 0, 0)) == ("a!.jsonl", 1)
     assert survey.first_row == (place_of(0, 100, 2), 61)
     assert (survey.first_ts, survey.last_ts) == (50, 90)
     assert survey.intervals == (1, 2, 3)
@@ -142,14 +143,12 @@ def test_an_owner_gets_its_topics_ddls_every_point_and_the_start_of_rows() -> No
 
 
 def test_the_survey_finds_the_intervals_of_every_record_without_parsing_rows() -> None:
-    from tisink.feed.spark.driver.survey import survey_partition
-
     lines = [
         f'{{"type":"row","commitTs":{compose_ts(1500)},"op":"INSERT"}}',
         f'{{"type":"resolved","ts":{compose_ts(4200)}}}',
         "",
         f'{{"type":"row","commitTs": {compose_ts(9_000_100)}}}',
     ]
-    items = list(survey_partition([("f", 0, text) for text in lines], 1000))
+    items = list(survey_rows([("f", 0, text) for text in lines], 1000))
     ((found,),) = [item[1:] for item in items if item[0] == "i"]
     assert sorted(found) == [1, 4, 9000]

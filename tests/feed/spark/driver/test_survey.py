@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tisink.feed.spark.driver.survey import survey_partition
+from tests.feed.spark.survey_rows import survey_rows
 from tisink.model.tso import LOGICAL_BITS
 
 INTERVAL_MS = 1000
@@ -36,7 +36,7 @@ _LINES = st.lists(st.lists(_PIECES, max_size=8).map("".join), min_size=1, max_si
 
 @given(_LINES)
 def test_the_intervals_are_the_rules_for_any_line(lines: list[str]) -> None:
-    items = list(survey_partition([("f", 0, text) for text in lines], INTERVAL_MS))
+    items = list(survey_rows([("f", 0, text) for text in lines], INTERVAL_MS))
     ((found,),) = [item[1:] for item in items if item[0] == "i"]
     expected = {
         (ts >> LOGICAL_BITS) // INTERVAL_MS
@@ -57,7 +57,7 @@ def test_each_split_reports_its_lines_records_and_edges() -> None:
         "  ",
     ]
     rows = [("f", 0, text) for text in lines[:4]] + [("f", 99, text) for text in lines[4:]]
-    items = set(survey_partition(rows, INTERVAL_MS))
+    items = set(survey_rows(rows, INTERVAL_MS))
     assert {item for item in items if item[0] != "i"} == {
         ("d", "f", 0, 1, lines[1]),
         ("r", "f", 0, 3, 7),

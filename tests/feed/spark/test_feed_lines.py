@@ -1,0 +1,83 @@
+"""A feed's splits and lines as the tasks read them (``feed/spark/feed_lines.py``), without
+Spark: every line in exactly one split, as Python reads the file, and read back by its
+place."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tisink.feed.errors import FeedError
+from tisink.feed.spark.feed_lines import (
+    MAX_SPLIT_BYTES,
+    MIN_SPLIT_BYTES,
+    FeedLines,
+    feed_splits,
+    split_bytes,
+    split_runs,
+)
+
+_TEXT = st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r", b"\r\n", b" ", b"\xff"]), max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    files=st.lists(_TEXT.map(b"".join), min_size=1, max_size=3),
+    size=st.integers(1, 40),
+    run_bytes=st.integers(1, 12),
+)
+def test_the_splits_hold_every_line_once_as_python_reads_the_files(
+    tmp_path_factory: pytest.TempPathFactory, files: list[bytes], size: int, run_bytes: int
+) -> None:
+    folder = tmp_path_factory.mktemp("feed")
+    paths = []
+    for rank, data in enumerate(files):
+        paths.append(folder / f"{rank}.jsonl")
+        paths[-1].write_bytes(data)
+    splits = feed_splits(paths, 1, size)
+    assert all(0 < s.end - s.start <= size for s in splits)
+    with FeedLines([str(p) for p in paths]) as reader:
+        for rank, data in enumerate(files):
+            expected = list(io.BytesIO(data))  # lines as Python iterates a file
+            got: list[bytes] = []
+            places: list[tuple[int, int]] = []
+            for split in (s for s in splits if s.rank == rank):
+                for run in split_runs(split, run_bytes):
+                    got += run.lines.to_pylist()
+                    places += zip(run.at.tolist(), run.sizes.tolist(), strict=True)
+            assert got == expected
+            starts = [sum(map(len, expected[:i])) for i in range(len(expected))]
+            assert [at for at, _ in places] == starts
+            read = reader.reader(rank)
+            assert [read(size, at) for at, size in places] == [
+                line.removesuffix(b"\n") for line in expected
+            ]
+
+
+def test_a_split_starting_inside_a_line_leaves_it_to_the_split_before(tmp_path: Path) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"first\nsecond line\nthird\n")
+    before, after = feed_splits([path], 1, 9)[:2]  # [0, 9) and [9, 18)
+    assert [run.lines.to_pylist() for run in split_runs(before)] == [[b"first\n", b"second line\n"]]
+    assert [run.lines.to_pylist() for run in split_runs(after)] == []
+
+
+def test_a_line_that_changed_since_stage_one_read_it_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"one\ntwo\n")
+    with FeedLines([str(path)]) as lines:
+        read = lines.reader(0)
+        assert read(3, 4) == b"two"
+        path.write_bytes(b"one\n")
+        with pytest.raises(FeedError, match="changed while it was played"):
+            read(3, 4)
+
+
+def test_splits_are_spread_over_the_cores_between_spark_s_bounds() -> None:
+    assert split_bytes(10 << 30, 4) == MAX_SPLIT_BYTES
+    assert split_bytes(1 << 20, 4) == MIN_SPLIT_BYTES
+    assert split_bytes(200 << 20, 4) == 50 << 20
