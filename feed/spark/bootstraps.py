@@ -21,7 +21,7 @@ from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSet
 from tisink.core.clock import FeedClock, FixedClock
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.plan import AFTER_ALL, Key, PlayPlan
-from tisink.feed.spark.reports import ChunkReport, TableInterval
+from tisink.feed.spark.reports import TableInterval
 from tisink.feed.spark.tasks.routing import make_factory
 from tisink.feed.watermarks import interval_end_ts, point_before
 from tisink.model.table import TableInfo
@@ -161,14 +161,6 @@ def table_topics(plan: PlayPlan) -> dict[int, str] | None:
     router = new_router(target.default_topic, target.config)
     tables = [ddl.table for ddl in plan.ddls]
     return {t.table_id: router.topic_for_table(t.schema, t.table) for t in tables if t is not None}
-
-
-def owner_bootstraps(
-    plan: PlayPlan, owner: int, reports: Iterable[ChunkReport]
-) -> list[tuple[Key, BootstrapAt]]:
-    """The planned BOOTSTRAPs of ``owner``'s partition, from stage one's reports."""
-    counts = [entry for report in reports for entry in report.table_intervals]
-    return owners_bootstraps(plan, [owner], counts)
 
 
 def owners_bootstraps(

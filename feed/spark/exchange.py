@@ -106,10 +106,11 @@ class ExchangeBatches:
             refs.append(value[0])
             picks.append(index)
 
-    def report(self, report: ChunkReport, owners: int) -> None:
-        """``report`` to each of the ``owners`` (pickled once)."""
+    def report(self, report: ChunkReport, tasks: int) -> None:
+        """``report`` to each of the ``tasks`` owner tasks (pickled once), addressed to owner
+        ``task``, which only that task plays."""
         data = pickle.dumps(report, pickle.HIGHEST_PROTOCOL)
-        self._reports.extend((owner, data) for owner in range(owners))
+        self._reports.extend((task, data) for task in range(tasks))
 
     def take(self) -> Iterator[pa.RecordBatch]:
         """The rows gathered so far, then the reports, as batches; the builder starts empty

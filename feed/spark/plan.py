@@ -99,6 +99,11 @@ class PlayPlan:
     def tasks(self) -> int:
         return max(1, len(self.owners))
 
+    def owners_of_task(self, task: int, tasks: int) -> list[int]:
+        """The owners task ``task`` of ``tasks`` plays: every ``tasks``-th, from ``task``
+        (Spark's ``repartitionById`` puts owner ``o`` in partition ``o % tasks``)."""
+        return list(range(task, self.tasks, tasks))
+
     def live_tables(self, ts: int) -> list[TableInfo]:
         """The tables that exist once every DDL with commitTs <= ts is applied."""
         return tables_at(self.ddls, ts)

@@ -213,8 +213,9 @@ def _run(
             played: list[TaskResult] = job.collect()
             return sorted(played, key=lambda result: result.task)
         assert isinstance(source, FeedInput)
-        exchange = source.stage_one(spark, broadcast)
-        owners = _feed_owners(exchange, plan.tasks, broadcast, source.paths, profile)
+        tasks = min(plan.tasks, context.defaultParallelism)
+        exchange = source.stage_one(spark, broadcast, tasks)
+        owners = _feed_owners(exchange, tasks, broadcast, source.paths, profile)
         context.setJobGroup(stop.group, "stage one and the partition owners")
         found = [pickle.loads(row.result) for row in owners.collect()]
         return sorted(found, key=lambda result: result.task)
@@ -226,13 +227,13 @@ def _run(
 def _feed_owners(
     exchange: Any, tasks: int, broadcast: Any, paths: tuple[str, ...], profile: str | None
 ) -> Any:
-    """A feed's exchange moved to its owners and sorted by the JVM, each owner's partition
-    played, its lines read from the feed's files (``paths``): a DataFrame of their pickled
-    ``TaskResult``s. The exchange's partition is the owner itself (``repartitionById``), so
-    each owner is one task."""
+    """A feed's exchange moved to its ``tasks`` owner tasks and sorted by the JVM, each task's
+    owners played as one stream, their lines read from the feed's files (``paths``): a
+    DataFrame of their pickled ``TaskResult``s. Owner ``o`` goes to task ``o % tasks``
+    (``repartitionById`` takes the owner modulo the tasks), as a workload's task owns them."""
 
     def owner_task(batches: Any) -> Any:
-        played = play_exchanged(batches, broadcast.value, paths)
+        played = play_exchanged(batches, broadcast.value, tasks, paths)
         return played if profile is None else timed("stage two", profile, played)
 
     owned = exchange.repartitionById(tasks, "owner").sortWithinPartitions(*ORDER)

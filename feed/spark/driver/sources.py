@@ -101,9 +101,9 @@ class FeedInput:
         self.last_ts = self.survey.last_ts
         self.intervals = self.survey.intervals
 
-    def _stage(self, broadcast: Any, *, validate_only: bool) -> Any:
+    def _stage(self, broadcast: Any, tasks: int, *, validate_only: bool) -> Any:
         stop = self._ddl_problem.place if self._ddl_problem else None
-        stage = FeedStage(self._splits, tuple(self._ddl_lines), stop, validate_only)
+        stage = FeedStage(self._splits, tuple(self._ddl_lines), tasks, stop, validate_only)
         profile = profile_folder()
 
         def stage_one(batches: Any) -> Any:
@@ -112,17 +112,17 @@ class FeedInput:
 
         return self._frame.mapInArrow(stage_one, EXCHANGE_SCHEMA)
 
-    def stage_one(self, spark: Any, plan: Any) -> Any:
+    def stage_one(self, spark: Any, plan: Any, tasks: int) -> Any:
         """The exchange's DataFrame (``exchange.py``): every row's line routed to its owner,
-        each split's report to every owner."""
-        return self._stage(plan, validate_only=False)
+        each split's report to each of the ``tasks`` owner tasks."""
+        return self._stage(plan, tasks, validate_only=False)
 
     def check(self, plan: Any) -> None:
         """With a bad DDL, find the feed's first problem (it may be an earlier row) by the
         first stage alone, and raise it: nothing is written."""
         if self._ddl_problem is None:
             return
-        exchange = self._stage(plan, validate_only=True)
+        exchange = self._stage(plan, 1, validate_only=True)
         rows = exchange.where("owner = 0 and report is not null").select("report").collect()
         reports: list[ChunkReport] = [pickle.loads(row.report) for row in rows]
         reports.append(ChunkReport(self._ddl_problem.place, None, 0, -1, self._ddl_problem))

@@ -42,6 +42,8 @@ class FeedStage:
     """The feed's splits: a task reads those whose index Spark hands it."""
     ddl_lines: tuple[tuple[int, str], ...]
     """(place, text) of the DDLs the plan holds, in feed order: plan DDL i is line i."""
+    tasks: int = 1
+    """The owner tasks of stage two: each gets every split's report (as owner ``task``)."""
     stop: int | None = None
     """Read no line at or after this place (where the driver found a bad DDL)."""
     validate_only: bool = False
@@ -63,7 +65,7 @@ def feed_stage_batches(
             start = place_of(split.rank, split.start, 0)
             runs = split_runs(split)
             report = yield from _split(router, stage, start, split, runs, counts, out)
-            out.report(report, plan.tasks)
+            out.report(report, stage.tasks)
     yield from out.take()
 
 

@@ -62,11 +62,6 @@ FLUSH_EVERY_RECORDS = 4096
 """Records routed in one step: the player then gets what they gave its partitions."""
 
 
-def owned_owners(task: int, tasks: int, plan: PlayPlan) -> list[int]:
-    """The owners task ``task`` of ``tasks`` plays: every ``tasks``-th, from ``task``."""
-    return list(range(task, plan.tasks, tasks))
-
-
 def play_owned_partitions(
     task: int,
     tasks: int,
@@ -92,7 +87,7 @@ def _generate_and_play(
     rows: int | None,
     schedule: RecordedSchedule | None,
 ) -> list[TaskResult]:
-    owners = owned_owners(task, tasks, plan)
+    owners = plan.owners_of_task(task, tasks)
     pump = RoutingPump()
     feed = OwnerFeed(pump)
     partitions = tuple(plan.partitions_of(owners)) if plan.owners else ()

@@ -39,7 +39,7 @@ from tisink.feed.errors import PlayError
 from tisink.feed.format.records import FeedRow
 from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt
-from tisink.feed.spark.bootstraps import owner_bootstraps
+from tisink.feed.spark.bootstraps import owners_bootstraps
 from tisink.feed.spark.driver.progress import progress_path, report_progress
 from tisink.feed.spark.exchange import RESULT_ARROW, exchanged_items
 from tisink.feed.spark.feed_lines import FeedLines
@@ -68,11 +68,13 @@ class OwnerProgress:
 
 
 def play_partition(
-    owner: int, items: Iterable[tuple[ShuffleKey, Any]], plan: PlayPlan
+    task: int, tasks: int, items: Iterable[tuple[ShuffleKey, Any]], plan: PlayPlan
 ) -> TaskResult:
-    """Play what the shuffle gave ``owner``; the result the driver merges."""
+    """Play what the shuffle gave task ``task`` of ``tasks``, which owns every ``tasks``-th
+    owner from ``task``; the result the driver merges."""
     shield_from_terminal(plan.stop_marker)
-    result = TaskResult(owner, tuple(plan.partitions_of([owner])) if plan.owners else ())
+    owners = plan.owners_of_task(task, tasks)
+    result = TaskResult(task, tuple(plan.partitions_of(owners)) if plan.owners else ())
     items = iter(items)
     reports: list[ChunkReport] = []
     for key, value in items:
@@ -86,25 +88,29 @@ def play_partition(
     split_txns = frozenset(t for report in reports for t in report.split_txns)
     progress = OwnerProgress()
     tables = tuple(ddl.table for ddl in plan.ddls)
-    bootstraps = owner_bootstraps(plan, owner, reports)
-    records = owner_stream(items, plan.owner_events([owner], bootstraps), tables, progress)
+    counts = [entry for report in reports for entry in report.table_intervals]
+    bootstraps = owners_bootstraps(plan, owners, counts)
+    events = plan.owner_events(owners, bootstraps)
+    partitions = tuple(partition for _, partition in plan.owners)
+    records = owner_stream(items, events, tables, progress, partitions)
     if plan.stop_marker is not None:
         records = until_marked(records, plan.stop_marker)
-    return asyncio.run(play_owner(result, plan, [owner], records, progress, split_txns))
+    return asyncio.run(play_owner(result, plan, owners, records, progress, split_txns))
 
 
 def play_exchanged(
-    batches: Iterable[pa.RecordBatch], plan: PlayPlan, paths: Sequence[str]
+    batches: Iterable[pa.RecordBatch], plan: PlayPlan, tasks: int, paths: Sequence[str]
 ) -> Iterator[pa.RecordBatch]:
-    """Stage two of a feed over one owner's sorted exchange (``exchange.py``), its lines read
+    """Stage two of a feed over one task's sorted exchange (``exchange.py``), its lines read
     back from the feed's files (``paths``, by rank): its ``TaskResult``, pickled in one
-    row."""
+    row. Each of the ``tasks`` tasks gets every split's report first, addressed to it."""
     with FeedLines(paths) as lines:
         items = exchanged_items(batches, tuple(ddl.table for ddl in plan.ddls), lines)
         first = next(items, None)
-        if first is None:  # a partition no owner plays (each owner gets every split's report)
+        if first is None:  # a partition no task plays (each task gets every split's report)
             return
-        result = play_partition(first[0][0], itertools.chain([first], items), plan)
+        task = first[0][0]
+        result = play_partition(task, tasks, itertools.chain([first], items), plan)
     row = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
     yield pa.RecordBatch.from_arrays([pa.array([row], pa.binary())], schema=RESULT_ARROW)
 
@@ -114,11 +120,14 @@ def owner_stream(
     events: list[tuple[Key, PartitionRecord]],
     tables: tuple[Any, ...],
     progress: OwnerProgress,
+    partitions: Sequence[int] = (),
 ) -> Iterator[PartitionRecord]:
     """The rows (sorted) merged with the plan's events (sorted, far fewer), counting the feed's
     rows and noting when the first is handed over (the end of start-up). An item whose value
     is a ``BootstrapAt`` (a task deciding the cadence as it routes) goes after the events at
-    its key, as ``plan.owner_events`` sorts a planned one."""
+    its key, as ``plan.owner_events`` sorts a planned one. A row built here from an exchanged
+    value is in the partition of its item's owner (``partitions``, by owner), which the
+    task's sink takes instead of dispatching it again."""
     pending = iter(events)
     upcoming = next(pending, None)
     for key, value in items:
@@ -146,6 +155,8 @@ def owner_stream(
         if progress.first_send is None:
             progress.first_send = time.time()
         row = RowChangedEvent(start_ts, key[1], tables[ref], before, after, approximate_size=size)
+        if partitions:
+            row.partition = partitions[key[0]]
         if checksum is not None:  # the feed's (``exchanged_items``): what the encoders write
             row.checksum = checksum
         yield FeedRow(row)

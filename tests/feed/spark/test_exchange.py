@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
+import pytest
 
 from tisink.core.clock import WallClock
 from tisink.feed.format.reader import FeedParser
@@ -90,26 +91,28 @@ def _lines(tmp_path: Path) -> list[bytes]:
     return lines
 
 
-def _setup(tmp_path: Path, feed: _Feed) -> tuple[PlayPlan, FeedStage]:
+def _setup(tmp_path: Path, feed: _Feed, tasks: int = 1) -> tuple[PlayPlan, FeedStage]:
     source = _Input(feed)
     uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num=3"
     factory = make_factory(uri, INDEX_VALUE, WallClock())
     plan = _plan(factory, source, INDEX_VALUE, True, 1000, None)  # type: ignore[arg-type]
     ddl_lines = tuple(source.survey.ddl_lines)
-    return plan, FeedStage(feed.splits, ddl_lines)
+    return plan, FeedStage(feed.splits, ddl_lines, tasks)
 
 
-def _owned(exchange: list[pa.RecordBatch], owner: int) -> list[pa.RecordBatch]:
-    """One owner's rows sorted as the JVM sorts them (``repartitionById``, then ``ORDER``)."""
+def _owned(exchange: list[pa.RecordBatch], task: int, tasks: int) -> list[pa.RecordBatch]:
+    """One task's rows sorted as the JVM sorts them (``repartitionById``: the owner modulo
+    the tasks, then ``ORDER``)."""
     table = pa.Table.from_batches(exchange)
-    mine = table.filter(pa.compute.equal(table["owner"], owner))
+    mine = table.filter(pa.array(table["owner"].to_numpy() % tasks == task))
     return mine.sort_by([(column, "ascending") for column in ORDER]).to_batches(max_chunksize=5)
 
 
-def test_each_owner_gets_the_routers_items_of_its_rows_behind_every_report(
-    tmp_path: Path,
+@pytest.mark.parametrize("tasks", [1, 2, 3])
+def test_each_task_gets_the_routers_items_of_its_owners_rows_behind_every_report(
+    tmp_path: Path, tasks: int
 ) -> None:
-    values = _owners_get_the_routers_items(tmp_path, _lines(tmp_path))
+    values = _owners_get_the_routers_items(tmp_path, _lines(tmp_path), tasks)
     assert all(value[6] is None for value in values)
 
 
@@ -141,11 +144,11 @@ def test_a_lines_checksum_reaches_its_owner_as_the_router_gives_it(tmp_path: Pat
     assert any(value[6] == RowChecksum(2, False, 7, 9) for value in values)
 
 
-def _owners_get_the_routers_items(tmp_path: Path, lines: list[bytes]) -> list[Any]:
-    """Check each owner's exchange gives the router's items of its rows behind every
-    report; every row's value."""
+def _owners_get_the_routers_items(tmp_path: Path, lines: list[bytes], tasks: int = 3) -> list[Any]:
+    """Check each of ``tasks`` tasks' exchange gives the router's items of its owners' rows
+    (in one order) behind every report, addressed to it; every row's value."""
     feed = _Feed(tmp_path / "feed.jsonl", lines)
-    plan, stage = _setup(tmp_path, feed)
+    plan, stage = _setup(tmp_path, feed, tasks)
     assert plan.split_updates
     exchange = feed.stage_one(plan, stage)
     # what the router makes of the rows read in feed order, by owner
@@ -163,13 +166,14 @@ def _owners_get_the_routers_items(tmp_path: Path, lines: list[bytes]) -> list[An
     halves = [v for items in expected.values() for _, v in items if not v[5]]
     assert len(halves) == 1  # the key-changing UPDATE, split
     tables = tuple(ddl.table for ddl in plan.ddls)
-    for owner, items in expected.items():
+    for task in range(tasks):
         with FeedLines([str(feed.path)]) as reader:
-            got = list(exchanged_items(_owned(exchange, owner), tables, reader))
-        reports = [value for key, value in got if key[1] < 0]
-        assert [type(r) for r in reports] == [ChunkReport, ChunkReport]
-        assert all(r.problem is None for r in reports)
-        assert got[len(reports) :] == sorted(items, key=lambda item: item[0])
+            got = list(exchanged_items(_owned(exchange, task, tasks), tables, reader))
+        reports = [(key[0], value) for key, value in got if key[1] < 0]
+        assert [(owner, type(r)) for owner, r in reports] == [(task, ChunkReport)] * 2
+        assert all(r.problem is None for _, r in reports)
+        items = [item for owner in plan.owners_of_task(task, tasks) for item in expected[owner]]
+        assert got[len(reports) :] == sorted(items, key=lambda item: item[0][1:])
     return [value for items in expected.values() for _, value in items]
 
 

@@ -15,7 +15,7 @@ from tisink.core.clock import WallClock
 from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.driver import run as spark_run
 from tisink.feed.spark.driver.sources import WorkloadInput
-from tisink.feed.spark.tasks.owned_workload import owned_owners, route_steps
+from tisink.feed.spark.tasks.owned_workload import route_steps
 from tisink.feed.spark.tasks.owner_feed import route_all
 from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import load_scenario, parse_scenario
@@ -44,7 +44,7 @@ def _routed(scenario: Any, seed: int, partitions: int, tasks: int, folder: Path)
     planned = all(selectable(scenario, i) for i in range(len(scenario.tables)))
     out = []
     for task in range(tasks):
-        owners = owned_owners(task, tasks, plan)
+        owners = plan.owners_of_task(task, tasks)
         feed = _Collect()
         sparse = planned and len(owners) < plan.tasks
         problem = route_all(route_steps(

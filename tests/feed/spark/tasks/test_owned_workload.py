@@ -24,7 +24,7 @@ from tisink.feed.inline import play_with_factory
 from tisink.feed.play_spec import PlaySpec
 from tisink.feed.spark import run_spark_play
 from tisink.feed.spark.driver.sources import WorkloadInput
-from tisink.feed.spark.tasks.owned_workload import owned_owners
+from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.workload import generate_records, load_scenario
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.factory import SinkFactory
@@ -216,5 +216,6 @@ def test_the_owners_are_dealt_round_robin_to_the_cores() -> None:
     assert source.owned_tasks(2, 16) == 2
     assert source.owned_tasks(12, 16) == 12  # any number of cores: no shuffle
     plan: Any = type("Plan", (), {"tasks": 6})()
-    assert [owned_owners(t, 2, plan) for t in range(2)] == [[0, 2, 4], [1, 3, 5]]
-    assert sorted(o for t in range(4) for o in owned_owners(t, 4, plan)) == list(range(6))
+    assert [PlayPlan.owners_of_task(plan, t, 2) for t in range(2)] == [[0, 2, 4], [1, 3, 5]]
+    dealt = [o for t in range(4) for o in PlayPlan.owners_of_task(plan, t, 4)]
+    assert sorted(dealt) == list(range(6))
