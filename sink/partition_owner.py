@@ -140,7 +140,7 @@ class OwnedRouter(EventRouter):
     def partition_for_row(self, row: RowChangedEvent, partition_num: int) -> int:
         if partition_num == 1:
             return 0
-        topic = self.topic_for_table(row.table.schema, row.table.table)
+        topic = self.topic_for_row(row)
         real = row.partition  # routed by the task that plays it (``RowRouter.route``)
         if real is None:
             real = super().partition_for_row(row, self._counts.get(topic, 0))

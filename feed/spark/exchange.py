@@ -18,18 +18,17 @@ sink's split gives it, so both engines write the same checksums.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 import numpy as np
-import orjson
 import pyarrow as pa
 
 from tisink.feed.format.checksums import parse_checksum
-from tisink.feed.spark.feed_lines import FeedLines, LineRun
-from tisink.feed.spark.plan import RECORD_SUB
+from tisink.feed.spark.feed_lines import LineRun
 from tisink.feed.spark.reports import ChunkReport
-from tisink.feed.spark.tasks.routing import RowValue, ShuffleKey
+from tisink.feed.spark.tasks.routing import DELETE_HALF, WHOLE
 from tisink.model.events import RowChangedEvent, RowChecksum
 from tisink.model.table import TableInfo
 from tisink.tablesink.split import split_update
@@ -59,11 +58,12 @@ LO_BITS = 30
 """``seq`` (``place << 2 | sub``) as two longs: a place's index in its split (under 2**28)
 and sub-place are the low bits, its file rank and split start the high ones."""
 LO_MASK = (1 << LO_BITS) - 1
-WHOLE, DELETE_HALF, INSERT_HALF = 0, 1, 2
-"""``part``: the line's row whole, or one half of the UPDATE stage one split."""
 BATCH_ROWS = 8192
 """Stage one hands its rows to the JVM once this many have gathered (checked after each run
 of lines, ``feed_lines.RUN_BYTES``, so a batch holds up to this plus one run's rows)."""
+
+REPORT = 9
+"""The index of ``report`` in the exchange's schema: the columns before it describe a row."""
 
 RESULT_SCHEMA = "result binary"
 """What an owner's task returns: its pickled ``TaskResult``, one row."""
@@ -76,35 +76,26 @@ class ExchangeBatches:
     taken in bulk."""
 
     def __init__(self) -> None:
-        self._keys: list[list[int]] = [[] for _ in range(6)]  # owner, ts, hi, lo, part, ref
+        self._rows: list[tuple[int, int, int, int, int, int]] = []  # ``add``'s arguments
+        self._columns: list[list[Any]] = []  # owner, ts, seq, part, ref, of the closed runs
         self._places: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # file, at, size
         self._run: LineRun | None = None
         self._rank = 0
-        self._picks: list[int] = []
+        self._count = 0
         self._reports: list[tuple[int, bytes]] = []
 
     def __len__(self) -> int:
-        return len(self._keys[0])
+        return self._count + len(self._rows)
 
     def lines_from(self, run: LineRun, rank: int) -> None:
         """The lines (of the file of ``rank``) the next rows' indexes name."""
         self._close_run()
         self._run, self._rank = run, rank
 
-    def routed(self, items: list[tuple[ShuffleKey, Any]], index: int) -> None:
-        """The router's items of the row on line ``index`` of the current lines: one, or the
-        halves of a split UPDATE (``RowRouter.route``)."""
-        owners, tss, his, los, parts, refs = self._keys
-        picks = self._picks
-        whole = len(items) == 1
-        for (owner, ts, seq), value in items:
-            owners.append(owner)
-            tss.append(ts)
-            his.append(seq >> LO_BITS)
-            los.append(seq & LO_MASK)
-            parts.append(WHOLE if whole else DELETE_HALF if seq & 3 == RECORD_SUB else INSERT_HALF)
-            refs.append(value[0])
-            picks.append(index)
+    def add(self, owner: int, ts: int, seq: int, part: int, ref: int, index: int) -> None:
+        """A routed row (or half of one: ``part``) of plan DDL ``ref`` on line ``index`` of
+        the current lines (``RowRouter.route_to``)."""
+        self._rows.append((owner, ts, seq, part, ref, index))
 
     def report(self, report: ChunkReport, tasks: int) -> None:
         """``report`` to each of the ``tasks`` owner tasks (pickled once), addressed to owner
@@ -117,8 +108,16 @@ class ExchangeBatches:
         again (with the same current lines)."""
         self._close_run()
         if self._places:
-            keys = zip(self._keys, list(ARROW_SCHEMA)[:6], strict=True)
-            arrays = [pa.array(c, f.type) for c, f in keys]
+            joined = (list(chain.from_iterable(c)) for c in zip(*self._columns, strict=True))
+            owners, tss, seqs, parts, refs = joined
+            arrays = [
+                pa.array(owners, pa.int32()),
+                pa.array(tss, pa.int64()),
+                pa.array([seq >> LO_BITS for seq in seqs], pa.int64()),
+                pa.array([seq & LO_MASK for seq in seqs], pa.int64()),
+                pa.array(parts, pa.int8()),
+                pa.array(refs, pa.int32()),
+            ]
             places = zip(zip(*self._places, strict=True), list(ARROW_SCHEMA)[6:9], strict=True)
             arrays += [pa.array(np.concatenate(column), f.type) for column, f in places]
             arrays.append(pa.nulls(len(arrays[0]), pa.binary()))
@@ -130,56 +129,54 @@ class ExchangeBatches:
             arrays += [pa.array([0] * count, f.type) for f in list(ARROW_SCHEMA)[2:9]]
             arrays.append(pa.array([report for _, report in self._reports], pa.binary()))
             yield pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
-        self._keys = [[] for _ in range(6)]
-        self._places, self._reports = [], []
+        self._columns, self._places, self._reports = [], [], []
+        self._count = 0
 
     def _close_run(self) -> None:
-        if self._picks:
+        if self._rows:
             assert self._run is not None
-            picks = np.array(self._picks, np.intp)
+            *columns, indexes = (list(column) for column in zip(*self._rows, strict=True))
+            picks = np.array(indexes, np.intp)
             files = np.full(len(picks), self._rank, np.int32)
+            self._columns.append(columns)
             self._places.append((files, self._run.at[picks], self._run.sizes[picks]))
-            self._picks = []
+            self._count += len(self._rows)
+            self._rows = []
 
 
-def exchanged_items(
-    batches: Iterable[pa.RecordBatch], tables: Sequence[TableInfo | None], lines: FeedLines
-) -> Iterator[tuple[ShuffleKey, Any]]:
-    """An owner's sorted exchange as the items ``owner.play_partition`` takes: each report,
-    then each row's ``RowValue`` (its line read back from ``lines`` and decoded; a split
-    UPDATE's half keeps one image and only its DELETE half counts as the feed's row).
-    ``tables`` are the plan DDLs' tables, by ``ref``: what a line's checksum is read
-    against."""
-    loads = orjson.loads
-    readers: dict[int, Any] = {}
-    for batch in batches:
-        columns = [batch.column(i).to_pylist() for i in range(len(ARROW_SCHEMA))]
-        for owner, ts, hi, lo, part, ref, file, at, size, report in zip(*columns, strict=True):
-            key = (owner, ts, hi << LO_BITS | lo)
-            if report is not None:
-                yield key, pickle.loads(report)
-                continue
-            read = readers.get(file)
-            if read is None:
-                read = readers[file] = lines.reader(file)
-            line = read(size, at)
-            obj = loads(line)
-            size = len(line.rstrip(b"\r"))
-            checksum = None
-            if "checksum" in obj:  # the one cost of a row without a checksum
-                checksum = _checksum(obj, tables[ref], ts, part)
-            value: RowValue
-            if part == WHOLE:
-                before, after = obj.get("before"), obj.get("after")
-                value = (ref, obj["startTs"], before, after, size, True, checksum)
-            elif part == DELETE_HALF:
-                value = (ref, obj["startTs"], obj["before"], None, size, True, checksum)
-            else:
-                value = (ref, obj["startTs"], None, obj["after"], size, False, checksum)
-            yield key, value
+class Exchanged:
+    """One owner task's sorted exchange (``exchange.py``), read once: first the reports ahead
+    of its rows, then its rows' columns batch by batch (``owner.exchange_stream`` reads each
+    row's line back and builds its event)."""
+
+    def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
+        self._batches = iter(batches)
+        self._rest: tuple[pa.RecordBatch, int] | None = None
+
+    def reports(self) -> list[tuple[int, ChunkReport]]:
+        """(the owner each is addressed to, report) of the reports ahead of the rows."""
+        found: list[tuple[int, ChunkReport]] = []
+        for batch in self._batches:
+            reports = batch.column(REPORT).to_pylist()
+            owners = batch.column(0).to_pylist()
+            for index, report in enumerate(reports):
+                if report is None:
+                    self._rest = (batch, index)
+                    return found
+                found.append((owners[index], pickle.loads(report)))
+        return found
+
+    def rows(self) -> Iterator[list[list[Any]]]:
+        """The columns before ``report`` of the rows after the reports, a batch at a time."""
+        if self._rest is not None:
+            batch, start = self._rest
+            self._rest = None
+            yield [batch.column(i).slice(start).to_pylist() for i in range(REPORT)]
+        for batch in self._batches:
+            yield [batch.column(i).to_pylist() for i in range(REPORT)]
 
 
-def _checksum(
+def exchanged_checksum(
     obj: dict[str, Any], table: TableInfo | None, commit_ts: int, part: int
 ) -> RowChecksum:
     """The checksum the inline engine gives the row of ``obj`` (or the ``part`` half of it):

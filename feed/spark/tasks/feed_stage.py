@@ -91,7 +91,7 @@ def _split(
     problem: InputProblem | None = None
     router.split_txns.clear()
     offset = start  # the place of the run's first line
-    route, routed = router.route, out.routed
+    route, add = router.route_to, out.add
     for run in runs:
         values = run.lines
         if stage.stop is not None and offset + len(values) > stage.stop:
@@ -115,7 +115,7 @@ def _split(
                 if type(record) is FeedRow:
                     ts = record.row.commit_ts
                     if not stage.validate_only:
-                        routed(route(record.row, place, counts), number - 1)
+                        route(record.row, place, number - 1, add, counts)
                 elif type(record) is FeedDDL:
                     ts = record.commit_ts
                     while pending is not None and pending[1][0] < place:

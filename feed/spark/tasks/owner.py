@@ -1,19 +1,20 @@
-"""The second stage: one task owns one (topic, partition) and writes everything it receives.
+"""The second stage of a feed: one task per core owns every ``tasks``-th (topic, partition)
+and writes everything it receives, as one stream.
 
-The task gets the partition's rows from the shuffle, sorted by (commitTs, feed order), behind
-the first stage's reports. If any report names a bad record, it writes nothing and says so.
-Otherwise it merges its rows with the plan's events for it (its topic's DDLs, the watermark
-points, the start of rows) and plays them with a ``partition player`` into an MQ DML sink and
-DDL sink that write only its partition (``sink.partition_owner``, for any scheme whose provider
-is an MQ target). It returns one ``TaskResult`` instead of raising, so the driver sees the
-error, the partition and how far it got. ``play_owner`` also plays a generated workload's
-task, which owns several partitions through one pair of sinks (``owned_workload``).
+The task gets its owners' rows from the shuffle, sorted by (commitTs, feed order), behind the
+first stage's reports. If any report names a bad record, it writes nothing and says so.
+Otherwise it reads each row's line back from the feed, merges the rows with the plan's events
+for its owners (their topics' DDLs, the watermark points, the start of rows, the BOOTSTRAPs)
+and plays them with one ``partition player`` into an MQ DML sink and DDL sink that write only
+its partitions (``sink.partition_owner``, for any scheme whose provider is an MQ target). It
+returns one ``TaskResult`` instead of raising, so the driver sees the error, the partitions
+and how far it got. ``play_owner`` also plays a generated workload's task
+(``owned_workload``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import pickle
 import time
@@ -22,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import pyarrow as pa
 
 from tisink.core.clock import Clock, FeedClock, WallClock
@@ -41,14 +43,20 @@ from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import owners_bootstraps
 from tisink.feed.spark.driver.progress import progress_path, report_progress
-from tisink.feed.spark.exchange import RESULT_ARROW, exchanged_items
+from tisink.feed.spark.exchange import LO_BITS, RESULT_ARROW, Exchanged, exchanged_checksum
 from tisink.feed.spark.feed_lines import FeedLines
 from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
-from tisink.feed.spark.reports import ChunkReport, first_problem
+from tisink.feed.spark.reports import first_problem
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
 from tisink.feed.spark.tasks.partition_player import partition_player
-from tisink.feed.spark.tasks.routing import ShuffleKey, make_factory
+from tisink.feed.spark.tasks.routing import (
+    DELETE_HALF,
+    INSERT_HALF,
+    WHOLE,
+    ShuffleKey,
+    make_factory,
+)
 from tisink.feed.watermarks import interval_end_ts
 from tisink.model.events import RowChangedEvent
 from tisink.sink.partition_owner import open_partition_sinks
@@ -67,52 +75,108 @@ class OwnerProgress:
     last_send: float | None = None
 
 
-def play_partition(
-    task: int, tasks: int, items: Iterable[tuple[ShuffleKey, Any]], plan: PlayPlan
-) -> TaskResult:
-    """Play what the shuffle gave task ``task`` of ``tasks``, which owns every ``tasks``-th
-    owner from ``task``; the result the driver merges."""
-    shield_from_terminal(plan.stop_marker)
-    owners = plan.owners_of_task(task, tasks)
-    result = TaskResult(task, tuple(plan.partitions_of(owners)) if plan.owners else ())
-    items = iter(items)
-    reports: list[ChunkReport] = []
-    for key, value in items:
-        if key[1] >= 0:
-            items = itertools.chain([(key, value)], items)
-            break
-        reports.append(value)
-    result.problem = first_problem(reports)
-    if result.problem is not None:
-        return result
-    split_txns = frozenset(t for report in reports for t in report.split_txns)
-    progress = OwnerProgress()
-    tables = tuple(ddl.table for ddl in plan.ddls)
-    counts = [entry for report in reports for entry in report.table_intervals]
-    bootstraps = owners_bootstraps(plan, owners, counts)
-    events = plan.owner_events(owners, bootstraps)
-    partitions = tuple(partition for _, partition in plan.owners)
-    records = owner_stream(items, events, tables, progress, partitions)
-    if plan.stop_marker is not None:
-        records = until_marked(records, plan.stop_marker)
-    return asyncio.run(play_owner(result, plan, owners, records, progress, split_txns))
-
-
 def play_exchanged(
     batches: Iterable[pa.RecordBatch], plan: PlayPlan, tasks: int, paths: Sequence[str]
 ) -> Iterator[pa.RecordBatch]:
     """Stage two of a feed over one task's sorted exchange (``exchange.py``), its lines read
     back from the feed's files (``paths``, by rank): its ``TaskResult``, pickled in one
     row. Each of the ``tasks`` tasks gets every split's report first, addressed to it."""
-    with FeedLines(paths) as lines:
-        items = exchanged_items(batches, tuple(ddl.table for ddl in plan.ddls), lines)
-        first = next(items, None)
-        if first is None:  # a partition no task plays (each task gets every split's report)
-            return
-        task = first[0][0]
-        result = play_partition(task, tasks, itertools.chain([first], items), plan)
+    shield_from_terminal(plan.stop_marker)
+    exchange = Exchanged(batches)
+    addressed = exchange.reports()
+    if not addressed:  # a partition no task plays (each task gets every split's report)
+        return
+    task = addressed[0][0]
+    owners = plan.owners_of_task(task, tasks)
+    result = TaskResult(task, tuple(plan.partitions_of(owners)) if plan.owners else ())
+    reports = [report for _, report in addressed]
+    result.problem = first_problem(reports)
+    if result.problem is None:
+        split_txns = frozenset(t for report in reports for t in report.split_txns)
+        counts = [entry for report in reports for entry in report.table_intervals]
+        events = plan.owner_events(owners, owners_bootstraps(plan, owners, counts))
+        partitions = tuple(partition for _, partition in plan.owners)
+        progress = OwnerProgress()
+        with FeedLines(paths) as lines:
+            records = exchange_stream(exchange.rows(), events, plan, lines, progress, partitions)
+            if plan.stop_marker is not None:
+                records = until_marked(records, plan.stop_marker)
+            played = play_owner(result, plan, owners, records, progress, split_txns)
+            result = asyncio.run(played)
     row = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
     yield pa.RecordBatch.from_arrays([pa.array([row], pa.binary())], schema=RESULT_ARROW)
+
+
+def exchange_stream(
+    batches: Iterable[list[list[Any]]],
+    events: list[tuple[Key, PartitionRecord]],
+    plan: PlayPlan,
+    lines: FeedLines,
+    progress: OwnerProgress,
+    partitions: Sequence[int] = (),
+) -> Iterator[PartitionRecord]:
+    """An owner task's rows (``Exchanged.rows``, sorted) merged with the plan's events
+    (sorted, far fewer), each row's line read back from ``lines`` and decoded into its event
+    (stage one checked it against its table at that point of the feed). A split UPDATE's
+    half keeps one image, and only its DELETE half counts as the feed's row. A row is in the
+    partition of its owner (``partitions``, by owner), which the task's sink takes instead of
+    dispatching it again. Counts the rows and notes when the first and last are handed over
+    (the end of start-up)."""
+    tables = tuple(ddl.table for ddl in plan.ddls)
+    loads, new_row, record = orjson.loads, RowChangedEvent, FeedRow
+    pending = iter(events)
+    upcoming = next(pending, None)
+    after_all = (1 << 127, 0)
+    next_ts, next_seq = upcoming[0] if upcoming is not None else after_all
+    readers: dict[int, Any] = {}
+    started = False
+    for columns in batches:
+        rows = zip(*columns, strict=True)
+        for (
+            owner,
+            ts,
+            hi,
+            lo,
+            part,
+            ref,
+            file,
+            at,
+            size,
+        ) in rows:
+            seq = hi << LO_BITS | lo
+            while next_ts < ts or (next_ts == ts and next_seq < seq):
+                assert upcoming is not None
+                yield upcoming[1]
+                upcoming = next(pending, None)
+                next_ts, next_seq = upcoming[0] if upcoming is not None else after_all
+            read = readers.get(file)
+            if read is None:
+                read = readers[file] = lines.reader(file)
+            line = read(size, at)
+            obj = loads(line)
+            size = len(line.rstrip(b"\r"))
+            if part == WHOLE:
+                before, after = obj.get("before"), obj.get("after")
+            elif part == DELETE_HALF:
+                before, after = obj["before"], None
+            else:
+                before, after = None, obj["after"]
+            if part != INSERT_HALF:
+                progress.rows += 1
+                progress.bytes += size
+            if not started:
+                started = True
+                progress.first_send = time.time()
+            row = new_row(obj["startTs"], ts, tables[ref], before, after, approximate_size=size)
+            if partitions:
+                row.partition = partitions[owner]
+            if "checksum" in obj:  # the one cost of a row without a checksum
+                row.checksum = exchanged_checksum(obj, tables[ref], ts, part)
+            yield record(row)
+    while upcoming is not None:
+        yield upcoming[1]
+        upcoming = next(pending, None)
+    progress.last_send = time.time()
 
 
 def owner_stream(
@@ -120,14 +184,11 @@ def owner_stream(
     events: list[tuple[Key, PartitionRecord]],
     tables: tuple[Any, ...],
     progress: OwnerProgress,
-    partitions: Sequence[int] = (),
 ) -> Iterator[PartitionRecord]:
-    """The rows (sorted) merged with the plan's events (sorted, far fewer), counting the feed's
-    rows and noting when the first is handed over (the end of start-up). An item whose value
-    is a ``BootstrapAt`` (a task deciding the cadence as it routes) goes after the events at
-    its key, as ``plan.owner_events`` sorts a planned one. A row built here from an exchanged
-    value is in the partition of its item's owner (``partitions``, by owner), which the
-    task's sink takes instead of dispatching it again."""
+    """A workload task's rows (sorted) merged with the plan's events (sorted, far fewer),
+    counting the rows and noting when the first is handed over (the end of start-up). An
+    item whose value is a ``BootstrapAt`` (a task deciding the cadence as it routes) goes
+    after the events at its key, as ``plan.owner_events`` sorts a planned one."""
     pending = iter(events)
     upcoming = next(pending, None)
     for key, value in items:
@@ -155,9 +216,7 @@ def owner_stream(
         if progress.first_send is None:
             progress.first_send = time.time()
         row = RowChangedEvent(start_ts, key[1], tables[ref], before, after, approximate_size=size)
-        if partitions:
-            row.partition = partitions[key[0]]
-        if checksum is not None:  # the feed's (``exchanged_items``): what the encoders write
+        if checksum is not None:  # what the encoders write
             row.checksum = checksum
         yield FeedRow(row)
     while upcoming is not None:

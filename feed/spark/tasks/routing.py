@@ -40,6 +40,10 @@ RowValue = tuple[int, int, Any, Any, int, bool, RowChecksum | None]
 row's checksum: the feed's, or for a split UPDATE's half the one ``split_update`` gave it)."""
 
 
+WHOLE, DELETE_HALF, INSERT_HALF = 0, 1, 2
+"""A routed item's ``part``: the row whole, or one half of the UPDATE the router split."""
+
+
 class CountsMessages(Protocol):
     """What counts each routed message for the BOOTSTRAP cadence: stage one's
     ``TableIntervals``, or the owners' ``StreamedBootstraps``."""
@@ -144,6 +148,46 @@ class RowRouter:
                 counts.add(table_id, (ts, seq), route.ref)
         return items
 
+    def route_to(
+        self,
+        row: RowChangedEvent,
+        place: int,
+        index: int,
+        add: Callable[[int, int, int, int, int, int], None],
+        counts: CountsMessages | None = None,
+    ) -> None:
+        """As ``route``, for stage one's exchange, which carries no images: hands ``add`` each
+        item's (owner, commitTs, seq, part, plan DDL, ``index``), ``part`` being ``WHOLE`` or
+        the half of a split UPDATE; no value is built."""
+        table = row.table
+        route = self._routes.get(id(table))
+        if route is None or route.table is not table:
+            route = self._table_route(table, row.describe)
+        ref = route.ref
+        if self._split.enabled and row.before is not None and row.after is not None:
+            halves = self._split.halves(row)
+        else:
+            halves = None
+        ts = row.commit_ts
+        if halves is None:
+            seq = place << 2 | RECORD_SUB
+            owner = 0 if self._router is None else self._owner(route, row)
+            add(owner, ts, seq, WHOLE, ref, index)
+            if counts is not None:
+                counts.add(self._table_ids[ref], (ts, seq), ref)
+            return
+        self.split_txns.add((table.table_id, ts))
+        delete, insert = halves
+        insert_seq = (place << 2 | INSERT_SUB) | self._insert_tail
+        keys = (
+            (self._owner_of(route, delete), place << 2 | RECORD_SUB, DELETE_HALF),
+            (self._owner_of(route, insert), insert_seq, INSERT_HALF),
+        )
+        for owner, seq, part in keys:
+            add(owner, ts, seq, part, ref, index)
+            if counts is not None:
+                counts.add(self._table_ids[ref], (ts, seq), ref)
+
     def count_skipped(
         self, table: TableInfo, commit_ts: int, place: int, counts: CountsRuns, count: int = 1
     ) -> None:
@@ -216,6 +260,9 @@ class RowRouter:
     def _owner(self, route: _TableRoute, row: RowChangedEvent) -> int:
         assert self._router is not None
         return route.owners[self._router.partition_for_row(row, route.partitions)]
+
+    def _owner_of(self, route: _TableRoute, row: RowChangedEvent) -> int:
+        return 0 if self._router is None else self._owner(route, row)
 
     def _item(
         self, route: _TableRoute, row: RowChangedEvent, seq: int, counted: bool

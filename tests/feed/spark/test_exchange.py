@@ -17,11 +17,12 @@ from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedRow, Source
 from tisink.feed.spark.driver.run import _plan
 from tisink.feed.spark.driver.survey import FeedSurvey, place_of, survey_split
-from tisink.feed.spark.exchange import ORDER, exchanged_items
+from tisink.feed.spark.exchange import ORDER, Exchanged
 from tisink.feed.spark.feed_lines import FeedLines, FeedSplit, split_runs
 from tisink.feed.spark.plan import PlayPlan, record_seq
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
+from tisink.feed.spark.tasks.owner import OwnerProgress, exchange_stream
 from tisink.feed.spark.tasks.routing import RowRouter, make_factory
 from tisink.feed.workload import generate_feed
 from tisink.model.events import RowChecksum
@@ -166,14 +167,33 @@ def _owners_get_the_routers_items(tmp_path: Path, lines: list[bytes], tasks: int
     halves = [v for items in expected.values() for _, v in items if not v[5]]
     assert len(halves) == 1  # the key-changing UPDATE, split
     tables = tuple(ddl.table for ddl in plan.ddls)
+    by_owner = tuple(range(plan.tasks))  # each row's ``partition`` names its owner here
     for task in range(tasks):
-        with FeedLines([str(feed.path)]) as reader:
-            got = list(exchanged_items(_owned(exchange, task, tasks), tables, reader))
-        reports = [(key[0], value) for key, value in got if key[1] < 0]
+        exchanged = Exchanged(_owned(exchange, task, tasks))
+        reports = exchanged.reports()
         assert [(owner, type(r)) for owner, r in reports] == [(task, ChunkReport)] * 2
         assert all(r.problem is None for _, r in reports)
+        progress = OwnerProgress()
+        with FeedLines([str(feed.path)]) as reader:
+            records = exchange_stream(exchanged.rows(), [], plan, reader, progress, by_owner)
+            rows = [record.row for record in records]  # type: ignore[union-attr]
         items = [item for owner in plan.owners_of_task(task, tasks) for item in expected[owner]]
-        assert got[len(reports) :] == sorted(items, key=lambda item: item[0][1:])
+        items.sort(key=lambda item: item[0][1:])  # as the JVM sorts: (commitTs, seq)
+        got = [
+            (
+                row.partition,
+                row.commit_ts,
+                next(ref for ref, table in enumerate(tables) if table is row.table),
+                row.start_ts,
+                row.before,
+                row.after,
+                row.approximate_size,
+                row.checksum,
+            )
+            for row in rows
+        ]
+        assert got == [(k[0], k[1], *v[:5], v[6]) for k, v in items]
+        assert progress.rows == sum(value[5] for _, value in items)
     return [value for items in expected.values() for _, value in items]
 
 
