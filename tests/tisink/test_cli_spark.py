@@ -42,30 +42,36 @@ def test_what_spark_cannot_play_is_refused_before_a_session_starts() -> None:
         assert "Traceback" not in out.stderr and "SparkContext" not in out.stderr, args
 
 
-def test_a_line_too_long_for_the_jvm_fails_in_one_line_with_a_summary(tmp_path: Path) -> None:
-    """A 200 MB line in a 512 MB JVM: the OutOfMemoryError shuts Spark's context down; the
-    play names it in one line (no traceback) and writes its summary."""
-    feed, summary = tmp_path / "one-line.jsonl", tmp_path / "summary.json"
+def test_a_line_longer_than_the_jvm_heap_is_read_by_the_tasks_and_refused_as_inline(
+    tmp_path: Path,
+) -> None:
+    """A 600 MB line, more than a 512 MB JVM could hold: the tasks read it themselves (no line
+    enters the JVM), and the play fails on it in one line, naming it as the inline engine
+    does."""
+    feed = tmp_path / "one-line.jsonl"
     with feed.open("w") as out:
-        out.write('{"type":"row","x":"' + "a" * 200_000_000 + '"}\n')
-    out = subprocess.run(
-        [
-            *(TISINK, "play", "--master", "local[1]", "--feed", str(feed)),
-            *("--sink-uri", "blackhole://", "--summary-json", str(summary)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYSPARK_SUBMIT_ARGS": "--driver-memory 512m pyspark-shell"},
-    )
+        out.write('{"type":"resolved","ts":1}\n')
+        out.write('{"type":"row","x":"' + "a" * 600_000_000 + '"}\n')
+    runs = [
+        subprocess.run(
+            [
+                *(TISINK, "play", *engine, "--feed", str(feed), "--sink-uri", "blackhole://"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYSPARK_SUBMIT_ARGS": "--driver-memory 512m pyspark-shell"},
+        )
+        for engine in (("--master", "local[1]"), ("--engine", "inline"))
+    ]
     feed.unlink()
-    assert out.returncode == 1, out.stderr[-3000:]
-    assert "Traceback" not in out.stderr, out.stderr[-3000:]
-    last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith("play failed: the Spark job failed: "), last
-    assert "java.lang.OutOfMemoryError: Java heap space" in last
-    result = orjson.loads(summary.read_bytes())
-    assert "java.lang.OutOfMemoryError" in result["error"]
+    on_spark, inline = runs
+    assert on_spark.returncode == inline.returncode != 0, on_spark.stderr[-3000:]
+    assert "Traceback" not in on_spark.stderr, on_spark.stderr[-3000:]
+    last = on_spark.stderr.strip().splitlines()[-1]
+    assert last == inline.stderr.strip().splitlines()[-1]
+    assert "one-line.jsonl:2" in last, last
+    assert "java.lang" not in last
 
 
 def test_a_failed_owner_leaves_what_the_others_acknowledged_in_the_summary(
