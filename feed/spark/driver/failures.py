@@ -15,7 +15,6 @@ import re
 from tisink.feed.spark.driver.jvm_output import take_fatal_error
 
 _LOST_TASK = re.compile(r"most recent failure: Lost task .*?\): ")
-_READ_FILE = re.compile(r"Encountered error while reading file (\S+?)\.?(?:\s|$)")
 HEAP_HINT = (
     " (give Spark more memory: spark.driver.memory, on a local master "
     "PYSPARK_SUBMIT_ARGS='--driver-memory 4g pyspark-shell')"
@@ -28,11 +27,7 @@ def job_failure(err: BaseException) -> str:
     if fatal is not None:
         return fatal + (HEAP_HINT if "OutOfMemoryError" in fatal else "")
     text = str(err)
-    cause = _python_error(text) or _root_cause(text) or type(err).__name__
-    where = _READ_FILE.search(text)
-    if where is not None and where.group(1) not in cause:
-        cause += f" (reading {where.group(1)})"
-    return cause
+    return _python_error(text) or _root_cause(text) or type(err).__name__
 
 
 def _python_error(text: str) -> str | None:
