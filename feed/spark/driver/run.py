@@ -222,6 +222,7 @@ def _run(
     finally:
         context.setLocalProperty("spark.jobGroup.id", None)  # the next play's survey: none
         broadcast.unpersist()
+        source.close()
 
 
 def _feed_owners(

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -26,6 +30,7 @@ from tisink.feed.spark.exchange import EXCHANGE_SCHEMA
 from tisink.feed.spark.feed_lines import feed_splits
 from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
+from tisink.feed.spark.shared_file import read_shared, write_shared
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
 from tisink.feed.spark.tasks.owned_workload import play_owned_partitions
 from tisink.feed.spark.tasks.task_timing import profile_folder, timed
@@ -54,6 +59,10 @@ class PlayInput(Protocol):
         ...
 
     def error_for(self, problem: InputProblem) -> TisinkError: ...
+
+    def close(self) -> None:
+        """Remove what the input wrote for its job (the job has ended)."""
+        ...
 
 
 class FeedInput:
@@ -130,6 +139,9 @@ class FeedInput:
         assert problem is not None
         raise SparkPlayError(self.error_for(problem), 0, PlayStats())
 
+    def close(self) -> None:
+        return None
+
     def error_for(self, problem: InputProblem) -> TisinkError:
         file, line = self.survey.line_of(problem.place)
         return FeedError(
@@ -149,6 +161,8 @@ class WorkloadInput:
         interval_ms: int = DEFAULT_WATERMARK_INTERVAL_MS,
     ) -> None:
         self.scenario, self.seed, self.rows = scenario, seed, rows
+        self._folder: Path | None = None
+        """Where ``owned_job`` wrote the schedule for the tasks (``close`` removes it)."""
         self.ddls: list[DDLEvent] = []
         self.ddl_keys: list[Key] = []
         self.resolved: list[int] = []
@@ -196,14 +210,27 @@ class WorkloadInput:
 
     def owned_job(self, spark: Any, plan: Any, tasks: int) -> Any:
         """The one stage of ``tasks`` tasks, each generating the workload and playing the
-        owners it owns: an RDD of their ``TaskResult``s."""
+        owners it owns: an RDD of their ``TaskResult``s. The schedule reaches them as a file
+        each machine maps once (``shared_file.py``), not as a copy in every task."""
         scenario, seed, rows = self.scenario, self.seed, self.rows
         context = spark.sparkContext
-        schedule = context.broadcast(self.schedule)
+        self._folder = Path(tempfile.mkdtemp(prefix="tisink-schedule-"))
+        path = self._folder / f"schedule-{uuid.uuid4().hex}.bin"
+        write_shared(self.schedule, path)
+        context.addFile(str(path))
+        name = path.name
 
         def generate_and_play(task: int, _: Any) -> Any:
+            from pyspark import SparkFiles
+
+            schedule = read_shared(SparkFiles.get(name))
             yield from play_owned_partitions(
-                task, tasks, plan.value, scenario, seed, rows, schedule.value
+                task, tasks, plan.value, scenario, seed, rows, schedule
             )
 
         return context.parallelize(range(tasks), tasks).mapPartitionsWithIndex(generate_and_play)
+
+    def close(self) -> None:
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
