@@ -75,6 +75,14 @@ def feed_splits(files: Sequence[Path], cores: int, size: int | None = None) -> l
     ]
 
 
+def split_tasks(splits: Sequence[FeedSplit], cores: int) -> int:
+    """How many tasks read ``splits`` (consecutive splits share one): one per split, but no
+    more than the cores or the feed's size in full splits allow, so a folder of many small
+    files does not make a task of each (as Spark's file source packs them)."""
+    total = sum(split.end - split.start for split in splits)
+    return min(len(splits), max(1, cores, -(-total // MAX_SPLIT_BYTES)))
+
+
 def split_runs(split: FeedSplit, run_bytes: int = RUN_BYTES) -> Iterator[LineRun]:
     """The lines that begin in ``split``, in runs of about ``run_bytes``."""
     with open(split.path, "rb", buffering=0) as file:

@@ -27,7 +27,7 @@ from tisink.feed.player import DEFAULT_WATERMARK_INTERVAL_MS
 from tisink.feed.spark.driver.survey import SURVEY_SCHEMA, FeedSurvey, survey_batches
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.exchange import EXCHANGE_SCHEMA
-from tisink.feed.spark.feed_lines import feed_splits
+from tisink.feed.spark.feed_lines import feed_splits, split_tasks
 from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.spark.shared_file import read_shared, write_shared
@@ -77,11 +77,12 @@ class FeedInput:
         files = feed_files(path)
         self.paths = tuple(os.path.abspath(file) for file in files)
         """The feed's files by rank, as the owners read their lines back."""
-        self._splits = tuple(feed_splits(files, spark.sparkContext.defaultParallelism))
+        cores = spark.sparkContext.defaultParallelism
+        self._splits = tuple(feed_splits(files, cores))
         if not self._splits:
             raise FeedError("the feed holds no lines")
-        count = len(self._splits)
-        self._frame = spark.range(0, count, 1, count)  # split i alone in Spark partition i
+        tasks = split_tasks(self._splits, cores)  # consecutive splits in each Spark partition
+        self._frame = spark.range(0, len(self._splits), 1, tasks)
         splits = self._splits
         survey = self._frame.mapInArrow(
             lambda batches: survey_batches(batches, splits, interval_ms), SURVEY_SCHEMA

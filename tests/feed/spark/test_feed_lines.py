@@ -16,9 +16,11 @@ from tisink.feed.spark.feed_lines import (
     MAX_SPLIT_BYTES,
     MIN_SPLIT_BYTES,
     FeedLines,
+    FeedSplit,
     feed_splits,
     split_bytes,
     split_runs,
+    split_tasks,
 )
 
 _TEXT = st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r", b"\r\n", b" ", b"\xff"]), max_size=60)
@@ -81,3 +83,14 @@ def test_splits_are_spread_over_the_cores_between_spark_s_bounds() -> None:
     assert split_bytes(10 << 30, 4) == MAX_SPLIT_BYTES
     assert split_bytes(1 << 20, 4) == MIN_SPLIT_BYTES
     assert split_bytes(200 << 20, 4) == 50 << 20
+
+
+def test_many_small_files_share_tasks_and_a_large_one_has_one_a_split(tmp_path: Path) -> None:
+    small = []
+    for rank in range(50):
+        small.append(tmp_path / f"{rank:02}.jsonl")
+        small[-1].write_bytes(b"{}\n" * 10)
+    assert split_tasks(feed_splits(small, 4), 4) == 4
+    assert split_tasks(feed_splits(small, 64), 64) == 50
+    large = [FeedSplit(0, "f", start, start + MAX_SPLIT_BYTES) for start in range(0, 10)]
+    assert split_tasks(large, 2) == 10
