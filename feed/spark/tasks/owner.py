@@ -132,17 +132,7 @@ def exchange_stream(
     started = False
     for columns in batches:
         rows = zip(*columns, strict=True)
-        for (
-            owner,
-            ts,
-            hi,
-            lo,
-            part,
-            ref,
-            file,
-            at,
-            size,
-        ) in rows:
+        for owner, ts, hi, lo, part, ref, file, at, size in rows:
             seq = hi << LO_BITS | lo
             while next_ts < ts or (next_ts == ts and next_seq < seq):
                 assert upcoming is not None
