@@ -6,10 +6,10 @@ UPDATE it is, its table's plan DDL and where its line is (the file's rank, the l
 and size: ``feed_lines.py``), about 45 bytes whatever the line's length. The JVM moves each
 row to its owner's partition (``repartitionById``) and sorts it by (commitTs, seq); no Python
 object is pickled per row and no line crosses into the JVM. A split's ``ChunkReport`` travels
-in the same schema (``report``, pickled once per split and owner) with commitTs -1, so it
-sorts ahead of every row, where the owner checks it before writing anything. The owner reads
-each line back from its file and decodes it once (``exchanged_items``): stage one has already
-checked it against the schema of its table at that point of the feed.
+in the same schema (``report``, pickled once per split and stage-two task) with commitTs -1,
+so it sorts ahead of every row, where the task checks it before writing anything. The task
+reads each line back from its file and decodes it once (``owner.exchange_stream``): stage one
+has already checked it against the schema of its table at that point of the feed.
 A line's optional ``checksum`` travels in its bytes too: the owner reads it as the reader
 does, from the line's whole row, and gives a split UPDATE's half the checksum the table
 sink's split gives it, so both engines write the same checksums.

@@ -15,7 +15,7 @@ Spark's file source does (``split_bytes``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -165,7 +165,7 @@ class FeedLines:
             os.close(fd)
         self._files.clear()
 
-    def reader(self, rank: int) -> Any:
+    def reader(self, rank: int) -> Callable[[int, int], bytes]:
         """``read(size, at)`` of the file of ``rank``: the bytes of a line stage one read."""
         fd = self._files.get(rank)
         if fd is None:

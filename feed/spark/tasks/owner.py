@@ -19,7 +19,7 @@ import logging
 import pickle
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,7 +128,7 @@ def exchange_stream(
     upcoming = next(pending, None)
     after_all = (1 << 127, 0)
     next_ts, next_seq = upcoming[0] if upcoming is not None else after_all
-    readers: dict[int, Any] = {}
+    readers: dict[int, Callable[[int, int], bytes]] = {}
     started = False
     for columns in batches:
         rows = zip(*columns, strict=True)

@@ -171,7 +171,7 @@ class RowRouter:
         ts = row.commit_ts
         if halves is None:
             seq = place << 2 | RECORD_SUB
-            owner = 0 if self._router is None else self._owner(route, row)
+            owner = self._owner_of(route, row)
             add(owner, ts, seq, WHOLE, ref, index)
             if counts is not None:
                 counts.add(self._table_ids[ref], (ts, seq), ref)
@@ -267,7 +267,7 @@ class RowRouter:
     def _item(
         self, route: _TableRoute, row: RowChangedEvent, seq: int, counted: bool
     ) -> tuple[ShuffleKey, RowValue]:
-        owner = 0 if self._router is None else self._owner(route, row)
+        owner = self._owner_of(route, row)
         value = (
             route.ref,
             row.start_ts,
