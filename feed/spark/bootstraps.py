@@ -17,15 +17,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from tisink.codec.bootstrap import BootstrapCadence, BootstrapSend, BootstrapSettings
 from tisink.core.clock import FeedClock, FixedClock
 from tisink.feed.play_records import BootstrapAt
-from tisink.feed.spark.plan import AFTER_ALL, Key, PlayPlan
+from tisink.feed.spark.plan import AFTER_ALL, LO_BITS, Key, PlayPlan
 from tisink.feed.spark.reports import TableInterval
 from tisink.feed.spark.tasks.routing import make_factory
 from tisink.feed.watermarks import interval_end_ts, point_before
 from tisink.model.table import TableInfo
-from tisink.model.tso import physical_ms
+from tisink.model.tso import LOGICAL_BITS, physical_ms
 from tisink.sink.mq_sinks import new_router
 
 TICK_SUB = 1
@@ -41,16 +43,33 @@ class TableIntervals:
         self._found: dict[tuple[int, int], list[object]] = {}
 
     def add(self, table_id: int, key: Key, ref: int) -> None:
-        k = physical_ms(key[0]) // self._interval_ms
+        self._merge(table_id, physical_ms(key[0]) // self._interval_ms, 1, key, key, ref)
+
+    def add_run(self, table_id: int, ts: np.ndarray, hi: int, lo: np.ndarray, ref: int) -> None:
+        """One message per row of a run of ``table_id``'s rows in feed order (commitTs ``ts``
+        never going back: the reader's rule), keys ``(ts, hi << LO_BITS | lo)``: counted a
+        span of equal intervals at a time."""
+        if not len(ts):
+            return
+        cells = (ts >> LOGICAL_BITS) // self._interval_ms
+        ends = [*(np.flatnonzero(np.diff(cells)) + 1).tolist(), len(ts)]
+        start = 0
+        for end in ends:
+            first = (int(ts[start]), hi << LO_BITS | int(lo[start]))
+            last = (int(ts[end - 1]), hi << LO_BITS | int(lo[end - 1]))
+            self._merge(table_id, int(cells[start]), end - start, first, last, ref)
+            start = end
+
+    def _merge(self, table_id: int, k: int, count: int, first: Key, last: Key, ref: int) -> None:
         found = self._found.get((table_id, k))
         if found is None:
-            self._found[(table_id, k)] = [1, key, ref, key, ref]
+            self._found[(table_id, k)] = [count, first, ref, last, ref]
             return
-        found[0] += 1  # type: ignore[operator]
-        if key < found[1]:  # type: ignore[operator]
-            found[1], found[2] = key, ref
-        if key > found[3]:  # type: ignore[operator]
-            found[3], found[4] = key, ref
+        found[0] += count  # type: ignore[operator]
+        if first < found[1]:  # type: ignore[operator]
+            found[1], found[2] = first, ref
+        if last > found[3]:  # type: ignore[operator]
+            found[3], found[4] = last, ref
 
     def entries(self) -> tuple[TableInterval, ...]:
         return tuple(

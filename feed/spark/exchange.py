@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterable, Iterator
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ import pyarrow as pa
 
 from tisink.feed.format.checksums import parse_checksum
 from tisink.feed.spark.feed_lines import LineRun
+from tisink.feed.spark.plan import LO_BITS, LO_MASK
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.routing import DELETE_HALF, WHOLE
 from tisink.model.events import RowChangedEvent, RowChecksum
@@ -54,10 +54,6 @@ ARROW_SCHEMA = pa.schema(
 )
 ORDER = ("ts", "hi", "lo")
 """The owners' order: commitTs, then the feed place (reports first, at commitTs -1)."""
-LO_BITS = 30
-"""``seq`` (``place << 2 | sub``) as two longs: a place's index in its split (under 2**28)
-and sub-place are the low bits, its file rank and split start the high ones."""
-LO_MASK = (1 << LO_BITS) - 1
 BATCH_ROWS = 8192
 """Stage one hands its rows to the JVM once this many have gathered (checked after each run
 of lines, ``feed_lines.RUN_BYTES``, so a batch holds up to this plus one run's rows)."""
@@ -73,12 +69,12 @@ RESULT_ARROW = pa.schema([("result", pa.binary())])
 class ExchangeBatches:
     """Stage one's output, gathered column by column into Arrow batches. A row's line is
     named by its index in the current run (``lines_from``), whose offsets and sizes are
-    taken in bulk."""
+    taken in bulk. Rows come one at a time (``add``) or a table's run at a time
+    (``add_rows``, the router's bulk path)."""
 
     def __init__(self) -> None:
         self._rows: list[tuple[int, int, int, int, int, int]] = []  # ``add``'s arguments
-        self._columns: list[list[Any]] = []  # owner, ts, seq, part, ref, of the closed runs
-        self._places: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # file, at, size
+        self._chunks: list[tuple[np.ndarray, ...]] = []  # the columns before ``report``
         self._run: LineRun | None = None
         self._rank = 0
         self._count = 0
@@ -97,6 +93,19 @@ class ExchangeBatches:
         the current lines (``RowRouter.route_to``)."""
         self._rows.append((owner, ts, seq, part, ref, index))
 
+    def add_rows(
+        self,
+        owners: np.ndarray,
+        ts: np.ndarray,
+        hi: int,
+        lo: np.ndarray,
+        ref: int,
+        indexes: np.ndarray,
+    ) -> None:
+        """Whole rows of plan DDL ``ref`` on lines ``indexes`` of the current lines, their
+        seqs ``hi << LO_BITS | lo`` (``RowRouter.route_run``)."""
+        self._chunk(owners, ts, np.full(len(ts), hi, np.int64), lo, WHOLE, ref, indexes)
+
     def report(self, report: ChunkReport, tasks: int) -> None:
         """``report`` to each of the ``tasks`` owner tasks (pickled once), addressed to owner
         ``task``, which only that task plays."""
@@ -107,19 +116,9 @@ class ExchangeBatches:
         """The rows gathered so far, then the reports, as batches; the builder starts empty
         again (with the same current lines)."""
         self._close_run()
-        if self._places:
-            joined = (list(chain.from_iterable(c)) for c in zip(*self._columns, strict=True))
-            owners, tss, seqs, parts, refs = joined
-            arrays = [
-                pa.array(owners, pa.int32()),
-                pa.array(tss, pa.int64()),
-                pa.array([seq >> LO_BITS for seq in seqs], pa.int64()),
-                pa.array([seq & LO_MASK for seq in seqs], pa.int64()),
-                pa.array(parts, pa.int8()),
-                pa.array(refs, pa.int32()),
-            ]
-            places = zip(zip(*self._places, strict=True), list(ARROW_SCHEMA)[6:9], strict=True)
-            arrays += [pa.array(np.concatenate(column), f.type) for column, f in places]
+        if self._chunks:
+            columns = (np.concatenate(column) for column in zip(*self._chunks, strict=True))
+            arrays = [pa.array(c, f.type) for c, f in zip(columns, ARROW_SCHEMA, strict=False)]
             arrays.append(pa.nulls(len(arrays[0]), pa.binary()))
             yield pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
         if self._reports:
@@ -129,19 +128,42 @@ class ExchangeBatches:
             arrays += [pa.array([0] * count, f.type) for f in list(ARROW_SCHEMA)[2:9]]
             arrays.append(pa.array([report for _, report in self._reports], pa.binary()))
             yield pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
-        self._columns, self._places, self._reports = [], [], []
+        self._chunks, self._reports = [], []
         self._count = 0
 
     def _close_run(self) -> None:
         if self._rows:
-            assert self._run is not None
-            *columns, indexes = (list(column) for column in zip(*self._rows, strict=True))
-            picks = np.array(indexes, np.intp)
-            files = np.full(len(picks), self._rank, np.int32)
-            self._columns.append(columns)
-            self._places.append((files, self._run.at[picks], self._run.sizes[picks]))
-            self._count += len(self._rows)
+            owners, tss, seqs, parts, refs, indexes = zip(*self._rows, strict=True)
             self._rows = []
+            self._chunk(
+                np.array(owners, np.int32),
+                np.array(tss, np.int64),
+                np.array([seq >> LO_BITS for seq in seqs], np.int64),
+                np.array([seq & LO_MASK for seq in seqs], np.int64),
+                np.array(parts, np.int8),
+                np.array(refs, np.int32),
+                np.array(indexes, np.intp),
+            )
+
+    def _chunk(
+        self,
+        owners: np.ndarray,
+        ts: np.ndarray,
+        hi: np.ndarray,
+        lo: np.ndarray,
+        part: np.ndarray | int,
+        ref: np.ndarray | int,
+        indexes: np.ndarray,
+    ) -> None:
+        run = self._run
+        assert run is not None
+        count = len(indexes)
+        parts = np.full(count, part, np.int8) if isinstance(part, int) else part
+        refs = np.full(count, ref, np.int32) if isinstance(ref, int) else ref
+        files = np.full(count, self._rank, np.int32)
+        at, sizes = run.at[indexes], run.sizes[indexes]
+        self._chunks.append((owners, ts, hi, lo, parts, refs, files, at, sizes))
+        self._count += count
 
 
 class Exchanged:

@@ -15,8 +15,9 @@ Spark's file source does (``split_bytes``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -32,6 +33,12 @@ MIN_SPLIT_BYTES = 4 << 20
 RUN_BYTES = 8 << 20
 """A task reads a split this many bytes at a time (a run of lines; a longer line is read
 whole)."""
+SPAN_BYTES = 32 << 20
+SPARSE = 8
+CLOSE_BYTES = 1 << 20
+"""An owner reads a batch of lines in one ``pread`` when their span is at most ``SPAN_BYTES``
+and ``SPARSE`` times their bytes plus ``CLOSE_BYTES`` (a task owning an eighth of the rows
+still does)."""
 _LIMIT = (1 << 31) - 1
 """An Arrow binary array's offsets are 32-bit: no run may hold more bytes."""
 
@@ -54,6 +61,26 @@ class LineRun:
     lines: pa.BinaryArray
     at: np.ndarray
     sizes: np.ndarray
+    data: bytes
+    """The bytes ``lines`` is a view of (its offsets index them)."""
+
+    def texts(self, count: int | None = None) -> list[bytes]:
+        """The first ``count`` lines (all by default) as bytes, each with its ``\\n``: sliced
+        from ``data``, four times cheaper than Arrow's ``to_pylist``."""
+        size = len(self.lines) if count is None else min(count, len(self.lines))
+        offsets = self.offsets[: size + 1].tolist()
+        data = self.data
+        return [data[a:b] for a, b in pairwise(offsets)]
+
+    def text(self, index: int) -> bytes:
+        """Line ``index`` with its ``\\n``."""
+        start, end = self.offsets[index : index + 2].tolist()
+        return self.data[start:end]
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Where each line starts in ``data``, and where the last one ends."""
+        return np.frombuffer(self.lines.buffers()[1], np.int32)[: len(self.lines) + 1]
 
 
 def split_bytes(total: int, cores: int) -> int:
@@ -129,7 +156,7 @@ def _run(data: bytes, starts: np.ndarray, ends: np.ndarray, base: int, eof: bool
     lines = pa.Array.from_buffers(
         pa.binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
-    return LineRun(lines, starts + base, (ends - starts).astype(np.int32))
+    return LineRun(lines, starts + base, (ends - starts).astype(np.int32), data)
 
 
 def _first_line(file: BinaryIO, start: int) -> int | None:
@@ -147,8 +174,8 @@ def _first_line(file: BinaryIO, start: int) -> int | None:
 
 
 class FeedLines:
-    """An owner's reader of lines by their place in the feed's files (``paths`` by rank):
-    one ``pread`` a line, on files opened once."""
+    """An owner's reader of lines by their place in the feed's files (``paths`` by rank), on
+    files opened once."""
 
     def __init__(self, paths: Sequence[str]) -> None:
         self._paths = paths
@@ -165,20 +192,35 @@ class FeedLines:
             os.close(fd)
         self._files.clear()
 
-    def reader(self, rank: int) -> Callable[[int, int], bytes]:
-        """``read(size, at)`` of the file of ``rank``: the bytes of a line stage one read."""
+    def lines_at(self, files: list[int], at: list[int], sizes: list[int]) -> list[bytes]:
+        """The lines stage one read (each row's file rank, offset and size; without the
+        ``\\n``). An owner's rows come in feed order, so a batch of them mostly lies in one
+        file close together: then one ``pread`` covers the span and each line is a slice of
+        it (a ``pread`` a line costs four times more); otherwise a ``pread`` a line."""
+        count = len(at)
+        if not count:
+            return []
+        starts = np.array(at, np.int64)
+        ends = starts + np.array(sizes, np.int64)
+        first = int(starts.min())
+        span = int(ends.max()) - first
+        one_file = files.count(files[0]) == count
+        if one_file and span <= min(SPAN_BYTES, SPARSE * sum(sizes) + CLOSE_BYTES):
+            data = self._read(files[0], span, first)
+            starts -= first
+            ends -= first
+            return [data[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        return [self._read(f, s, a) for f, a, s in zip(files, at, sizes, strict=True)]
+
+    def _read(self, rank: int, size: int, at: int) -> bytes:
         fd = self._files.get(rank)
         if fd is None:
             try:
                 fd = self._files[rank] = os.open(self._paths[rank], os.O_RDONLY)
             except OSError as err:
                 raise FeedError(f"feed file {self._paths[rank]}: {err.strerror}") from err
-        path = self._paths[rank]
-
-        def read(size: int, at: int) -> bytes:
-            line = os.pread(fd, size, at)
-            if len(line) != size:
-                raise FeedError(f"feed file {path} changed while it was played (byte {at})")
-            return line
-
-        return read
+        data = os.pread(fd, size, at)
+        if len(data) != size:
+            path = self._paths[rank]
+            raise FeedError(f"feed file {path} changed while it was played (byte {at})")
+        return data

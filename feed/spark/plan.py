@@ -29,9 +29,29 @@ take place 0)."""
 AFTER_ALL = 1 << 126
 """The ``seq`` of a watermark: after every record at its ts."""
 START_SUB, RECORD_SUB, INSERT_SUB = 0, 1, 2
-INSERT_TAIL = 1 << 60
+BLOCK_BITS = 44
+INDEX_BITS = 28
+"""A split holds fewer than 2**28 lines (splits are at most a few hundred MB)."""
+INDEX_MASK = (1 << INDEX_BITS) - 1
+
+
+def place_of(rank: int, block_start: int, index: int) -> int:
+    """The place of line ``index`` of a feed's split starting at byte ``block_start`` of the
+    file of ``rank`` (files in name order): it orders lines as the feed does without counting
+    lines across splits first."""
+    return ((rank << BLOCK_BITS | block_start) << INDEX_BITS) | index
+
+
+LO_BITS = INDEX_BITS + 2
+"""A feed's ``seq`` (``place << 2 | sub``) crosses to stage two as two longs, ``hi`` and ``lo``:
+a place's index in its split (under 2**28) and sub-place are the low bits, its file rank and
+split start (``survey.place_of``) the high ones."""
+LO_MASK = (1 << LO_BITS) - 1
+INSERT_TAIL = 1 << (LO_BITS + 62)
 """Added to an INSERT half's seq under ``split_newarch``: it sorts after every other event of
-its commit ts, in the order of the UPDATEs it came from (places stay below 2^58)."""
+its commit ts, in the order of the UPDATEs it came from. It is above every bit of a place
+(a feed's split start is 44 bits of it), and in ``hi`` it is bit 62, so ``hi`` stays a long
+for feeds of fewer than 2**18 files."""
 
 Key = tuple[int, int]
 """(commitTs, seq): where an event sits in a partition's stream."""

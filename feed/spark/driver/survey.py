@@ -5,8 +5,10 @@ The tasks read a feed in splits (large files are cut into several byte ranges:
 split): that orders lines as the feed does without counting lines across splits first. This
 pass reads the text once and parses only the lines the driver needs before routing anything:
 the DDLs (they define the schemas rows are checked and routed with), the ``resolved`` records
-(watermark points), each split's first row and the commitTs of its first and last lines; it
-counts each split's lines, which turns a place back into ``file:line``.
+(watermark points), each split's first row and the commitTs of its first and last lines,
+and the watermark intervals its records fall in (by bisection over their times, which never go
+back: ``run_intervals``); it counts each split's lines, which turns a place back into
+``file:line``.
 """
 
 from __future__ import annotations
@@ -22,20 +24,11 @@ import pyarrow.compute as pc
 
 from tisink.feed.errors import FeedError
 from tisink.feed.spark.feed_lines import FeedSplit, split_runs
+from tisink.feed.spark.plan import BLOCK_BITS, INDEX_BITS, place_of
 from tisink.model.tso import LOGICAL_BITS
 
-BLOCK_BITS = 44
-INDEX_BITS = 28
-"""A split holds fewer than 2**28 lines (splits are at most a few hundred MB)."""
 
-
-def place_of(rank: int, block_start: int, index: int) -> int:
-    """The place of line ``index`` of the split starting at byte ``block_start`` of the file
-    of ``rank`` (files in name order)."""
-    return ((rank << BLOCK_BITS | block_start) << INDEX_BITS) | index
-
-
-def _ts_of(text: str) -> int | None:
+def _ts_of(text: str | bytes) -> int | None:
     try:
         obj = orjson.loads(text)
         ts = obj.get("commitTs", obj.get("ts")) if type(obj) is dict else None
@@ -44,35 +37,50 @@ def _ts_of(text: str) -> int | None:
     return ts if type(ts) is int else None
 
 
-_COMMIT_TS = r'^(?s:.*?)"commitTs":(?P<run>[ 0-9]*)'
-_TS = r'^(?s:.*?)"ts":(?P<run>[ 0-9]*)'
-"""The digits and spaces after a line's first ``"commitTs":`` (or, without one, ``"ts":``)."""
-_LONG = r"^ *[0-9]{1,18} *$"
-_LONGER = r"^ *[0-9]{19,} *$"
-"""A run that ``int`` reads: one that fits a long is read in Arrow, a longer one in Python."""
+BISECT_SHARE = 16
+"""A run whose first and last records lie more than its lines / ``BISECT_SHARE`` intervals
+apart has every line parsed instead of bisected (bisection would parse most of them)."""
 
 
-def _line_intervals(lines: pa.Array, interval_ms: int) -> set[int]:
-    """The watermark intervals of the lines' commitTs (or a resolved record's ts), read
-    without parsing the lines: the digits (and spaces) after the first ``"commitTs":`` or,
-    in a line without one, the first ``"ts":``, if ``int`` reads them."""
-    commit = pc.extract_regex(lines, _COMMIT_TS)
-    others = pc.filter(lines, pc.is_null(commit))  # few: resolved records, bad lines
-    runs = pc.cast(  # ASCII digits and spaces
-        pa.concat_arrays(
-            [
-                pc.struct_field(commit, [0]).drop_null(),
-                pc.struct_field(pc.extract_regex(others, _TS), [0]).cast(pa.binary()),
-            ]
-        ),
-        pa.string(),
-    )
-    longs = pc.if_else(pc.match_substring_regex(runs, _LONG), runs, None)
-    found = pc.cast(pc.utf8_trim(longs, " "), pa.int64())
-    cells = pc.divide(pc.shift_right(found, LOGICAL_BITS), interval_ms)
-    intervals: set[int] = set(pc.unique(cells).drop_null().to_pylist())
-    for run in pc.filter(runs, pc.match_substring_regex(runs, _LONGER)).to_pylist():
-        intervals.add((int(run) >> LOGICAL_BITS) // interval_ms)
+def run_intervals(lines: pa.Array, interval_ms: int, share: int = BISECT_SHARE) -> set[int]:
+    """The watermark intervals of a run's records, found by bisection: a good feed's record
+    times never go back (the reader's rule), so where two lines fall in one interval, so does
+    every line between them, and only about (intervals x log lines) lines are parsed. Times
+    that go back fail the play in stage one before anything is written, so what is found for
+    such a feed is never used. A run spread over many intervals (a slow feed: a record every
+    second or so) has every line parsed."""
+    count = len(lines)
+    cells: dict[int, int | None] = {}
+
+    def cell(index: int) -> int | None:
+        if index not in cells:
+            ts = _ts_of(lines[index].as_py())
+            cells[index] = None if ts is None else (ts >> LOGICAL_BITS) // interval_ms
+        return cells[index]
+
+    def found(indexes: Iterable[int]) -> tuple[int, int] | None:
+        for index in indexes:
+            if (c := cell(index)) is not None:
+                return index, c
+        return None
+
+    first = found(range(count))
+    last = found(range(count - 1, -1, -1)) if first is not None else None
+    if first is None or last is None:
+        return set()
+    if last[1] - first[1] > count // share:
+        return {c for index in range(count) if (c := cell(index)) is not None}
+    intervals: set[int] = set()
+    spans = [(*first, *last)]
+    while spans:
+        a, ca, b, cb = spans.pop()
+        intervals.update((ca, cb))
+        if ca == cb or b - a <= 1:
+            continue
+        middle = (a + b) // 2
+        inside = found(range(middle, b)) or found(range(middle - 1, a, -1))
+        if inside is not None:
+            spans += [(a, ca, *inside), (*inside, b, cb)]
     return intervals
 
 
@@ -93,7 +101,7 @@ def survey_split(
     intervals: set[int] = set()
     for run in runs:
         lines = run.cast(pa.binary())
-        intervals |= _line_intervals(lines, interval_ms)
+        intervals |= run_intervals(lines, interval_ms)
         marked = pc.match_substring_regex(lines, '"ddl"|"resolved"')
         for index in pc.indices_nonzero(marked).to_pylist():
             text = _text(lines[index])

@@ -25,13 +25,13 @@ from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow, Source
 from tisink.feed.spark.bootstraps import TableIntervals
-from tisink.feed.spark.driver.survey import place_of
 from tisink.feed.spark.exchange import BATCH_ROWS, ExchangeBatches
 from tisink.feed.spark.feed_lines import FeedSplit, LineRun, split_runs
-from tisink.feed.spark.plan import PlayPlan
+from tisink.feed.spark.plan import PlayPlan, place_of
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.stop_marker import shield_from_terminal
 from tisink.feed.spark.tasks.routing import RowRouter
+from tisink.model.events import RowChangedEvent
 
 
 @dataclass(frozen=True)
@@ -91,14 +91,15 @@ def _split(
     problem: InputProblem | None = None
     router.split_txns.clear()
     offset = start  # the place of the run's first line
-    route, add = router.route_to, out.add
     for run in runs:
-        values = run.lines
-        if stage.stop is not None and offset + len(values) > stage.stop:
-            values = values.slice(0, max(0, stage.stop - offset))
+        count = len(run.lines)
+        if stage.stop is not None and offset + count > stage.stop:
+            count = max(0, stage.stop - offset)
         out.lines_from(run, split.rank)
-        lines = values.to_pylist()
+        lines = run.texts(count)
         records = parser.parse_lines(lines, split.path)
+        rows: list[RowChangedEvent] = []  # the run's rows, routed together
+        indexes: list[int] = []
         number = 0  # the line of the run read last (1-based)
         while problem is None:
             try:
@@ -115,13 +116,17 @@ def _split(
                 if type(record) is FeedRow:
                     ts = record.row.commit_ts
                     if not stage.validate_only:
-                        route(record.row, place, number - 1, add, counts)
+                        rows.append(record.row)
+                        indexes.append(number - 1)
                 elif type(record) is FeedDDL:
                     ts = record.commit_ts
                     while pending is not None and pending[1][0] < place:
                         pending = next(ddls, None)
                     if pending is None or pending[1][0] != place:
                         raise FeedError("a DDL the first pass did not see")
+                    problem = _route(router, rows, indexes, offset, out, counts)
+                    if problem is not None:
+                        break
                     _learn(router, record, pending[0])
                 else:
                     assert type(record) is FeedResolved
@@ -133,6 +138,9 @@ def _split(
                 first = (place, ts)
             if ts > last_ts:
                 last_ts = ts
+        unrouted = _route(router, rows, indexes, offset, out, counts)
+        if unrouted is not None and (problem is None or unrouted.place < problem.place):
+            problem = unrouted
         offset += len(lines)
         if len(out) >= BATCH_ROWS:  # a run is about RUN_BYTES of lines at most
             yield from out.take()
@@ -141,6 +149,25 @@ def _split(
     split_txns = tuple(sorted(router.split_txns))
     found = counts.entries() if counts is not None else ()
     return ChunkReport(start, first, last_ts, last_resolved, problem, split_txns, found)
+
+
+def _route(
+    router: RowRouter,
+    rows: list[RowChangedEvent],
+    indexes: list[int],
+    offset: int,
+    out: ExchangeBatches,
+    counts: TableIntervals | None,
+) -> InputProblem | None:
+    """Route the rows gathered so far (``RowRouter.route_run``), emptying the lists; the
+    problem at the first row that cannot be routed."""
+    if not rows:
+        return None
+    unrouted = router.route_run(rows, indexes, offset, out, counts)
+    at = indexes[unrouted[0]] if unrouted is not None else 0
+    rows.clear()
+    indexes.clear()
+    return None if unrouted is None else _problem(offset + at, unrouted[1])
 
 
 def _next_record(lines: list[bytes], number: int) -> int:

@@ -19,7 +19,7 @@ import logging
 import pickle
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,9 +43,9 @@ from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import owners_bootstraps
 from tisink.feed.spark.driver.progress import progress_path, report_progress
-from tisink.feed.spark.exchange import LO_BITS, RESULT_ARROW, Exchanged, exchanged_checksum
+from tisink.feed.spark.exchange import RESULT_ARROW, Exchanged, exchanged_checksum
 from tisink.feed.spark.feed_lines import FeedLines
-from tisink.feed.spark.plan import Key, PartitionRecord, PlayPlan
+from tisink.feed.spark.plan import LO_BITS, Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.reports import first_problem
 from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
@@ -128,21 +128,17 @@ def exchange_stream(
     upcoming = next(pending, None)
     after_all = (1 << 127, 0)
     next_ts, next_seq = upcoming[0] if upcoming is not None else after_all
-    readers: dict[int, Callable[[int, int], bytes]] = {}
     started = False
     for columns in batches:
-        rows = zip(*columns, strict=True)
-        for owner, ts, hi, lo, part, ref, file, at, size in rows:
+        texts = lines.lines_at(columns[6], columns[7], columns[8])
+        rows = zip(*columns[:6], texts, strict=True)
+        for owner, ts, hi, lo, part, ref, line in rows:
             seq = hi << LO_BITS | lo
             while next_ts < ts or (next_ts == ts and next_seq < seq):
                 assert upcoming is not None
                 yield upcoming[1]
                 upcoming = next(pending, None)
                 next_ts, next_seq = upcoming[0] if upcoming is not None else after_all
-            read = readers.get(file)
-            if read is None:
-                read = readers[file] = lines.reader(file)
-            line = read(size, at)
             obj = loads(line)
             size = len(line.rstrip(b"\r"))
             if part == WHOLE:

@@ -15,15 +15,26 @@ rebuilds the row from it).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Set
+from collections.abc import Callable, Sequence, Set
 from typing import Any, Protocol
 
 import numpy as np
 
 from tisink.core.clock import Clock, FeedClock
+from tisink.core.errors import TisinkError
+from tisink.eventsink.router.bulk import BulkPartitioner
 from tisink.feed.format.records import FeedRow
 from tisink.feed.spark.errors import SparkPlanError
-from tisink.feed.spark.plan import INSERT_SUB, INSERT_TAIL, RECORD_SUB, Key, PlayPlan, record_seq
+from tisink.feed.spark.plan import (
+    INDEX_BITS,
+    INDEX_MASK,
+    INSERT_SUB,
+    INSERT_TAIL,
+    RECORD_SUB,
+    Key,
+    PlayPlan,
+    record_seq,
+)
 from tisink.feed.workload import KeepRow
 from tisink.feed.workload.selection import BulkKeep
 from tisink.model.events import RowChangedEvent, RowChecksum
@@ -39,6 +50,8 @@ RowValue = tuple[int, int, Any, Any, int, bool, RowChecksum | None]
 """(table's DDL index, startTs, before, after, approximate size, counts as a feed row, the
 row's checksum: the feed's, or for a split UPDATE's half the one ``split_update`` gave it)."""
 
+
+_MAX_LONG = (1 << 63) - 1
 
 WHOLE, DELETE_HALF, INSERT_HALF = 0, 1, 2
 """A routed item's ``part``: the row whole, or one half of the UPDATE the router split."""
@@ -56,6 +69,33 @@ class CountsRuns(CountsMessages, Protocol):
     the first at ``key`` (the owners' ``StreamedBootstraps``, for rows stepped over)."""
 
     def add_run(self, table_id: int, key: Key, ref: int, count: int) -> None: ...
+
+
+AddItem = Callable[[int, int, int, int, int, int], None]
+"""``add(owner, commitTs, seq, part, plan DDL, line index)``: one routed item of the exchange."""
+
+
+class TakesRows(Protocol):
+    """Where ``route_run`` hands its items (stage one's ``ExchangeBatches``)."""
+
+    def add(self, owner: int, ts: int, seq: int, part: int, ref: int, index: int) -> None: ...
+
+    def add_rows(
+        self,
+        owners: np.ndarray,
+        ts: np.ndarray,
+        hi: int,
+        lo: np.ndarray,
+        ref: int,
+        indexes: np.ndarray,
+    ) -> None: ...
+
+
+class TableCounts(CountsMessages, Protocol):
+    """Counts messages a run of one table's rows at a time too (stage one's
+    ``TableIntervals``)."""
+
+    def add_run(self, table_id: int, ts: np.ndarray, hi: int, lo: np.ndarray, ref: int) -> None: ...
 
 
 def make_factory(
@@ -153,7 +193,7 @@ class RowRouter:
         row: RowChangedEvent,
         place: int,
         index: int,
-        add: Callable[[int, int, int, int, int, int], None],
+        add: AddItem,
         counts: CountsMessages | None = None,
     ) -> None:
         """As ``route``, for stage one's exchange, which carries no images: hands ``add`` each
@@ -168,15 +208,121 @@ class RowRouter:
             halves = self._split.halves(row)
         else:
             halves = None
-        ts = row.commit_ts
-        if halves is None:
-            seq = place << 2 | RECORD_SUB
-            owner = self._owner_of(route, row)
-            add(owner, ts, seq, WHOLE, ref, index)
-            if counts is not None:
-                counts.add(self._table_ids[ref], (ts, seq), ref)
+        if halves is not None:
+            self._route_halves(route, row, halves, place, index, add, counts)
             return
-        self.split_txns.add((table.table_id, ts))
+        ts = row.commit_ts
+        seq = place << 2 | RECORD_SUB
+        add(self._owner_of(route, row), ts, seq, WHOLE, ref, index)
+        if counts is not None:
+            counts.add(self._table_ids[ref], (ts, seq), ref)
+
+    def route_run(
+        self,
+        rows: Sequence[RowChangedEvent],
+        indexes: Sequence[int],
+        offset: int,
+        out: TakesRows,
+        counts: TableCounts | None = None,
+    ) -> tuple[int, TisinkError] | None:
+        """``route_to`` of each of ``rows``, in feed order, on lines ``indexes`` of a run of
+        lines whose first is at place ``offset``, with whole rows handed to ``out`` a table at
+        a time: where the table's dispatcher hashes one integer column, the partitions of all
+        its rows holding a non-negative value there come from one ``bulk_partitioner`` call,
+        and their messages are counted in spans (``TableIntervals.add_run``). The others (a
+        split UPDATE's halves, a NULL or negative key, another dispatcher) are routed one by
+        one. None, or (the index in ``rows``, the error) of the first row that cannot be
+        routed; those before it are routed."""
+        hi, base = offset >> INDEX_BITS, offset & INDEX_MASK
+        groups: dict[int, _RunGroup] = {}
+        table: TableInfo | None = None
+        group: _RunGroup | None = None
+        split = self._split.enabled
+        for i, row in enumerate(rows):
+            try:
+                if row.table is not table or group is None:
+                    table = row.table
+                    route = self._routes.get(id(table))
+                    if route is None or route.table is not table:
+                        route = self._table_route(table, row.describe)
+                    group = groups.get(id(route))
+                    if group is None:
+                        group = groups[id(route)] = self._run_group(route)
+                if split and row.before is not None and row.after is not None:
+                    halves = self._split.halves(row)
+                    if halves is not None:
+                        at = indexes[i]
+                        route = group.route
+                        self._route_halves(route, row, halves, offset + at, at, out.add, counts)
+                        continue
+                column = group.column
+                if column is not None:
+                    image = row.after if row.after is not None else row.before
+                    value = image.get(column) if image else None
+                    if type(value) is int and 0 <= value <= _MAX_LONG:
+                        group.owners.append(-1)
+                        group.values.append(value)
+                        group.ts.append(row.commit_ts)
+                        group.indexes.append(indexes[i])
+                        continue
+                group.owners.append(self._owner_of(group.route, row))
+                group.ts.append(row.commit_ts)
+                group.indexes.append(indexes[i])
+            except TisinkError as err:
+                self._hand_over(groups, hi, base, out, counts)
+                return i, err
+        self._hand_over(groups, hi, base, out, counts)
+        return None
+
+    def _run_group(self, route: _TableRoute) -> _RunGroup:
+        router = self._router
+        column = bulk = None
+        if router is not None and route.partitions > 0:
+            bulk = router.bulk_partitioner(route.table)
+            if bulk is not None:
+                (column,) = router.image_columns(route.table) or ("",)
+        return _RunGroup(route, column, bulk)
+
+    def _hand_over(
+        self,
+        groups: dict[int, _RunGroup],
+        hi: int,
+        base: int,
+        out: TakesRows,
+        counts: TableCounts | None,
+    ) -> None:
+        """The whole rows ``route_run`` gathered, to ``out`` and ``counts``."""
+        for group in groups.values():
+            if not group.ts:
+                continue
+            owners = np.array(group.owners, np.int32)
+            if group.values:
+                assert group.bulk is not None
+                route = group.route
+                partitions = group.bulk(np.array(group.values, np.int64), route.partitions)
+                owners[owners < 0] = np.array(route.owners, np.int32)[partitions]
+            ts = np.array(group.ts, np.int64)
+            indexes = np.array(group.indexes, np.intp)
+            lo = (indexes + base) << 2 | RECORD_SUB
+            ref = group.route.ref
+            out.add_rows(owners, ts, hi, lo, ref, indexes)
+            if counts is not None:
+                counts.add_run(self._table_ids[ref], ts, hi, lo, ref)
+
+    def _route_halves(
+        self,
+        route: _TableRoute,
+        row: RowChangedEvent,
+        halves: tuple[RowChangedEvent, RowChangedEvent],
+        place: int,
+        index: int,
+        add: AddItem,
+        counts: CountsMessages | None,
+    ) -> None:
+        """The DELETE and INSERT halves of the UPDATE ``row`` the split policy split, each
+        routed on its own (index-value hashes the old key for one, the new for the other)."""
+        ts, ref = row.commit_ts, route.ref
+        self.split_txns.add((row.table.table_id, ts))
         delete, insert = halves
         insert_seq = (place << 2 | INSERT_SUB) | self._insert_tail
         keys = (
@@ -278,6 +424,25 @@ class RowRouter:
             row.checksum,
         )
         return (owner, row.commit_ts, seq), value
+
+
+class _RunGroup:
+    """The whole rows of one table route that ``route_run`` gathers before handing them
+    over: an owner each (-1 until the bulk partitioner gives it), commitTs, line index, and
+    the key values of those the bulk partitioner takes."""
+
+    __slots__ = ("bulk", "column", "indexes", "owners", "route", "ts", "values")
+
+    def __init__(
+        self, route: _TableRoute, column: str | None, bulk: BulkPartitioner | None
+    ) -> None:
+        self.route = route
+        self.column = column
+        self.bulk = bulk
+        self.owners: list[int] = []
+        self.ts: list[int] = []
+        self.indexes: list[int] = []
+        self.values: list[int] = []
 
 
 class _TableRoute:

@@ -16,10 +16,10 @@ from tisink.core.clock import WallClock
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedRow, Source
 from tisink.feed.spark.driver.run import _plan
-from tisink.feed.spark.driver.survey import FeedSurvey, place_of, survey_split
+from tisink.feed.spark.driver.survey import FeedSurvey, survey_split
 from tisink.feed.spark.exchange import ORDER, Exchanged
 from tisink.feed.spark.feed_lines import FeedLines, FeedSplit, split_runs
-from tisink.feed.spark.plan import PlayPlan, record_seq
+from tisink.feed.spark.plan import PlayPlan, place_of, record_seq
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
 from tisink.feed.spark.tasks.owner import OwnerProgress, exchange_stream

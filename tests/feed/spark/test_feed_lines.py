@@ -42,6 +42,7 @@ def test_the_splits_hold_every_line_once_as_python_reads_the_files(
         paths[-1].write_bytes(data)
     splits = feed_splits(paths, 1, size)
     assert all(0 < s.end - s.start <= size for s in splits)
+    mixed: list[tuple[int, int, int, bytes]] = []
     with FeedLines([str(p) for p in paths]) as reader:
         for rank, data in enumerate(files):
             expected = list(io.BytesIO(data))  # lines as Python iterates a file
@@ -50,14 +51,29 @@ def test_the_splits_hold_every_line_once_as_python_reads_the_files(
             for split in (s for s in splits if s.rank == rank):
                 for run in split_runs(split, run_bytes):
                     got += run.lines.to_pylist()
+                    assert run.texts() == run.lines.to_pylist()
+                    assert [run.text(i) for i in range(len(run.lines))] == run.texts()
+                    assert run.texts(len(run.lines) // 2) == run.texts()[: len(run.lines) // 2]
                     places += zip(run.at.tolist(), run.sizes.tolist(), strict=True)
             assert got == expected
             starts = [sum(map(len, expected[:i])) for i in range(len(expected))]
             assert [at for at, _ in places] == starts
-            read = reader.reader(rank)
-            assert [read(size, at) for at, size in places] == [
-                line.removesuffix(b"\n") for line in expected
+            bare = [line.removesuffix(b"\n") for line in expected]
+            ats, sizes = [at for at, _ in places], [size for _, size in places]
+            assert reader.lines_at([rank] * len(ats), ats, sizes) == bare  # one read
+            share = list(range(rank % 3, len(ats), 3))[::-1]  # an owner's share, any order
+            picked = reader.lines_at(
+                [rank] * len(share), [ats[i] for i in share], [sizes[i] for i in share]
+            )
+            assert picked == [bare[i] for i in share]
+            mixed += [
+                (rank, at, size, line) for at, size, line in zip(ats, sizes, bare, strict=True)
             ]
+        # rows of several files: a read a line
+        ranks = [rank for rank, *_ in mixed]
+        assert reader.lines_at(ranks, [m[1] for m in mixed], [m[2] for m in mixed]) == [
+            m[3] for m in mixed
+        ]
 
 
 def test_a_split_starting_inside_a_line_leaves_it_to_the_split_before(tmp_path: Path) -> None:
@@ -71,12 +87,15 @@ def test_a_split_starting_inside_a_line_leaves_it_to_the_split_before(tmp_path: 
 def test_a_line_that_changed_since_stage_one_read_it_is_named(tmp_path: Path) -> None:
     path = tmp_path / "f.jsonl"
     path.write_bytes(b"one\ntwo\n")
-    with FeedLines([str(path)]) as lines:
-        read = lines.reader(0)
-        assert read(3, 4) == b"two"
+    other = tmp_path / "g.jsonl"
+    other.write_bytes(b"three\n")
+    with FeedLines([str(path), str(other)]) as lines:
+        assert lines.lines_at([0], [4], [3]) == [b"two"]
+        assert lines.lines_at([0, 1], [4, 0], [3, 5]) == [b"two", b"three"]
         path.write_bytes(b"one\n")
-        with pytest.raises(FeedError, match="changed while it was played"):
-            read(3, 4)
+        for batch in ([0], [4], [3]), ([1, 0], [0, 4], [5, 3]):  # one read, a read a line
+            with pytest.raises(FeedError, match=f"{path} changed while it was played"):
+                lines.lines_at(*batch)
 
 
 def test_splits_are_spread_over_the_cores_between_spark_s_bounds() -> None:

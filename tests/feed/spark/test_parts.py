@@ -7,8 +7,8 @@ from __future__ import annotations
 from tests.feed.spark.survey_rows import survey_rows
 from tisink.feed.format.records import FeedRow
 from tisink.feed.play_records import RowsStart, WatermarkPoint
-from tisink.feed.spark.driver.survey import FeedSurvey, place_of
-from tisink.feed.spark.plan import START_SUB, PlayPlan, record_seq
+from tisink.feed.spark.driver.survey import FeedSurvey
+from tisink.feed.spark.plan import START_SUB, PlayPlan, place_of, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.watermarks import (
     interval_end_ts,

@@ -1,48 +1,68 @@
-"""The survey reads a line's commit ts without parsing it, in Arrow, as the rule says: the
-digits and spaces after the first ``"commitTs":`` (or, without one, ``"ts":``) if ``int``
-reads them."""
+"""The survey: each split's lines, records and edges, and the watermark intervals of a feed's
+records, found by bisection over their times as the reader reads them."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from itertools import accumulate
+
+import orjson
+import pyarrow as pa
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.feed.spark.survey_rows import survey_rows
-from tisink.model.tso import LOGICAL_BITS
+from tisink.feed.spark.driver.survey import run_intervals
+from tisink.model.tso import LOGICAL_BITS, compose_ts
 
 INTERVAL_MS = 1000
+_GAPS = st.sampled_from([0, 0, 0, 0, 1, 7, 400, 999, 1000, 2500, 100_000])
 
 
-def _rule(text: str) -> int | None:
-    """The rule, one line at a time."""
-    at = text.find('"commitTs":')
-    start = at + 11 if at >= 0 else text.find('"ts":') + 5
-    if start < 5:
-        return None
-    end = start
-    while end < len(text) and text[end] in " 0123456789":
-        end += 1
-    try:
-        return int(text[start:end])
-    except ValueError:
-        return None
+def _line(kind: str, ts: int, shape: int) -> str:
+    """A good record at ``ts``: a row (its commitTs first, or last after a column named
+    ``commitTs``), a DDL or a resolved record; or a blank line."""
+    if kind == "row":
+        head = {"type": "row", "commitTs": ts, "startTs": ts - 1}
+        after = {"after": {"commitTs": 12345, "id": 1}}
+        return orjson.dumps({**after, **head} if shape else {**head, **after}).decode()
+    if kind == "ddl":
+        return orjson.dumps({"type": "ddl", "commitTs": ts, "ddlType": "CREATE"}).decode()
+    if kind == "resolved":
+        return orjson.dumps({"type": "resolved", "ts": ts}).decode()
+    return " " * shape
 
 
-_PIECES = st.sampled_from(
-    ['"commitTs":', '"ts":', " ", "1", "0", "9", "12345678901234567890", '"', "x", ",", "é", "{"]
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.tuples(_GAPS, st.sampled_from(["row", "ddl", "resolved", "blank"]), st.booleans()),
+        min_size=1,
+        max_size=120,
+    ),
+    st.sampled_from([1, 1, 16, 10**6]),
 )
-_LINES = st.lists(st.lists(_PIECES, max_size=8).map("".join), min_size=1, max_size=30)
-
-
-@given(_LINES)
-def test_the_intervals_are_the_rules_for_any_line(lines: list[str]) -> None:
-    items = list(survey_rows([("f", 0, text) for text in lines], INTERVAL_MS))
-    ((found,),) = [item[1:] for item in items if item[0] == "i"]
+@example(  # the middle of a span is blank up to its end: the line before it is read
+    [(0, "row", 0), (1000, "row", 0), (0, "blank", 1), (0, "blank", 1), (1000, "row", 0)],
+    1,
+)
+def test_the_intervals_are_those_of_the_records_times(
+    lines: list[tuple[int, str, bool]], share: int
+) -> None:
+    """Whether a run is bisected or read whole (``share``), its intervals are exactly those of
+    its records' times as the reader reads them (a row's own commitTs, not a column's)."""
+    times = list(accumulate(gap for gap, _, _ in lines))
+    texts = [
+        _line(kind, compose_ts(1_000_000 + ms, ms % 3), int(shape))
+        for ms, (_, kind, shape) in zip(times, lines, strict=True)
+    ]
     expected = {
-        (ts >> LOGICAL_BITS) // INTERVAL_MS
-        for text in lines
-        if text and not text.isspace() and (ts := _rule(text)) is not None
+        (compose_ts(1_000_000 + ms, ms % 3) >> LOGICAL_BITS) // INTERVAL_MS
+        for ms, (_, kind, _) in zip(times, lines, strict=True)
+        if kind != "blank"
     }
+    assert run_intervals(pa.array(texts), INTERVAL_MS, share) == expected
+    items = list(survey_rows([("f", 0, text) for text in texts], INTERVAL_MS))
+    ((found,),) = [item[1:] for item in items if item[0] == "i"]
     assert set(found) == expected
 
 
