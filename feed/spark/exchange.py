@@ -1,18 +1,25 @@
-"""The feed's exchange between stage one and the partition owners, in Arrow columns.
+"""The feed's exchange between stage one and the partition owners: packed rows in Arrow.
 
-Stage one hands every routed row to the JVM as a row of ``EXCHANGE_SCHEMA``: the owner, the
-ordering key (commitTs, and the feed place's ``seq`` cut into two longs), which half of a split
-UPDATE it is, its table's plan DDL and where its line is (the file's rank, the line's offset
-and size: ``feed_lines.py``), about 45 bytes whatever the line's length. The JVM moves each
-row to its owner's partition (``repartitionById``) and sorts it by (commitTs, seq); no Python
-object is pickled per row and no line crosses into the JVM. A split's ``ChunkReport`` travels
-in the same schema (``report``, pickled once per split and stage-two task) with commitTs -1,
-so it sorts ahead of every row, where the task checks it before writing anything. The task
-reads each line back from its file and decodes it once (``owner.exchange_stream``): stage one
-has already checked it against the schema of its table at that point of the feed.
-A line's optional ``checksum`` travels in its bytes too: the owner reads it as the reader
-does, from the line's whole row, and gives a split UPDATE's half the checksum the table
-sink's split gives it, so both engines write the same checksums.
+Stage one describes every routed row in ``ROW``: the owner, the ordering key (commitTs, and
+the feed place's ``seq`` cut into two longs), which half of a split UPDATE it is, its table's
+plan DDL and where its line is (the file's rank, the line's offset and size:
+``feed_lines.py``), 45 bytes whatever the line's length. It sorts what it gathered by owner and
+key and hands the JVM each owner's rows packed in chunks of up to ``CHUNK_ROWS``, one Arrow
+row each (``EXCHANGE_SCHEMA``), keyed by the chunk's first row. The JVM moves each chunk to
+its owner's task (``repartitionById``) and sorts the chunks by that key; it handles one row
+per chunk, not per feed row (a feed row cost the JVM about 4 us in Arrow conversions, the
+shuffle and the sort). The task merges the chunks back into one sorted stream of rows
+(``Exchanged.rows``): a chunk's rows all sort at or after its first, so once the next chunk
+starts, what sorts before it is final. No Python object is pickled per row and no line
+crosses into the JVM.
+
+A split's ``ChunkReport`` travels in the same schema (``report``, pickled once per split and
+stage-two task) with commitTs -1, so it sorts ahead of every chunk, where the task checks it
+before writing anything. The task reads each line back from its file and decodes it once
+(``owner.exchange_stream``): stage one has already checked it against the schema of its table
+at that point of the feed. A line's optional ``checksum`` travels in its bytes too: the owner
+reads it as the reader does, from the line's whole row, and gives a split UPDATE's half the
+checksum the table sink's split gives it, so both engines write the same checksums.
 """
 
 from __future__ import annotations
@@ -33,22 +40,31 @@ from tisink.model.events import RowChangedEvent, RowChecksum
 from tisink.model.table import TableInfo
 from tisink.tablesink.split import split_update
 
-EXCHANGE_SCHEMA = (
-    "owner int, ts long, hi long, lo long, part byte, ref int, file int, at long, size int, "
-    "report binary"
+ROW = np.dtype(
+    [
+        ("owner", "<i4"),
+        ("ts", "<i8"),
+        ("hi", "<i8"),
+        ("lo", "<i8"),
+        ("part", "i1"),
+        ("ref", "<i4"),
+        ("file", "<i4"),
+        ("at", "<i8"),
+        ("size", "<i4"),
+    ]
 )
-"""The exchange as Spark's ``mapInArrow`` declares it."""
+"""One routed row, packed (45 bytes): ``exchange_stream`` takes these fields in this order."""
+FIELDS: tuple[str, ...] = ROW.names or ()
+EXCHANGE_SCHEMA = "owner int, ts long, hi long, lo long, rows binary, report binary"
+"""The exchange as Spark's ``mapInArrow`` declares it: a chunk of one owner's rows (``rows``,
+keyed by its first row), or a report."""
 ARROW_SCHEMA = pa.schema(
     [
         ("owner", pa.int32()),
         ("ts", pa.int64()),
         ("hi", pa.int64()),
         ("lo", pa.int64()),
-        ("part", pa.int8()),
-        ("ref", pa.int32()),
-        ("file", pa.int32()),
-        ("at", pa.int64()),
-        ("size", pa.int32()),
+        ("rows", pa.binary()),
         ("report", pa.binary()),
     ]
 )
@@ -57,9 +73,11 @@ ORDER = ("ts", "hi", "lo")
 BATCH_ROWS = 8192
 """Stage one hands its rows to the JVM once this many have gathered (checked after each run
 of lines, ``feed_lines.RUN_BYTES``, so a batch holds up to this plus one run's rows)."""
-
-REPORT = 9
-"""The index of ``report`` in the exchange's schema: the columns before it describe a row."""
+CHUNK_ROWS = 1456
+"""Rows in a chunk at most (64 KB): Spark's Arrow batches of up to 10,000 records
+(``spark.sql.execution.arrow.maxRecordsPerBatch``) stay far below Arrow's 2 GB."""
+REPORT = 5
+"""The index of ``report`` in the exchange's schema."""
 
 RESULT_SCHEMA = "result binary"
 """What an owner's task returns: its pickled ``TaskResult``, one row."""
@@ -72,7 +90,8 @@ class ExchangeBatches:
     taken in bulk. Rows come one at a time (``add``) or a table's run at a time
     (``add_rows``, the router's bulk path)."""
 
-    def __init__(self) -> None:
+    def __init__(self, chunk_rows: int = CHUNK_ROWS) -> None:
+        self._chunk_rows = chunk_rows
         self._rows: list[tuple[int, int, int, int, int, int]] = []  # ``add``'s arguments
         self._chunks: list[tuple[np.ndarray, ...]] = []  # the columns before ``report``
         self._run: LineRun | None = None
@@ -113,19 +132,33 @@ class ExchangeBatches:
         self._reports.extend((task, data) for task in range(tasks))
 
     def take(self) -> Iterator[pa.RecordBatch]:
-        """The rows gathered so far, then the reports, as batches; the builder starts empty
-        again (with the same current lines)."""
+        """The rows gathered so far, sorted by owner and key and packed in chunks, then the
+        reports, as batches; the builder starts empty again (with the same current lines)."""
         self._close_run()
         if self._chunks:
-            columns = (np.concatenate(column) for column in zip(*self._chunks, strict=True))
-            arrays = [pa.array(c, f.type) for c, f in zip(columns, ARROW_SCHEMA, strict=False)]
-            arrays.append(pa.nulls(len(arrays[0]), pa.binary()))
+            rows = np.empty(self._count, ROW)
+            for name, column in zip(FIELDS, zip(*self._chunks, strict=True), strict=True):
+                rows[name] = np.concatenate(column)
+            rows = rows[np.lexsort((rows["lo"], rows["hi"], rows["ts"], rows["owner"]))]
+            owners = rows["owner"]
+            starts = np.flatnonzero(np.diff(owners, prepend=owners[0] - 1))
+            ends = np.append(starts[1:], len(rows))
+            firsts = np.concatenate(
+                [np.arange(a, b, self._chunk_rows) for a, b in zip(starts, ends, strict=True)]
+            )
+            lasts = np.append(firsts[1:], len(rows))
+            heads = rows[firsts]
+            chunks = [
+                rows[a:b].tobytes() for a, b in zip(firsts.tolist(), lasts.tolist(), strict=True)
+            ]
+            arrays = [pa.array(heads[name]) for name in ("owner", *ORDER)]
+            arrays += [pa.array(chunks, pa.binary()), pa.nulls(len(chunks), pa.binary())]
             yield pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
         if self._reports:
             count = len(self._reports)
             owners = pa.array([owner for owner, _ in self._reports], pa.int32())
             arrays = [owners, pa.array([-1] * count, pa.int64())]
-            arrays += [pa.array([0] * count, f.type) for f in list(ARROW_SCHEMA)[2:9]]
+            arrays += [pa.array([0] * count, pa.int64())] * 2 + [pa.nulls(count, pa.binary())]
             arrays.append(pa.array([report for _, report in self._reports], pa.binary()))
             yield pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
         self._chunks, self._reports = [], []
@@ -168,8 +201,8 @@ class ExchangeBatches:
 
 class Exchanged:
     """One owner task's sorted exchange (``exchange.py``), read once: first the reports ahead
-    of its rows, then its rows' columns batch by batch (``owner.exchange_stream`` reads each
-    row's line back and builds its event)."""
+    of its chunks, then its rows' columns (``FIELDS``) a merged batch at a time
+    (``owner.exchange_stream`` reads each row's line back and builds its event)."""
 
     def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
         self._batches = iter(batches)
@@ -189,13 +222,47 @@ class Exchanged:
         return found
 
     def rows(self) -> Iterator[list[list[Any]]]:
-        """The columns before ``report`` of the rows after the reports, a batch at a time."""
+        """The rows of the chunks after the reports, in key order, as columns."""
+        for rows in merged_chunks(self._chunks()):
+            yield [rows[name].tolist() for name in FIELDS]
+
+    def _chunks(self) -> Iterator[bytes]:
         if self._rest is not None:
             batch, start = self._rest
             self._rest = None
-            yield [batch.column(i).slice(start).to_pylist() for i in range(REPORT)]
+            yield from batch.column(REPORT - 1).slice(start).to_pylist()
         for batch in self._batches:
-            yield [batch.column(i).to_pylist() for i in range(REPORT)]
+            yield from batch.column(REPORT - 1).to_pylist()
+
+
+def merged_chunks(chunks: Iterable[bytes]) -> Iterator[np.ndarray]:
+    """The rows of packed chunks, each sorted and the chunks sorted by their first rows' keys,
+    in key order: once a chunk starts, the rows held back that sort before its first are
+    final (no later row sorts before it), and the rest wait, merged with it."""
+    held = np.empty(0, ROW)
+    for chunk in chunks:
+        rows = np.frombuffer(chunk, ROW)
+        if len(held):
+            done = _before(held, rows[0])
+            if done:
+                yield held[:done]
+            rest = held[done:]
+            held = rows
+            if len(rest):  # they sort at or after ``rows[0]``: merged with ``rows``
+                held = np.concatenate([rest, rows])
+                held = held[np.lexsort((held["lo"], held["hi"], held["ts"]))]
+        else:
+            held = rows
+    if len(held):
+        yield held
+
+
+def _before(rows: np.ndarray, key: np.void) -> int:
+    """How many of the sorted ``rows`` sort before the row ``key``."""
+    ts, hi, lo = rows["ts"], rows["hi"], rows["lo"]
+    same_ts = ts == key["ts"]
+    sooner = (hi < key["hi"]) | ((hi == key["hi"]) & (lo < key["lo"]))
+    return int(np.count_nonzero((ts < key["ts"]) | (same_ts & sooner)))
 
 
 def exchanged_checksum(

@@ -8,18 +8,21 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tisink.core.clock import WallClock
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedRow, Source
 from tisink.feed.spark.driver.run import _plan
 from tisink.feed.spark.driver.survey import FeedSurvey, survey_split
-from tisink.feed.spark.exchange import ORDER, Exchanged
-from tisink.feed.spark.feed_lines import FeedLines, FeedSplit, split_runs
-from tisink.feed.spark.plan import PlayPlan, place_of, record_seq
+from tisink.feed.spark.exchange import ORDER, ROW, ExchangeBatches, Exchanged
+from tisink.feed.spark.feed_lines import FeedLines, FeedSplit, LineRun, split_runs
+from tisink.feed.spark.plan import LO_BITS, PlayPlan, place_of, record_seq
 from tisink.feed.spark.reports import ChunkReport
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
 from tisink.feed.spark.tasks.owner import OwnerProgress, exchange_stream
@@ -214,7 +217,61 @@ def test_a_bad_line_is_placed_at_its_line_of_its_split_and_stops_the_split(
     (problem,) = problems
     assert problem.place == feed.places[bad]
     assert "commitTs" in problem.reason
-    his, los = table["hi"].to_pylist(), table["lo"].to_pylist()
-    routed = {(hi << 30 | lo) >> 2 for hi, lo in zip(his, los, strict=True)}
+    chunks = [np.frombuffer(c, ROW) for c in table["rows"].to_pylist() if c is not None]
+    rows = np.concatenate(chunks)
+    his, los = rows["hi"].tolist(), rows["lo"].tolist()
+    routed = {(hi << LO_BITS | lo) >> 2 for hi, lo in zip(his, los, strict=True)}
     assert feed.places[bad - 1] in routed
     assert not routed & set(feed.places[bad:])  # the split's later lines: not read
+
+
+_KEYS = st.tuples(st.integers(0, 6), st.integers(0, 3), st.integers(0, 40))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(st.tuples(_KEYS, st.integers(0, 5)), unique_by=lambda row: row[0], max_size=80),
+    producers=st.integers(1, 3),
+    takes=st.lists(st.integers(1, 30), max_size=4),
+    chunk_rows=st.integers(1, 7),
+    tasks=st.integers(1, 4),
+)
+def test_the_owners_tasks_get_every_row_once_in_key_order_from_packed_chunks(
+    rows: list[tuple[tuple[int, int, int], int]],
+    producers: int,
+    takes: list[int],
+    chunk_rows: int,
+    tasks: int,
+) -> None:
+    """Rows given to several stage-one tasks (each handing chunks over several times), the
+    chunks moved and sorted as the JVM does: each owner task reads exactly its owners' rows,
+    in (commitTs, seq) order, with the line each names."""
+    texts = [b"line %d\n" % i for i in range(len(rows))]
+    data = b"".join(texts)
+    offsets = np.cumsum([0, *map(len, texts)])
+    lines = pa.Array.from_buffers(
+        pa.binary(), len(texts), [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    )
+    run = LineRun(lines, offsets[:-1], np.array([len(t) - 1 for t in texts], np.int32), data)
+    out = [ExchangeBatches(chunk_rows) for _ in range(producers)]
+    for gathered in out:
+        gathered.lines_from(run, 2)
+    batches: list[pa.RecordBatch] = []
+    for index, ((ts, hi, lo), owner) in enumerate(rows):
+        gathered = out[index % producers]
+        gathered.add(owner, ts, hi << LO_BITS | lo, index % 3, 7, index)
+        if index in takes:
+            batches += gathered.take()
+    for gathered in out:
+        gathered.report(ChunkReport(0, None, 0, -1, None), tasks)
+        batches += gathered.take()
+    for task in range(tasks):
+        exchanged = Exchanged(_owned(batches, task, tasks))
+        assert [owner for owner, _ in exchanged.reports()] == [task] * producers
+        got = [tuple(row) for columns in exchanged.rows() for row in zip(*columns, strict=True)]
+        expected = sorted(
+            (owner, ts, hi, lo, index % 3, 7, 2, int(run.at[index]), int(run.sizes[index]))
+            for index, ((ts, hi, lo), owner) in enumerate(rows)
+            if owner % tasks == task
+        )
+        assert got == sorted(expected, key=lambda row: row[1:4])
