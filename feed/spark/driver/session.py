@@ -38,10 +38,16 @@ one play: C1 alone (no C2 recompiles) and the serial collector halve its start-u
 24 -> 11 CPU-s on two cores, ``bench/bench_spark_efficiency.py``) and cost the job nothing
 measurable. A cluster's driver and executors keep Spark's defaults."""
 
+ARROW_BATCH_RECORDS = 64
+"""Records in an Arrow batch between the JVM and Python (Spark's default is 10,000): a feed's
+exchange record is a chunk of up to 64 KB of packed rows (``exchange.CHUNK_ROWS``), so a batch
+holds at most 4 MB instead of up to 640 MB on both sides. Every other record the plays hand
+over is one per split or task."""
+
 LOCAL_DRIVER_MEMORY = "512m"
 """The heap of a local master's JVM. It holds no line of a feed (the tasks read the files:
-``feed_lines.py``), only the 45-byte rows of the feed's exchange while it sorts them, and Spark
-spills a sort that outgrows it to disk. Spark's default (1g) let the heap grow to about 800 MB
+``feed_lines.py``), only the packed chunks of the feed's exchange while it sorts them, and
+Spark spills a sort that outgrows it to disk. Spark's default (1g) let the heap grow to about 800 MB
 at 2M rows; 512m kept it to about 600 MB for the same CPU (``bench_spark_efficiency.py``)."""
 
 WORKER_DAEMON = "tisink.feed.spark.tasks.worker_daemon"
@@ -100,6 +106,7 @@ def spark_session(
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.python.worker.reuse", "true")
         .config("spark.task.maxFailures", "1")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH_RECORDS))
     )
     executor_python = os.environ.get("PYSPARK_PYTHON") or sys.executable
     if is_local(master):

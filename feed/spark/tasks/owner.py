@@ -1,15 +1,15 @@
 """The second stage of a feed: one task per core owns every ``tasks``-th (topic, partition)
 and writes everything it receives, as one stream.
 
-The task gets its owners' rows from the shuffle, sorted by (commitTs, feed order), behind the
-first stage's reports. If any report names a bad record, it writes nothing and says so.
-Otherwise it reads each row's line back from the feed, merges the rows with the plan's events
-for its owners (their topics' DDLs, the watermark points, the start of rows, the BOOTSTRAPs)
-and plays them with one ``partition player`` into an MQ DML sink and DDL sink that write only
-its partitions (``sink.partition_owner``, for any scheme whose provider is an MQ target). It
-returns one ``TaskResult`` instead of raising, so the driver sees the error, the partitions
-and how far it got. ``play_owner`` also plays a generated workload's task
-(``owned_workload``).
+The task gets its owners' rows from the shuffle in packed chunks, which it merges into
+(commitTs, feed order) (``exchange.merged_chunks``), behind the first stage's reports. If any
+report names a bad record, it writes nothing and says so. Otherwise it reads each row's line
+back from the feed, merges the rows with the plan's events for its owners (their topics' DDLs,
+the watermark points, the start of rows, the BOOTSTRAPs) and plays them with one ``partition
+player`` into an MQ DML sink and DDL sink that write only its partitions
+(``sink.partition_owner``, for any scheme whose provider is an MQ target). It returns one
+``TaskResult`` instead of raising, so the driver sees the error, the partitions and how far it
+got. ``play_owner`` also plays a generated workload's task (``owned_workload``).
 """
 
 from __future__ import annotations
