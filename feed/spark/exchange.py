@@ -242,6 +242,8 @@ def merged_chunks(chunks: Iterable[bytes]) -> Iterator[np.ndarray]:
     held = np.empty(0, ROW)
     for chunk in chunks:
         rows = np.frombuffer(chunk, ROW)
+        if not len(rows):
+            continue
         if len(held):
             done = _before(held, rows[0])
             if done:

@@ -230,9 +230,9 @@ class RowRouter:
         a time: where the table's dispatcher hashes one integer column, the partitions of all
         its rows holding a non-negative value there come from one ``bulk_partitioner`` call,
         and their messages are counted in spans (``TableIntervals.add_run``). The others (a
-        split UPDATE's halves, a NULL or negative key, another dispatcher) are routed one by
-        one. None, or (the index in ``rows``, the error) of the first row that cannot be
-        routed; those before it are routed."""
+        split UPDATE's halves, a NULL, negative or beyond-a-long key, another dispatcher) are
+        routed one by one. None, or (the index in ``rows``, the error) of the first row that
+        cannot be routed; those before it are routed."""
         hi, base = offset >> INDEX_BITS, offset & INDEX_MASK
         groups: dict[int, _RunGroup] = {}
         table: TableInfo | None = None
@@ -275,13 +275,16 @@ class RowRouter:
         return None
 
     def _run_group(self, route: _TableRoute) -> _RunGroup:
+        """The gathering of ``route``'s rows, with its bulk partitioner and the one column it
+        hashes when it has one (a topic without partitions is refused row by row)."""
         router = self._router
-        column = bulk = None
-        if router is not None and route.partitions > 0:
-            bulk = router.bulk_partitioner(route.table)
-            if bulk is not None:
-                (column,) = router.image_columns(route.table) or ("",)
-        return _RunGroup(route, column, bulk)
+        if router is None or route.partitions <= 0:
+            return _RunGroup(route, None, None)
+        bulk = router.bulk_partitioner(route.table)
+        columns = router.image_columns(route.table)
+        if bulk is None or not columns:
+            return _RunGroup(route, None, None)
+        return _RunGroup(route, columns[0], bulk)
 
     def _hand_over(
         self,

@@ -28,7 +28,9 @@ INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value
 URI = f"file:///unused?protocol=simple&partition-num={PARTITIONS}"
 
 
-def _router(ddls: list[DDLEvent], config: str) -> RowRouter:
+def _router(ddls: list[DDLEvent], config: str, split_newarch: bool | None = None) -> RowRouter:
+    """The router of a plan of ``ddls``; with ``split_newarch``, UPDATEs that change a key are
+    split, in that order."""
     plan = PlayPlan(
         sink_uri=URI,
         config_text=config,
@@ -39,6 +41,8 @@ def _router(ddls: list[DDLEvent], config: str) -> RowRouter:
         ddls=tuple(ddls),
         ddl_keys=tuple((d.commit_ts, record_seq(i + 1)) for i, d in enumerate(ddls)),
         ddl_topics=(TOPIC,) * len(ddls),
+        split_updates=split_newarch is not None,
+        split_newarch=True if split_newarch is None else split_newarch,
     )
     router = RowRouter(plan)
     for ref, ddl in enumerate(ddls):
@@ -216,23 +220,7 @@ class _Items:
 
 def _stage_one_router(split_newarch: bool) -> RowRouter:
     ddls = [DDLEvent(1 + i, DDLType.CREATE, "", t) for i, t in enumerate(_BULK_TABLES)]
-    plan = PlayPlan(
-        sink_uri=URI,
-        config_text=INDEX_VALUE,
-        feed_clock=True,
-        interval_ms=1000,
-        owners=tuple((TOPIC, p) for p in range(PARTITIONS)),
-        partition_counts={TOPIC: PARTITIONS},
-        ddls=tuple(ddls),
-        ddl_keys=tuple((d.commit_ts, record_seq(i + 1)) for i, d in enumerate(ddls)),
-        ddl_topics=(TOPIC,) * len(ddls),
-        split_updates=True,
-        split_newarch=split_newarch,
-    )
-    router = RowRouter(plan)
-    for ref, table in enumerate(_BULK_TABLES):
-        router.learn(table, ref)
-    return router
+    return _router(ddls, INDEX_VALUE, split_newarch)
 
 
 @settings(max_examples=150, deadline=None)
