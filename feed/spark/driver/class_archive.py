@@ -35,14 +35,14 @@ def class_archive_option(jvm_options: str) -> str:
     ``java`` found, another play is writing it)."""
     if os.environ.get(CDS_ENV) == "0":
         return ""
-    java = _java()
+    java = local_java()
     if java is None:
         return ""
     folder = cache_dir()
     if any(c.isspace() for c in str(folder)):
         return ""  # spark.driver.extraJavaOptions splits on white space
-    name = f"spark-classes-{_digest(java, jvm_options)}.jsa"
-    final = folder / name
+    final = folder / archive_name(java, jvm_options)
+    name = final.name
     if final.exists():
         return f"{QUIET} -XX:SharedArchiveFile={final}"
     writing = False
@@ -59,7 +59,14 @@ def class_archive_option(jvm_options: str) -> str:
     return f"{QUIET} -XX:ArchiveClassesAtExit={folder / f'.{name}.{os.getpid()}'}"
 
 
-def _java() -> str | None:
+def archive_name(java: str, jvm_options: str) -> str:
+    """The archive's file name for this Spark, ``java`` binary and JVM options: another
+    setting makes another archive."""
+    return f"spark-classes-{_digest(java, jvm_options)}.jsa"
+
+
+def local_java() -> str | None:
+    """The ``java`` a local master's JVM runs (``JAVA_HOME``'s, else the one on PATH)."""
     home = os.environ.get("JAVA_HOME")
     java = str(Path(home, "bin", "java")) if home else shutil.which("java")
     return os.path.realpath(java) if java and os.path.exists(java) else None

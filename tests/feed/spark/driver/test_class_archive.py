@@ -12,7 +12,7 @@ import pytest
 from tisink.feed.spark.driver import class_archive
 from tisink.feed.spark.driver.class_archive import CDS_ENV, class_archive_option
 
-pytestmark = pytest.mark.skipif(class_archive._java() is None, reason="needs java")
+pytestmark = pytest.mark.skipif(class_archive.local_java() is None, reason="needs java")
 OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
