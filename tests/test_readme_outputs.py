@@ -210,19 +210,21 @@ def test_sample_summaries_have_every_row_a_real_play_prints(tmp_path: Path) -> N
 
 
 def test_class_archive_size_is_the_documented_one() -> None:
-    """The size the engines page gives for the class-data-sharing archive is the size of the
-    archive a Spark play wrote into tisink's cache with today's JVM options (within 10 %; an
-    archive of other options, an older tisink's, may be there too)."""
+    """The sizes the engines page gives for the class-data-sharing archive hold the archive a
+    Spark play wrote into tisink's cache with today's JVM options (an archive of other options,
+    an older tisink's, may be there too; its size depends on the classes the first play
+    loaded)."""
     java = local_java()
     archive = cache_dir() / archive_name(java, LOCAL_JVM_OPTIONS) if java else None
     if archive is None or not archive.exists():
         pytest.skip("no class-data-sharing archive in tisink's cache: a local Spark play writes it")
 
     page = (ROOT / "docs" / "engines.md").read_text(encoding="utf-8")
-    stated = re.search(r"about (\d+) MB; `TISINK_SPARK_CDS=0`", page)
+    stated = re.search(r"exits, (\d+) to (\d+) MB as that play loaded", page)
     assert stated is not None, "docs/engines.md states no archive size"
     size_mb = archive.stat().st_size / 1e6
-    assert abs(int(stated.group(1)) - size_mb) <= 0.1 * size_mb, f"the archive is {size_mb:.0f} MB"
+    low, high = int(stated.group(1)), int(stated.group(2))
+    assert low <= size_mb <= high, f"the archive is {size_mb:.0f} MB"
 
 
 def _relative_outputs() -> set[str]:

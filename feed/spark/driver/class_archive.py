@@ -43,15 +43,15 @@ def class_archive_option(jvm_options: str) -> str:
         return ""  # spark.driver.extraJavaOptions splits on white space
     final = folder / archive_name(java, jvm_options)
     name = final.name
-    if final.exists():
-        return f"{QUIET} -XX:SharedArchiveFile={final}"
     writing = False
     for temp in folder.glob(f".{name}.*"):
-        if _finished(temp):
+        if not _finished(temp):
+            writing = True
+        elif final.exists():  # two plays wrote one at once: the later one is not needed
+            temp.unlink(missing_ok=True)
+        else:
             with contextlib.suppress(OSError):
                 os.replace(temp, final)
-        else:
-            writing = True
     if final.exists():
         return f"{QUIET} -XX:SharedArchiveFile={final}"
     if writing:

@@ -48,6 +48,23 @@ def test_a_settled_archive_of_an_exited_play_is_promoted_and_used(cache: Path) -
     assert not finished.exists()
 
 
+def test_a_second_archive_of_an_exited_play_is_removed_once_one_is_used(cache: Path) -> None:
+    """Two plays that started together each wrote one: the later one would lie in the cache
+    for good (about 150 MB)."""
+    temp = Path(class_archive_option(OPTIONS).split("=")[-1])
+    final = cache / temp.name.removeprefix(".").rsplit(".", 1)[0]
+    final.write_bytes(b"first")
+    second = temp.with_name(temp.name.rsplit(".", 1)[0] + f".{_dead_pid()}")
+    second.write_bytes(b"second")
+    old = second.stat().st_mtime - class_archive.SETTLED_S - 5
+    os.utime(second, (old, old))
+    running = temp.with_name(temp.name.rsplit(".", 1)[0] + f".{os.getpid()}")
+    running.write_bytes(b"being written")
+    assert class_archive_option(OPTIONS).endswith(f"-XX:SharedArchiveFile={final}")
+    assert not second.exists() and final.read_bytes() == b"first"
+    assert running.exists()  # a play still writing is left alone
+
+
 def test_an_archive_being_written_is_left_alone(cache: Path) -> None:
     """A play still running (or a file still changing): no second writer, no use yet."""
     temp = Path(class_archive_option(OPTIONS).split("=")[-1])
