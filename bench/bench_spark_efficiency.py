@@ -13,9 +13,10 @@ process that lives less than one interval is missed).
 each phase (start-up before the first task, stage one, stage two, or the one stage of a
 workload generated in its owners; the phases come from the tasks' own times,
 ``TISINK_SPARK_PROFILE``), and PySpark's cProfile of the Python workers
-(``spark.python.profile``), each stage's function, top functions by own time.
+(``spark.python.profile``), each stage's function, top functions by own time. ``--phases``
+gives the per-phase CPU alone, without cProfile's cost.
 
-    python bench/bench_spark_efficiency.py [--rows 400000] [--repeat 1] [--profile]
+    python bench/bench_spark_efficiency.py [--rows 400000] [--repeat 1] [--profile | --phases]
         [--workload demo | --feed FILE] [--sink file|kafka]
         [--engines inline,local[1],local[2],local[4],local[*]] [--baseline-code WORKTREE]
 
@@ -153,6 +154,7 @@ def play(
     interval: float,
     profile: bool,
     code: str | None = None,
+    cprofile: bool = True,
 ) -> Run:
     name = (engine[1] or engine[0]) + (f"@{Path(code).name}" if code else "")
     out = folder / f"out-{name.replace('[', '').replace(']', '')}-{time.time_ns()}"
@@ -174,10 +176,13 @@ def play(
         profile_dir = folder / f"profile-{time.time_ns()}"
         profile_dir.mkdir()
         env["TISINK_SPARK_PROFILE"] = str(profile_dir)
-        env["PYSPARK_SUBMIT_ARGS"] = (
-            "--conf spark.python.profile=true "
-            f"--conf spark.python.profile.dump={profile_dir / 'cprofile'} pyspark-shell"
-        )
+        if cprofile:
+            env["PYSPARK_SUBMIT_ARGS"] = (
+                "--conf spark.python.profile=true "
+                f"--conf spark.python.profile.dump={profile_dir / 'cprofile'} pyspark-shell"
+            )
+        else:
+            env["TISINK_SPARK_CPROFILE"] = "0"
     started = time.time()
     child = subprocess.Popen(
         command, env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -315,6 +320,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--interval", type=float, default=0.1, help="sampling interval (s)")
     parser.add_argument("--profile", action="store_true", help="per-stage profile of Spark")
+    parser.add_argument(
+        "--phases", action="store_true", help="per-stage CPU of Spark, without cProfile"
+    )
     parser.add_argument("--top", type=int, default=25, help="cProfile functions shown")
     parser.add_argument("--engines", default="inline,local[2]")
     parser.add_argument("--workload", default=str(SCENARIO), help="scenario name or TOML")
@@ -348,7 +356,8 @@ def main() -> None:
             warm_class_archive(Path(tmp))
         for _ in range(max(1, args.repeat)):
             for engine in engines:
-                run = play(engine, target, Path(tmp), args.interval, args.profile)
+                timed = args.profile or args.phases
+                run = play(engine, target, Path(tmp), args.interval, timed, None, args.profile)
                 runs.setdefault(run.engine, []).append(run)
             for engine in engines if args.baseline_code else ():
                 run = play(engine, target, Path(tmp), args.interval, False, args.baseline_code)

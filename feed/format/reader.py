@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +108,34 @@ class FeedParser:
                     yield parse(raw, source(Source, (name, number)))
                 except FeedError as err:
                     raise err.at(name, number) from err.__cause__
+
+    def read_rows(
+        self, lines: Sequence[bytes], at: int, rows: list[RowChangedEvent], indexes: list[int]
+    ) -> int:
+        """Read the common rows of ``lines`` from index ``at`` on, each through its table's
+        builder, appending their events to ``rows`` and their indexes to ``indexes``, up to
+        the first line that is not one (blank, DDL, resolved, not JSON, a row the builders do
+        not take): its index, or ``len(lines)``. That line is for ``parse_line``, which
+        accepts it or names what is wrong; nothing is checked twice on the common path."""
+        builders, loads = self.schemas.builders, orjson.loads
+        add_row, add_index = rows.append, indexes.append
+        last_ts, resolved, end = self._last_ts, self._resolved, len(lines)
+        while at < end:
+            raw = lines[at]
+            try:
+                obj = loads(raw)
+                build = builders.get(obj.get("tableID"))
+                event = build and build(obj, last_ts, resolved, len(raw.rstrip(b"\r\n")))
+            except Exception:  # not JSON, not an object, an unhashable tableID: parse_line tells
+                event = None
+            if event is None:
+                break
+            last_ts = event.commit_ts
+            add_row(event)
+            add_index(at)
+            at += 1
+        self._last_ts = last_ts
+        return at
 
     def parse_line(self, raw: bytes, source: Source) -> FeedRecord:
         try:

@@ -3,13 +3,14 @@
 A task reads its splits' lines itself (``feed_lines.py``). Each split gets a reader
 (``FeedParser``, the streaming reader's own checks) whose schemas are where the feed is at the
 split's start: the DDL lines before it are read into it first. The split's lines are then read
-in order; each row is routed to its owner and leaves as its line's place in its file in an
-Arrow row of the exchange (``exchange.py``), and the split ends with a ``ChunkReport`` for
-every stage-two task (its first bad line, what the cross-split checks need, the
-transactions whose UPDATE was split, the BOOTSTRAP cadence counts). Every line is checked here
-because no owner may write before the whole feed is known to be good. A split stops at its
-first bad line, and with ``validate_only`` nothing is routed: the driver then only wants the
-reports.
+in order, the common rows straight into the run's lists (``FeedParser.read_rows``: no record
+objects), every other line on its own (``parse_line``). Each row is routed to its owner and
+leaves as its line's place in its file in an Arrow row of the exchange (``exchange.py``), and
+the split ends with a ``ChunkReport`` for every stage-two task (its first bad line, what the
+cross-split checks need, the transactions whose UPDATE was split, the BOOTSTRAP cadence
+counts). Every line is checked here because no owner may write before the whole feed is known
+to be good. A split stops at its first bad line, and with ``validate_only`` nothing is routed:
+the driver then only wants the reports.
 """
 
 from __future__ import annotations
@@ -91,33 +92,38 @@ def _split(
     problem: InputProblem | None = None
     router.split_txns.clear()
     offset = start  # the place of the run's first line
+    rows: list[RowChangedEvent] = []  # the run's rows, routed together
+    indexes: list[int] = []
     for run in runs:
         count = len(run.lines)
         if stage.stop is not None and offset + count > stage.stop:
             count = max(0, stage.stop - offset)
         out.lines_from(run, split.rank)
         lines = run.texts(count)
-        records = parser.parse_lines(lines, split.path)
-        rows: list[RowChangedEvent] = []  # the run's rows, routed together
-        indexes: list[int] = []
-        number = 0  # the line of the run read last (1-based)
-        while problem is None:
-            try:
-                record = next(records, None)
-            except TisinkError as err:  # the reader's: at the line it names, or the next one
-                named = err.line if isinstance(err, FeedError) else None
-                problem = _problem(offset + (named or _next_record(lines, number)) - 1, err)
+        at = 0
+        while at < len(lines):
+            read = len(rows)
+            at = parser.read_rows(lines, at, rows, indexes)  # the common rows, checked
+            if len(rows) > read:
+                if first is None:
+                    first = (offset + indexes[read], rows[read].commit_ts)
+                last_ts = max(last_ts, rows[-1].commit_ts)
+                if stage.validate_only:
+                    rows.clear()
+                    indexes.clear()
+            if at == len(lines):
                 break
-            if record is None:
-                break
-            number = record.source.line  # type: ignore[union-attr]  # the reader sets it
-            place = offset + number - 1
+            raw, place = lines[at], offset + at
+            at += 1
+            if not raw or raw.isspace():
+                continue
             try:
+                record = parser.parse_line(raw, Source(split.path, at))
                 if type(record) is FeedRow:
                     ts = record.row.commit_ts
                     if not stage.validate_only:
                         rows.append(record.row)
-                        indexes.append(number - 1)
+                        indexes.append(at - 1)
                 elif type(record) is FeedDDL:
                     ts = record.commit_ts
                     while pending is not None and pending[1][0] < place:
@@ -136,8 +142,7 @@ def _split(
                 break
             if first is None:
                 first = (place, ts)
-            if ts > last_ts:
-                last_ts = ts
+            last_ts = max(last_ts, ts)
         unrouted = _route(router, rows, indexes, offset, out, counts)
         if unrouted is not None and (problem is None or unrouted.place < problem.place):
             problem = unrouted
@@ -168,15 +173,6 @@ def _route(
     rows.clear()
     indexes.clear()
     return None if unrouted is None else _problem(offset + at, unrouted[1])
-
-
-def _next_record(lines: list[bytes], number: int) -> int:
-    """The line (1-based) of the first record after line ``number``: the one the reader was
-    reading when it raised an error that names no line."""
-    for index in range(number, len(lines)):
-        if lines[index] and not lines[index].isspace():
-            return index + 1
-    return number
 
 
 def _learn(router: RowRouter, record: Any, ref: int) -> None:

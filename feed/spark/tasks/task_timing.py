@@ -5,8 +5,9 @@ environment), each task of stage one and of stage two writes one JSON file there
 wall-clock start and end and the CPU its thread used. The bench cuts the process tree's CPU
 samples into phases with them. A task also writes its cProfile to ``cprofile/`` there, where
 PySpark's ``spark.python.profile.dump`` puts an RDD function's: PySpark profiles no Arrow
-function (``mapInArrow``), and the feed's stages are Arrow functions. Unset, the job runs
-without the wrapper.
+function (``mapInArrow``), and the feed's stages are Arrow functions; with
+``TISINK_SPARK_CPROFILE=0`` it does not (the phases' CPU without cProfile's cost). Unset, the
+job runs without the wrapper.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TypeVar
 
 PROFILE_ENV = "TISINK_SPARK_PROFILE"
+CPROFILE_ENV = "TISINK_SPARK_CPROFILE"
 
 T = TypeVar("T")
 
@@ -34,7 +36,8 @@ def timed(stage: str, folder: str, items: Iterable[T]) -> Iterator[T]:
     """``items`` unchanged; once exhausted, a record of the task's span in ``folder``."""
     start, cpu = time.time(), time.thread_time()
     name = f"{stage.replace(' ', '-')}-{uuid.uuid4().hex[:8]}"
-    profiler = cProfile.Profile() if sys.getprofile() is None else None  # PySpark's may run
+    wanted = os.environ.get(CPROFILE_ENV) != "0" and sys.getprofile() is None  # PySpark's may run
+    profiler = cProfile.Profile() if wanted else None
     if profiler is not None:
         profiler.enable()
     try:

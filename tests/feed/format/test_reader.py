@@ -6,12 +6,15 @@ import json
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tisink.feed import FeedDDL, FeedError, FeedResolved, FeedRow, read_feed
+from tisink.feed.format.reader import FeedParser
+from tisink.feed.format.records import Source
 from tisink.feed.format.samples import DEMO_FEED
-from tisink.model.events import DDLType, RowOp
+from tisink.model.events import DDLType, RowChangedEvent, RowOp
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -45,6 +48,37 @@ def test_rows_carry_their_line_as_size_and_source() -> None:
         if isinstance(record, FeedRow):
             assert record.source is not None
             assert record.row.approximate_size == len(raw[record.source.line - 1])
+
+
+def test_read_rows_takes_the_common_rows_and_stops_where_parse_line_must_read() -> None:
+    """Stage one's reading (``read_rows``, then ``parse_line`` for the line it stopped at)
+    gives the streaming reader's rows, at their lines, on a feed of every DDL and column
+    kind."""
+    lines = DEMO_FEED.read_bytes().splitlines()
+    expected = [
+        (record.source.line - 1, record.row)
+        for record in FeedParser().parse_lines(lines, "demo")
+        if isinstance(record, FeedRow) and record.source is not None
+    ]
+    parser, rows, indexes, at, stops = FeedParser(), [], [], 0, 0
+    got: list[tuple[int, Any]] = []
+    while at < len(lines):
+        at = parser.read_rows(lines, at, rows, indexes)
+        got += zip(indexes, rows, strict=True)
+        rows.clear()
+        indexes.clear()
+        if at < len(lines):
+            stops += 1
+            raw = lines[at]
+            record = parser.parse_line(raw, Source("demo", at + 1)) if raw.strip() else None
+            if isinstance(record, FeedRow):
+                got.append((at, record.row))
+            at += 1
+    def fields(row: RowChangedEvent) -> tuple[Any, ...]:
+        return tuple(getattr(row, name) for name in row.__slots__)
+
+    assert [(i, fields(row)) for i, row in got] == [(i, fields(row)) for i, row in expected]
+    assert 0 < stops < len(lines) // 4  # DDLs and resolved records only, mostly
 
 
 def test_docs_user_scenario_matches_the_golden_schemas(simple_golden: Path) -> None:

@@ -15,93 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tisink.core.clock import WallClock
+from tests.feed.spark.split_feed import SplitFeed, demo_lines, stage_setup
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedRow, Source
-from tisink.feed.spark.driver.run import _plan
-from tisink.feed.spark.driver.survey import FeedSurvey, survey_split
 from tisink.feed.spark.exchange import ORDER, ROW, ExchangeBatches, Exchanged
-from tisink.feed.spark.feed_lines import FeedLines, FeedSplit, LineRun, split_runs
-from tisink.feed.spark.plan import LO_BITS, PlayPlan, place_of, record_seq
+from tisink.feed.spark.feed_lines import FeedLines, LineRun
+from tisink.feed.spark.plan import LO_BITS
 from tisink.feed.spark.reports import ChunkReport
-from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
 from tisink.feed.spark.tasks.owner import OwnerProgress, exchange_stream
-from tisink.feed.spark.tasks.routing import RowRouter, make_factory
-from tisink.feed.workload import generate_feed
+from tisink.feed.spark.tasks.routing import RowRouter
 from tisink.model.events import RowChecksum
-
-INDEX_VALUE = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
-
-
-class _Feed:
-    """A feed file in two splits, the second starting inside a line; each line's place."""
-
-    def __init__(self, path: Path, lines: list[bytes]) -> None:
-        self.path, self.lines = path, lines
-        path.write_bytes(b"".join(line + b"\n" for line in lines))
-        starts = [sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))]
-        cut = starts[len(lines) // 2] + 3  # inside a line: it stays in the first split
-        self.splits = (
-            FeedSplit(0, str(path), 0, cut),
-            FeedSplit(0, str(path), cut, path.stat().st_size),
-        )
-        self.second = second = next(i for i, start in enumerate(starts) if start >= cut)
-        """The first line of the second split."""
-        self.places = [
-            place_of(0, 0, i) if i < second else place_of(0, cut, i - second)
-            for i in range(len(lines))
-        ]
-
-    def stage_one(self, plan: PlayPlan, stage: FeedStage) -> list[pa.RecordBatch]:
-        """Stage one's batches, the two splits in one Spark partition."""
-        ids = pa.RecordBatch.from_arrays([pa.array([0, 1], pa.int64())], names=["id"])
-        return list(feed_stage_batches([ids], plan, stage))
-
-
-class _Input:
-    """What ``run._plan`` reads of a feed, found as the driver finds it (no Spark)."""
-
-    def __init__(self, feed: _Feed) -> None:
-        items = [
-            item
-            for split in feed.splits
-            for item in survey_split(0, split.start, (run.lines for run in split_runs(split)), 1000)
-        ]
-        self.survey = FeedSurvey.collect(items, ["feed.jsonl"])
-        parser = FeedParser()
-        self.ddls: list[Any] = []
-        self.ddl_keys: list[Any] = []
-        for place, text in self.survey.ddl_lines:
-            record = parser.parse_line(text.encode(), Source("feed.jsonl", 0))
-            assert type(record) is FeedDDL
-            self.ddls.append(record.ddl)
-            self.ddl_keys.append((record.commit_ts, record_seq(place)))
-        self.resolved = [ts for _, ts in self.survey.resolved]
-        place, ts = self.survey.first_row or (0, 0)
-        self.first_row = (ts, record_seq(place, 0))
-        self.first_ts, self.last_ts = self.survey.first_ts, self.survey.last_ts
-        self.intervals = self.survey.intervals
-
-
-def _lines(tmp_path: Path) -> list[bytes]:
-    """The demo feed's lines with one UPDATE moved to a new primary key."""
-    whole = tmp_path / "demo.jsonl"
-    generate_feed("demo", 4, 400, whole)
-    lines = whole.read_bytes().splitlines()
-    updates = ((i, orjson.loads(line)) for i, line in enumerate(lines) if b'"op":"UPDATE"' in line)
-    at, update = next((i, u) for i, u in updates if i > 100 and "id" in u["after"])
-    update["after"]["id"] = 4_000_000_000
-    lines[at] = orjson.dumps(update)
-    return lines
-
-
-def _setup(tmp_path: Path, feed: _Feed, tasks: int = 1) -> tuple[PlayPlan, FeedStage]:
-    source = _Input(feed)
-    uri = f"file://{tmp_path / 'out'}?protocol=simple&partition-num=3"
-    factory = make_factory(uri, INDEX_VALUE, WallClock())
-    plan = _plan(factory, source, INDEX_VALUE, True, 1000, None)  # type: ignore[arg-type]
-    ddl_lines = tuple(source.survey.ddl_lines)
-    return plan, FeedStage(feed.splits, ddl_lines, tasks)
 
 
 def _owned(exchange: list[pa.RecordBatch], task: int, tasks: int) -> list[pa.RecordBatch]:
@@ -116,14 +39,14 @@ def _owned(exchange: list[pa.RecordBatch], task: int, tasks: int) -> list[pa.Rec
 def test_each_task_gets_the_routers_items_of_its_owners_rows_behind_every_report(
     tmp_path: Path, tasks: int
 ) -> None:
-    values = _owners_get_the_routers_items(tmp_path, _lines(tmp_path), tasks)
+    values = _owners_get_the_routers_items(tmp_path, demo_lines(tmp_path), tasks)
     assert all(value[6] is None for value in values)
 
 
 def test_a_lines_checksum_reaches_its_owner_as_the_router_gives_it(tmp_path: Path) -> None:
     """The feed's checksums, the split UPDATE's corrupted one zeroed on each half as the
     table sink's split zeroes it."""
-    lines = _lines(tmp_path)
+    lines = demo_lines(tmp_path)
     given: tuple[dict[str, Any] | None, ...] = (
         {},
         {"version": 1},
@@ -151,8 +74,8 @@ def test_a_lines_checksum_reaches_its_owner_as_the_router_gives_it(tmp_path: Pat
 def _owners_get_the_routers_items(tmp_path: Path, lines: list[bytes], tasks: int = 3) -> list[Any]:
     """Check each of ``tasks`` tasks' exchange gives the router's items of its owners' rows
     (in one order) behind every report, addressed to it; every row's value."""
-    feed = _Feed(tmp_path / "feed.jsonl", lines)
-    plan, stage = _setup(tmp_path, feed, tasks)
+    feed = SplitFeed(tmp_path / "feed.jsonl", lines)
+    plan, stage = stage_setup(tmp_path, feed, tasks)
     assert plan.split_updates
     exchange = feed.stage_one(plan, stage)
     # what the router makes of the rows read in feed order, by owner
@@ -203,14 +126,14 @@ def _owners_get_the_routers_items(tmp_path: Path, lines: list[bytes], tasks: int
 def test_a_bad_line_is_placed_at_its_line_of_its_split_and_stops_the_split(
     tmp_path: Path,
 ) -> None:
-    lines = _lines(tmp_path)
-    second = _Feed(tmp_path / "feed.jsonl", lines).second
+    lines = demo_lines(tmp_path)
+    second = SplitFeed(tmp_path / "feed.jsonl", lines).second
     bad = next(i for i, line in enumerate(lines) if i > second and b'"op":"INSERT"' in line) + 9
     record = orjson.loads(lines[bad])
     record["commitTs"] = "soon"
     lines[bad] = orjson.dumps(record)
-    feed = _Feed(tmp_path / "feed.jsonl", lines)
-    plan, stage = _setup(tmp_path, feed)
+    feed = SplitFeed(tmp_path / "feed.jsonl", lines)
+    plan, stage = stage_setup(tmp_path, feed)
     table = pa.Table.from_batches(feed.stage_one(plan, stage))
     reports = [pickle.loads(r) for r in table["report"].to_pylist() if r is not None]
     problems = {r.problem for r in reports if r.problem is not None}
