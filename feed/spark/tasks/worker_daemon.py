@@ -6,15 +6,11 @@ sinks and codecs, once per worker, and the first task waits for it. Imported her
 daemon forks, every worker inherits them; ``pyspark.worker`` too, which PySpark imports in
 each forked worker, from ``pyspark.zip`` on the workers' path, compiling its source every time
 (about half a CPU-second a worker). None of these imports starts a thread (the daemon must not
-have one when it forks). The imported objects are then moved out of the garbage collector's
-reach (``gc.freeze``): a worker's collections do not walk them, nor write to their pages, which
-the workers would then copy. Cluster executors keep PySpark's own daemon: tisink reaches
+have one when it forks). Cluster executors keep PySpark's own daemon: tisink reaches
 them on ``spark.submit.pyFiles``, after the daemon starts.
 """
 
 from __future__ import annotations
-
-import gc
 
 import pyspark.worker
 from pyspark import daemon
@@ -38,5 +34,4 @@ PRELOADED = (
 """What a task imports (named, so nothing here is an unused import)."""
 
 if __name__ == "__main__":
-    gc.freeze()
     daemon.manager()

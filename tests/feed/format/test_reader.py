@@ -74,6 +74,7 @@ def test_read_rows_takes_the_common_rows_and_stops_where_parse_line_must_read() 
             if isinstance(record, FeedRow):
                 got.append((at, record.row))
             at += 1
+
     def fields(row: RowChangedEvent) -> tuple[Any, ...]:
         return tuple(getattr(row, name) for name in row.__slots__)
 
