@@ -47,6 +47,7 @@ import psutil
 from tisink.bench.kafka import broker_address
 from tisink.feed.spark.driver.class_archive import CDS_ENV, SETTLED_S, class_archive_option
 from tisink.feed.spark.driver.session import LOCAL_JVM_OPTIONS
+from tisink.feed.spark.tasks.task_timing import CPROFILE_ENV, PROFILE_ENV
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "scenarios" / "sysbench.toml"
@@ -175,14 +176,14 @@ def play(
     if profile and engine[1]:
         profile_dir = folder / f"profile-{time.time_ns()}"
         profile_dir.mkdir()
-        env["TISINK_SPARK_PROFILE"] = str(profile_dir)
+        env[PROFILE_ENV] = str(profile_dir)
         if cprofile:
             env["PYSPARK_SUBMIT_ARGS"] = (
                 "--conf spark.python.profile=true "
                 f"--conf spark.python.profile.dump={profile_dir / 'cprofile'} pyspark-shell"
             )
         else:
-            env["TISINK_SPARK_CPROFILE"] = "0"
+            env[CPROFILE_ENV] = "0"
     started = time.time()
     child = subprocess.Popen(
         command, env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
