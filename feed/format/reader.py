@@ -109,6 +109,11 @@ class FeedParser:
                 except FeedError as err:
                     raise err.at(name, number) from err.__cause__
 
+    def seen_resolved(self, ts: int) -> None:
+        """Go on as a reader that has read a ``resolved`` record of ``ts`` (one that starts
+        mid-feed, after it): later records must be after it."""
+        self._resolved = max(self._resolved, ts)
+
     def read_rows(
         self, lines: Sequence[bytes], at: int, rows: list[RowChangedEvent], indexes: list[int]
     ) -> int:

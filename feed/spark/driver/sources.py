@@ -31,7 +31,7 @@ from tisink.feed.spark.feed_lines import feed_splits, split_tasks
 from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.spark.shared_file import read_shared, write_shared
-from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
+from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches, resolved_before
 from tisink.feed.spark.tasks.owned_workload import play_owned_partitions
 from tisink.feed.spark.tasks.task_timing import profile_folder, timed
 from tisink.feed.stats import PlayStats
@@ -113,7 +113,14 @@ class FeedInput:
 
     def _stage(self, broadcast: Any, tasks: int, *, validate_only: bool) -> Any:
         stop = self._ddl_problem.place if self._ddl_problem else None
-        stage = FeedStage(self._splits, tuple(self._ddl_lines), tasks, stop, validate_only)
+        stage = FeedStage(
+            self._splits,
+            tuple(self._ddl_lines),
+            tasks,
+            stop,
+            validate_only,
+            resolved_before(self._splits, self.survey.resolved),
+        )
         profile = profile_folder()
 
         def stage_one(batches: Any) -> Any:

@@ -15,8 +15,10 @@ the driver then only wants the reports.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Iterator
+from bisect import bisect_left
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import pyarrow as pa
@@ -48,6 +50,22 @@ class FeedStage:
     stop: int | None = None
     """Read no line at or after this place (where the driver found a bad DDL)."""
     validate_only: bool = False
+    resolved_before: tuple[int, ...] = ()
+    """Each split's largest ``resolved`` ts before it (-1: none; ``resolved_before``): its
+    reader starts after it, as the streaming reader would be there, so a row that is not after
+    it is refused for that reason on both engines."""
+
+
+def resolved_before(
+    splits: Sequence[FeedSplit], resolved: Sequence[tuple[int, int]]
+) -> tuple[int, ...]:
+    """Each split's largest ts of the ``resolved`` records ((place, ts), in feed order) that
+    lie before it; -1 where none does."""
+    places = [place for place, _ in resolved]
+    largest = list(accumulate((ts for _, ts in resolved), max, initial=-1))
+    return tuple(
+        largest[bisect_left(places, place_of(split.rank, split.start, 0))] for split in splits
+    )
 
 
 def feed_stage_batches(
@@ -65,7 +83,8 @@ def feed_stage_batches(
             counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
             start = place_of(split.rank, split.start, 0)
             runs = split_runs(split)
-            report = yield from _split(router, stage, start, split, runs, counts, out)
+            resolved = stage.resolved_before[index] if stage.resolved_before else -1
+            report = yield from _split(router, stage, start, split, runs, counts, out, resolved)
             out.report(report, stage.tasks)
     yield from out.take()
 
@@ -78,8 +97,10 @@ def _split(
     runs: Iterator[LineRun],
     counts: TableIntervals | None,
     out: ExchangeBatches,
+    resolved: int,
 ) -> Generator[pa.RecordBatch, None, ChunkReport]:
-    """Read one split (its lines in runs) into ``out``, yielding each full batch; its report."""
+    """Read one split (its lines in runs) into ``out``, yielding each full batch; its report.
+    Its reader starts after the DDLs and the ``resolved`` ts before it."""
     parser = FeedParser()
     ddls = iter(enumerate(stage.ddl_lines))
     pending = next(ddls, None)
@@ -87,6 +108,7 @@ def _split(
         ref, (place, text) = pending
         _learn(router, parser.parse_line(text.encode(), Source(split.path, 0)), ref)
         pending = next(ddls, None)
+    parser.seen_resolved(resolved)
     first: tuple[int, int] | None = None
     last_ts, last_resolved = 0, -1
     problem: InputProblem | None = None

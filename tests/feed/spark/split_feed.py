@@ -17,7 +17,7 @@ from tisink.feed.spark.driver.run import _plan
 from tisink.feed.spark.driver.survey import FeedSurvey, survey_split
 from tisink.feed.spark.feed_lines import FeedSplit, split_runs
 from tisink.feed.spark.plan import PlayPlan, place_of, record_seq
-from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches
+from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches, resolved_before
 from tisink.feed.spark.tasks.routing import make_factory
 from tisink.feed.workload import generate_feed
 
@@ -92,4 +92,5 @@ def stage_setup(tmp_path: Path, feed: SplitFeed, tasks: int = 1) -> tuple[PlayPl
     factory = make_factory(uri, INDEX_VALUE, WallClock())
     plan = _plan(factory, source, INDEX_VALUE, True, 1000, None)  # type: ignore[arg-type]
     ddl_lines = tuple(source.survey.ddl_lines)
-    return plan, FeedStage(feed.splits, ddl_lines, tasks)
+    resolved = resolved_before(feed.splits, source.survey.resolved)
+    return plan, FeedStage(feed.splits, ddl_lines, tasks, resolved_before=resolved)

@@ -1,7 +1,5 @@
 """Stage one's checks over a feed's splits find what the streaming reader finds, at the same
-line: the first bad record of the whole feed, with its reason, table and column (a commit ts
-that goes back may be told by another of its true reasons: a split's reader does not know an
-earlier split's resolved records)."""
+line: the first bad record of the whole feed, with its reason, table and column."""
 
 from __future__ import annotations
 
@@ -17,7 +15,10 @@ from hypothesis import strategies as st
 from tests.feed.spark.split_feed import SplitFeed, demo_lines, stage_setup
 from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
+from tisink.feed.spark.feed_lines import FeedSplit
+from tisink.feed.spark.plan import place_of
 from tisink.feed.spark.reports import ChunkReport, first_problem
+from tisink.feed.spark.tasks.feed_stage import resolved_before
 
 KINDS = ("not json", "blank", "spaces", "ts text", "unknown column", "op", "ts back", "resolved")
 
@@ -65,6 +66,7 @@ def _reference(lines: list[bytes]) -> FeedError | None:
 @given(st.lists(st.tuples(st.floats(0.02, 0.999), st.sampled_from(KINDS)), min_size=0, max_size=3))
 @example([(0.6, "resolved"), (0.55, "spaces")])
 @example([(0.4, "unknown column")])
+@example([(0.75, "ts back"), (0.125, "resolved")])  # the resolved record in the first split
 def test_stage_one_finds_the_readers_first_bad_line(
     tmp_path: Path, mutations: list[tuple[float, str]]
 ) -> None:
@@ -86,8 +88,6 @@ def test_stage_one_finds_the_readers_first_bad_line(
         return
     assert problem is not None and expected.line is not None
     assert problem.place == feed.places[expected.line - 1]
-    if any(kind == "ts back" for _, kind in mutations):
-        return  # a split's reader knows no earlier split's resolved ts: another true reason
     assert (problem.reason, problem.table, problem.column) == (
         expected.reason,
         expected.table,
@@ -114,3 +114,10 @@ def _check_spans(feed: SplitFeed, reports: list[ChunkReport]) -> None:
 
 def _ts(record: dict[str, Any]) -> int:
     return int(record.get("commitTs", record.get("ts", 0)))
+
+
+def test_each_split_starts_after_the_largest_resolved_ts_before_it() -> None:
+    splits = [FeedSplit(0, "a", 0, 100), FeedSplit(0, "a", 100, 200), FeedSplit(1, "b", 0, 50)]
+    resolved = [(place_of(0, 0, 3), 5), (place_of(0, 0, 7), 9), (place_of(0, 100, 2), 7)]
+    assert resolved_before(splits, resolved) == (-1, 9, 9)
+    assert resolved_before(splits, []) == (-1, -1, -1)
