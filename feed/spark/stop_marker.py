@@ -43,6 +43,28 @@ def until_marked(records: Iterable[T], marker: str) -> Iterator[T]:
         yield record
 
 
+def owners_started_path(marker: str) -> str:
+    """The note an owner leaves beside the marker before it writes (``may_write``)."""
+    return os.path.join(os.path.dirname(marker), "owners-started")
+
+
+def may_write(marker: str | None) -> bool:
+    """In a partition owner, before it writes anything: leave the note that an owner starts,
+    then tell whether no stop was asked. In this order, and with the driver looking for the
+    note only once the marker exists (``StartupStop``), either the driver sees the note and
+    lets the owners drain, or the owner sees the marker and writes nothing: the driver never
+    cancels an owner that may have written (Spark's status store, the other sign, can show a
+    task that started half a second late)."""
+    if marker is None:
+        return True
+    try:
+        with open(owners_started_path(marker), "a", encoding="utf-8"):
+            pass
+    except OSError:  # an executor that does not share the driver's files sees no marker either
+        return True
+    return not os.path.exists(marker)
+
+
 def shield_from_terminal(marker: str | None) -> None:
     """In a Python worker of a play that has a stop marker: ignore SIGINT from now on.
 
@@ -109,6 +131,10 @@ class StartupStop:
                 self._context.cancelAllJobs()
 
     def _owners_started(self) -> bool:
+        """An owner's note (``may_write``: a local master, or executors that share the
+        driver's files), else an owner task Spark's status store shows."""
+        if self._marker is not None and os.path.exists(owners_started_path(self._marker)):
+            return True
         tracker = self._context.statusTracker()
         for job in tracker.getJobIdsForGroup(self.group):
             info = tracker.getJobInfo(job)

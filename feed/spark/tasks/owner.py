@@ -47,7 +47,7 @@ from tisink.feed.spark.exchange import RESULT_ARROW, Exchanged, exchanged_checks
 from tisink.feed.spark.feed_lines import FeedLines
 from tisink.feed.spark.plan import LO_BITS, Key, PartitionRecord, PlayPlan
 from tisink.feed.spark.reports import first_problem
-from tisink.feed.spark.stop_marker import shield_from_terminal, until_marked
+from tisink.feed.spark.stop_marker import may_write, shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
 from tisink.feed.spark.tasks.partition_player import partition_player
 from tisink.feed.spark.tasks.routing import (
@@ -222,6 +222,8 @@ async def play_owner(
 ) -> TaskResult:
     """Play ``records`` into sinks writing ``owners``' partitions; ``result`` filled in, never
     raising."""
+    if not may_write(plan.stop_marker):
+        return result  # stopped before this owner wrote anything
     clock: Clock = WallClock()
     if plan.feed_clock:
         clock = FeedClock()
