@@ -32,14 +32,21 @@ status store to show an owner that started before it."""
 
 def until_marked(records: Iterable[T], marker: str) -> Iterator[T]:
     """``records`` until the file ``marker`` exists (checked before the first record, then
-    every POLL_INTERVAL_S): a task that starts after the stop writes nothing."""
+    every POLL_INTERVAL_S): a task that starts after the stop writes nothing. The marker is
+    checked before the next record is taken, so a record taken (and counted as handed over
+    by its source) is always passed on."""
     clock, exists = time.monotonic, os.path.exists
     next_check = clock()
-    for record in records:
+    pending = iter(records)
+    while True:
         if clock() >= next_check:
             if exists(marker):
                 return
             next_check = clock() + POLL_INTERVAL_S
+        try:
+            record = next(pending)
+        except StopIteration:
+            return
         yield record
 
 
