@@ -116,10 +116,10 @@ class FeedInput:
         stage = FeedStage(
             self._splits,
             tuple(self._ddl_lines),
+            resolved_before(self._splits, self.survey.resolved),
             tasks,
             stop,
             validate_only,
-            resolved_before(self._splits, self.survey.resolved),
         )
         profile = profile_folder()
 

@@ -45,15 +45,15 @@ class FeedStage:
     """The feed's splits: a task reads those whose index Spark hands it."""
     ddl_lines: tuple[tuple[int, str], ...]
     """(place, text) of the DDLs the plan holds, in feed order: plan DDL i is line i."""
+    resolved_before: tuple[int, ...]
+    """Each split's largest ``resolved`` ts before it (-1: none; ``resolved_before``): its
+    reader starts after it, as the streaming reader would be there, so a row that is not after
+    it is refused for that reason on both engines."""
     tasks: int = 1
     """The owner tasks of stage two: each gets every split's report (as owner ``task``)."""
     stop: int | None = None
     """Read no line at or after this place (where the driver found a bad DDL)."""
     validate_only: bool = False
-    resolved_before: tuple[int, ...] = ()
-    """Each split's largest ``resolved`` ts before it (-1: none; ``resolved_before``): its
-    reader starts after it, as the streaming reader would be there, so a row that is not after
-    it is refused for that reason on both engines."""
 
 
 def resolved_before(
@@ -83,7 +83,7 @@ def feed_stage_batches(
             counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
             start = place_of(split.rank, split.start, 0)
             runs = split_runs(split)
-            resolved = stage.resolved_before[index] if stage.resolved_before else -1
+            resolved = stage.resolved_before[index]
             report = yield from _split(router, stage, start, split, runs, counts, out, resolved)
             out.report(report, stage.tasks)
     yield from out.take()

@@ -93,4 +93,4 @@ def stage_setup(tmp_path: Path, feed: SplitFeed, tasks: int = 1) -> tuple[PlayPl
     plan = _plan(factory, source, INDEX_VALUE, True, 1000, None)  # type: ignore[arg-type]
     ddl_lines = tuple(source.survey.ddl_lines)
     resolved = resolved_before(feed.splits, source.survey.resolved)
-    return plan, FeedStage(feed.splits, ddl_lines, tasks, resolved_before=resolved)
+    return plan, FeedStage(feed.splits, ddl_lines, resolved, tasks)
