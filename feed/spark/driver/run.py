@@ -46,6 +46,7 @@ from tisink.feed.spark.exchange import ORDER, RESULT_SCHEMA
 from tisink.feed.spark.plan import PlayPlan
 from tisink.feed.spark.stop_marker import StartupStop
 from tisink.feed.spark.task_result import SparkRun, TaskResult
+from tisink.feed.spark.tasks.batch_scheduling import schedule_as_batch
 from tisink.feed.spark.tasks.owner import play_exchanged
 from tisink.feed.spark.tasks.routing import make_factory
 from tisink.feed.spark.tasks.task_timing import profile_folder, timed
@@ -234,6 +235,7 @@ def _feed_owners(
     (``repartitionById`` takes the owner modulo the tasks), as a workload's task owns them."""
 
     def owner_task(batches: Any) -> Any:
+        schedule_as_batch()
         played = play_exchanged(batches, broadcast.value, tasks, paths)
         return played if profile is None else timed("stage two", profile, played)
 

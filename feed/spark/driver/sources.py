@@ -31,6 +31,7 @@ from tisink.feed.spark.feed_lines import feed_splits, split_tasks
 from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.spark.shared_file import read_shared, write_shared
+from tisink.feed.spark.tasks.batch_scheduling import schedule_as_batch
 from tisink.feed.spark.tasks.feed_stage import FeedStage, feed_stage_batches, resolved_before
 from tisink.feed.spark.tasks.owned_workload import play_owned_partitions
 from tisink.feed.spark.tasks.task_timing import profile_folder, timed
@@ -124,6 +125,7 @@ class FeedInput:
         profile = profile_folder()
 
         def stage_one(batches: Any) -> Any:
+            schedule_as_batch()
             out = feed_stage_batches(batches, broadcast.value, stage)
             return out if profile is None else timed("stage one", profile, out)
 
@@ -231,6 +233,7 @@ class WorkloadInput:
         def generate_and_play(task: int, _: Any) -> Any:
             from pyspark import SparkFiles
 
+            schedule_as_batch()
             schedule = read_shared(SparkFiles.get(name))
             yield from play_owned_partitions(
                 task, tasks, plan.value, scenario, seed, rows, schedule
