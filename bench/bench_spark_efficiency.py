@@ -33,6 +33,7 @@ import contextlib
 import json
 import os
 import pstats
+import shutil
 import statistics
 import subprocess
 import sys
@@ -211,12 +212,21 @@ def play(
         cpu[kind] = cpu.get(kind, 0.0) + seconds
     system = sum(seconds for _, _, seconds in last.values())
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    settle(out)
     peak = max((s.memory for s in samples), default=0)
     run = Run(name, wall, cpu, system, peak, summary, samples)
     run.profile_dir = profile_dir
     if profile_dir is not None:
         run.phases = _phases(profile_dir)
     return run
+
+
+def settle(out: Path) -> None:
+    """Remove a play's file output and sync: its gigabyte of dirty pages would otherwise be
+    written back by the kernel's threads, outside the next play's process tree, on the same
+    two cores, while that play is timed (deleted first, they are dropped, not written)."""
+    shutil.rmtree(out, ignore_errors=True)
+    os.sync()
 
 
 def warm_class_archive(folder: Path) -> None:
