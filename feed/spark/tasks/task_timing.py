@@ -2,8 +2,9 @@
 
 With ``TISINK_SPARK_PROFILE`` set to a folder (a local master's workers inherit the driver's
 environment), each task of stage one and of stage two writes one JSON file there: its stage,
-wall-clock start and end and the CPU its thread used. The bench cuts the process tree's CPU
-samples into phases with them. A task also writes its cProfile to ``cprofile/`` there, where
+wall-clock start and end, the CPU its thread used and its thread's scheduling policy
+(``batch_scheduling``). The bench cuts the process tree's CPU samples into phases with them.
+A task also writes its cProfile to ``cprofile/`` there, where
 PySpark's ``spark.python.profile.dump`` puts an RDD function's: PySpark profiles no Arrow
 function (``mapInArrow``), and the feed's stages are Arrow functions; with
 ``TISINK_SPARK_CPROFILE=0`` it does not (the phases' CPU without cProfile's cost). Unset, the
@@ -55,6 +56,7 @@ def timed(stage: str, folder: str, items: Iterable[T]) -> Iterator[T]:
         "end": time.time(),
         "thread_cpu_s": time.thread_time() - cpu,
         "pid": os.getpid(),
+        "sched_policy": os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else None,
     }
     path = Path(folder) / f"{name}.json"
     path.write_text(json.dumps(record), encoding="utf-8")
