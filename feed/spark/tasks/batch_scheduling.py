@@ -8,7 +8,7 @@ asks for ``SCHED_BATCH`` (no wake-up preemption) and 100 ms slices (Linux 6.12 a
 earlier kernels keep their slice and take the policy). Measured: 2M generated rows at
 ``local[4]`` on two cores, the tasks' threads used 40.7 and 41.8 CPU-s against 42.5 and
 43.9 without, in alternating runs, and the play ended about a second sooner. With a slot per
-core nothing changes: no task waits for another's core.
+core (``local[2]``) the difference was within the noise.
 
 The call keeps the thread's nice value, and changes nothing where the system does not offer
 it (not Linux, an architecture whose call number is not known here, a refusal).
