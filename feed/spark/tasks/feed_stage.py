@@ -23,6 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from tisink.core.collector import rare_collections
 from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
@@ -77,16 +78,17 @@ def feed_stage_batches(
     router = RowRouter(plan)
     counting = plan.bootstrap is not None
     out = ExchangeBatches()
-    for batch in batches:
-        for index in batch.column(0).to_pylist():
-            split = stage.splits[index]
-            counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
-            start = place_of(split.rank, split.start, 0)
-            runs = split_runs(split)
-            resolved = stage.resolved_before[index]
-            report = yield from _split(router, stage, start, split, runs, counts, out, resolved)
-            out.report(report, stage.tasks)
-    yield from out.take()
+    with rare_collections():
+        for batch in batches:
+            for index in batch.column(0).to_pylist():
+                split = stage.splits[index]
+                counts = TableIntervals(plan.interval_ms, plan.table_ids) if counting else None
+                start = place_of(split.rank, split.start, 0)
+                runs = split_runs(split)
+                resolved = stage.resolved_before[index]
+                report = yield from _split(router, stage, start, split, runs, counts, out, resolved)
+                out.report(report, stage.tasks)
+        yield from out.take()
 
 
 def _split(

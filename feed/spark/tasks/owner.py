@@ -27,6 +27,7 @@ import orjson
 import pyarrow as pa
 
 from tisink.core.clock import Clock, FeedClock, WallClock
+from tisink.core.collector import rare_collections
 from tisink.ddlsink.base import DDLSink
 from tisink.eventsink.base import EventSink
 from tisink.eventsink.capabilities import (
@@ -97,7 +98,7 @@ def play_exchanged(
         events = plan.owner_events(owners, owners_bootstraps(plan, owners, counts))
         partitions = tuple(partition for _, partition in plan.owners)
         progress = OwnerProgress()
-        with FeedLines(paths) as lines:
+        with FeedLines(paths) as lines, rare_collections():
             records = exchange_stream(exchange.rows(), events, plan, lines, progress, partitions)
             if plan.stop_marker is not None:
                 records = until_marked(records, plan.stop_marker)
