@@ -29,6 +29,7 @@ from tisink.eventsink.mq.producer import NumbersRecords, Producer
 from tisink.eventsink.router import EventRouter
 from tisink.eventsink.stats import AcknowledgedEnds
 from tisink.model.events import RowChangedEvent
+from tisink.model.table import TableInfo
 from tisink.sink.capabilities import MQTarget
 from tisink.sink.config import ChangefeedConfig
 from tisink.sink.errors import SinkError
@@ -153,9 +154,21 @@ class OwnedRouter(EventRouter):
         return view
 
     def partitions_for_rows(self, rows: Sequence[RowChangedEvent], partition_num: int) -> list[int]:
+        """``partition_for_row`` of each row, the topic and its view looked up once a run of
+        rows of one TableInfo (a merged request of many one-row transactions)."""
         if partition_num == 1:
             return [0] * len(rows)
-        return [self.partition_for_row(row, partition_num) for row in rows]
+        targets: list[int] = []
+        add = targets.append
+        table: TableInfo | None = None
+        view: dict[int, int] = {}
+        for row in rows:
+            if row.table is not table:
+                table = row.table
+                view = self._view.get(self.topic_for_row(row), {})
+            found = view.get(row.partition) if row.partition is not None else None
+            add(self.partition_for_row(row, partition_num) if found is None else found)
+        return targets
 
 
 def _target(factory: SinkFactory) -> MQTarget:

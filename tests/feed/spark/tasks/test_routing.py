@@ -5,11 +5,13 @@ from __future__ import annotations
 from itertools import accumulate
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.feed.spark.tasks.test_owned_workload import PARTITIONS, SELECTED, SELECTED_CONFIG
 from tisink.core.clock import WallClock
+from tisink.eventsink.errors import EventSinkError
 from tisink.feed.format.records import FeedDDL, FeedRow
 from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.plan import LO_BITS, PlayPlan, place_of, record_seq
@@ -103,7 +105,8 @@ def test_a_row_routed_in_its_task_carries_the_partition_its_sink_would_give_it()
     assert target is not None and target.default_topic == TOPIC
     owned = (1, 2, 4)  # the view numbers them 0, 1, 2
     sink_router = OwnedRouter(TOPIC, target.config, {TOPIC: owned}, {TOPIC: PARTITIONS})
-    checked = 0
+    checked: list[tuple[RowChangedEvent, int]] = []
+    stranger = None
     for record in records:
         if type(record) is not FeedRow:
             continue
@@ -116,8 +119,17 @@ def test_a_row_routed_in_its_task_carries_the_partition_its_sink_would_give_it()
             view = owned.index(owner)
             assert sink_router.partition_for_row(row, len(owned)) == view
             assert sink_router.partition_for_row(fresh, len(owned)) == view
-            checked += 1
-    assert checked > 100
+            checked += [(row, view), (fresh, view)]
+        else:
+            stranger = row
+    assert len(checked) > 200
+    # a merged request: rows of several tables, routed and not, each in its view partition
+    rows = [row for row, _ in checked]
+    assert len({id(row.table) for row in rows}) > 1
+    assert sink_router.partitions_for_rows(rows, len(owned)) == [view for _, view in checked]
+    assert stranger is not None
+    with pytest.raises(EventSinkError, match="reached a task that does not own it"):
+        sink_router.partitions_for_rows([*rows[:3], stranger], len(owned))
 
 
 def test_rows_a_task_builds_carry_the_partitions_its_bulk_test_found() -> None:
