@@ -13,7 +13,8 @@ from typing import Any
 
 from rich.console import Console
 
-from tisink.feed.spark.driver.progress import SparkProgress, progress_path
+from tisink.feed.spark.driver.progress import SparkProgress
+from tisink.feed.spark.progress_files import progress_path
 from tisink.feed.stats import PlayStats, rows_text
 from tisink.progress import ProgressLine, progress_display
 

@@ -2,55 +2,24 @@
 for a feed, writing) and, while the partition owners write, the rows they had acknowledged
 and their rate.
 
-Spark reports tasks, not rows, until a task ends, so each owner writes its counts to a small
-file beside the stop marker every REPORT_INTERVAL_S (``progress_path``), which reaches the
-executors of a local master or of a cluster on the driver's machine, as the marker does;
-elsewhere the line shows the owners' tasks only.
+Spark reports tasks, not rows, until a task ends, so the rows come from the owners' progress
+files (``progress_files.py``); where they cannot reach the driver, the line shows the owners'
+tasks only.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tisink.feed.spark.progress_files import REPORT_INTERVAL_S, progress_paths
 from tisink.feed.stats import rows_text
 
-REPORT_INTERVAL_S = 0.5
 OnPhase = Callable[[str], None]
-
-
-def progress_path(marker: str, owner: int) -> Path:
-    return Path(marker).parent / f"owner-{owner}.progress"
-
-
-def progress_paths(marker: str) -> list[Path]:
-    """Every owner's progress file so far."""
-    return sorted(Path(marker).parent.glob("owner-*.progress"))
-
-
-async def report_progress(path: Path, acknowledged: Callable[[], int]) -> None:
-    """In an owner, until cancelled: write the rows acknowledged so far to ``path`` (and once
-    more when cancelled)."""
-    try:
-        while True:
-            _write(path, acknowledged())
-            await asyncio.sleep(REPORT_INTERVAL_S)
-    finally:  # cancelled once the sinks closed: the final count
-        _write(path, acknowledged())
-
-
-def _write(path: Path, rows: int) -> None:
-    temporary = path.with_suffix(".tmp")
-    with contextlib.suppress(OSError):  # the play may have ended and removed the folder
-        temporary.write_text(str(rows))
-        os.replace(temporary, path)
 
 
 class SparkProgress:

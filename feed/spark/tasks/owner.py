@@ -43,10 +43,10 @@ from tisink.feed.format.records import FeedRow
 from tisink.feed.pacing import Pacer
 from tisink.feed.play_records import BootstrapAt
 from tisink.feed.spark.bootstraps import owners_bootstraps
-from tisink.feed.spark.driver.progress import progress_path, report_progress
 from tisink.feed.spark.exchange import RESULT_ARROW, Exchanged, exchanged_checksum
 from tisink.feed.spark.feed_lines import FeedLines
 from tisink.feed.spark.plan import LO_BITS, Key, PartitionRecord, PlayPlan
+from tisink.feed.spark.progress_files import progress_path, report_progress
 from tisink.feed.spark.reports import first_problem
 from tisink.feed.spark.stop_marker import may_write, shield_from_terminal, until_marked
 from tisink.feed.spark.task_result import TaskFailure, TaskResult
