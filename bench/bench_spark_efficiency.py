@@ -18,7 +18,7 @@ gives the per-phase CPU alone, without cProfile's cost.
 
     python bench/bench_spark_efficiency.py [--rows 400000] [--repeat 1] [--profile | --phases]
         [--workload demo | --feed FILE] [--sink file|kafka]
-        [--engines inline,local[1],local[2],local[4],local[*]] [--baseline-code WORKTREE]
+        [--engines inline,local[1],local[2],local[4],local[N],local[*]] [--baseline-code WORKTREE]
 
 Peak memory is the largest sum of the tree's proportional set sizes at one sample (PSS, from
 ``/proc/PID/smaps_rollup``): a page the forked Python workers share with their daemon counts
@@ -35,6 +35,7 @@ import contextlib
 import json
 import os
 import pstats
+import re
 import shutil
 import statistics
 import subprocess
@@ -56,10 +57,17 @@ HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "scenarios" / "sysbench.toml"
 PARTITIONS = 6
 CONFIG = '[[sink.dispatchers]]\nmatcher = ["*.*"]\npartition = "index-value"\n'
-ENGINES = tuple(
-    [("inline", None)] + [("spark", f"local[{n}]") for n in (1, 2, 4)] + [("spark", "local[*]")]
-)
+LOCAL_MASTER = re.compile(r"local\[(\d+|\*)\]")
 TISINK = str(Path(sys.executable).with_name("tisink"))
+
+
+def engine_of(name: str) -> tuple[str, str | None]:
+    """``inline`` or a local Spark master (``local[N]``, ``local[*]``) as (engine, master)."""
+    if name == "inline":
+        return ("inline", None)
+    if LOCAL_MASTER.fullmatch(name):
+        return ("spark", name)
+    raise SystemExit(f"--engines: {name!r} is neither inline nor local[N] or local[*]")
 
 
 @dataclass
@@ -360,8 +368,7 @@ def main() -> None:
         "git worktree of the commit before a change: before and after in the same run",
     )
     args = parser.parse_args()
-    wanted = args.engines.split(",")
-    engines = [e for e in ENGINES if (e[1] or e[0]) in wanted]
+    engines = [engine_of(name) for name in args.engines.split(",")]
     runs: dict[str, list[Run]] = {}
     source = ("--feed", args.feed) if args.feed else (
         "--workload", args.workload, "--rows", str(args.rows), "--seed", "1"

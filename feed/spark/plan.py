@@ -35,6 +35,18 @@ INDEX_BITS = 28
 INDEX_MASK = (1 << INDEX_BITS) - 1
 
 
+def owner_tasks(owners: int, cores: int) -> int:
+    """The tasks that play ``owners`` partition owners on ``cores`` cores (task ``t`` of ``T``
+    plays owners ``t, t+T, ...``). The busiest task's share sets how long a play takes, and
+    it cannot be less than ``owners / cores`` rounded up; every task also repeats the work of
+    each transaction it has a part of. So the play takes the fewest tasks whose busiest has
+    that share: 6 owners on 4 cores are 3 tasks of 2, not 2 + 2 + 1 + 1, which take as long
+    and cost more."""
+    owners = max(1, owners)
+    share = -(-owners // max(1, min(owners, cores)))
+    return -(-owners // share)
+
+
 def place_of(rank: int, block_start: int, index: int) -> int:
     """The place of line ``index`` of a feed's split starting at byte ``block_start`` of the
     file of ``rank`` (files in name order): it orders lines as the feed does without counting

@@ -28,7 +28,7 @@ from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRo
 from tisink.feed.format.writer import ddl_record, row_record
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.loader import load_scenario
-from tisink.feed.workload.recorded import RecordedSchedule
+from tisink.feed.workload.recorded import RecordedSchedule, TxnRun
 from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
 from tisink.feed.workload.selection import RowSelection, SkippedRow, selectable
 from tisink.feed.workload.specs import Scenario
@@ -123,9 +123,16 @@ def _generate(
         else:
             states[i] = TableState(spec, seed, modifies)
     tableless = 0 in states
-    steps = schedule.sparse_steps(_Visits(schedule, states)) if sparse else schedule.steps()
-    for step in steps:
+    visit = _Visits(schedule, states) if sparse else _every
+    for step in schedule.sparse_runs(visit):
         state = states.get(step.table)
+        if type(step) is TxnRun:
+            if type(state) is WindowTable:
+                yield from state.commit_run(step.sizes, step.commits, step.starts, step.local)
+            elif state is not None:
+                for txn in step.txns():
+                    yield from state.commit(txn)
+            continue
         if state is None:
             if step.table == NO_TABLE and tableless:
                 if type(step) is PlannedResolved:
@@ -134,10 +141,13 @@ def _generate(
                     event = step.event  # type: ignore[union-attr]
                     yield FeedDDL(event.commit_ts, event.start_ts, event)
             continue
-        if type(step) is PlannedDDL:
-            yield state.apply_ddl(step)
-        else:
-            yield from state.commit(step)  # type: ignore[arg-type]
+        assert type(step) is PlannedDDL, "a resolved step belongs to no table"
+        yield state.apply_ddl(step)
+
+
+def _every(start: int, end: int) -> np.ndarray:
+    """A walk's visit of every transaction from ``start`` to ``end``."""
+    return np.arange(start, end)
 
 
 class _Visits:

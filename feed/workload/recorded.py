@@ -11,6 +11,8 @@ it again.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from itertools import pairwise
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,6 +22,28 @@ from tisink.model.events import DDLType
 
 _CHUNK = 1 << 14
 """Transactions turned into Python values at a time."""
+_RUN = 1 << 10
+"""Transactions in a ``TxnRun`` at most: a table builds a run's rows at once."""
+
+
+class TxnRun(NamedTuple):
+    """Consecutive transactions of one table in a walk (a recorded schedule's), as lists."""
+
+    table: int
+    sizes: list[int]
+    commits: list[int]
+    starts: list[int]
+    preloads: list[bool]
+    local: list[int]
+    """Each one's place among its table's own transactions."""
+
+    def txns(self) -> Iterator[PlannedTxn]:
+        """The run's transactions one by one."""
+        table = self.table
+        for size, commit, start, preload, local in zip(
+            self.sizes, self.commits, self.starts, self.preloads, self.local, strict=True
+        ):
+            yield PlannedTxn(table, size, commit, start, preload, local)
 
 
 class RecordedSchedule:
@@ -65,15 +89,19 @@ class RecordedSchedule:
 
     def steps(self) -> Iterator[Step]:
         """The steps in the order of the walk."""
-        yield from self.sparse_steps(lambda start, end: np.arange(start, end))
+        for item in self.sparse_runs(lambda start, end: np.arange(start, end)):
+            if type(item) is TxnRun:
+                yield from item.txns()
+            else:
+                yield item  # type: ignore[misc]
 
-    def sparse_steps(self, visit: Callable[[int, int], np.ndarray]) -> Iterator[Step]:
+    def sparse_runs(self, visit: Callable[[int, int], np.ndarray]) -> Iterator[Step | TxnRun]:
         """Every DDL and resolved step, and of the transactions between two of them (from
-        ``start`` to ``end``) the ones ``visit(start, end)`` names (sorted positions): it is
-        asked once the steps before ``start`` went out."""
+        ``start`` to ``end``) the ones ``visit(start, end)`` names (sorted positions), in runs
+        of one table's: ``visit`` is asked once the steps before ``start`` went out."""
         bounds = [before for before, _ in self.others]
         k, position, count = 0, 0, len(self.tables)
-        columns = (self.tables, self.sizes, self.commits, self.starts, self.preloads, self.local)
+        columns = (self.sizes, self.commits, self.starts, self.preloads, self.local)
         while position < count or k < len(self.others):
             while k < len(self.others) and bounds[k] <= position:
                 yield self.others[k][1]
@@ -83,9 +111,15 @@ class RecordedSchedule:
                 chosen = visit(position, end)
                 for base in range(0, len(chosen), _CHUNK):
                     picked = chosen[base : base + _CHUNK]
+                    tables = self.tables[picked]
+                    changes = np.flatnonzero(tables[1:] != tables[:-1]) + 1
+                    cuts = np.union1d(changes, np.arange(0, len(picked) + 1, _RUN)).tolist()
+                    if cuts[-1] != len(picked):
+                        cuts.append(len(picked))
                     lists = [column[picked].tolist() for column in columns]
-                    for table, size, commit, start, preload, local in zip(*lists, strict=True):
-                        yield PlannedTxn(table, size, commit, start, preload, local)
+                    for low, high in pairwise(cuts):
+                        run = [values[low:high] for values in lists]
+                        yield TxnRun(int(tables[low]), *run)
             position = end
 
     def positions(self, table: int) -> np.ndarray:

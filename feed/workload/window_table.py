@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -183,98 +184,107 @@ class WindowTable(TableState):
         )
         return kept, None
 
-    def _rows_at(self, first: int, end: int) -> tuple[_Chunk, int, int, int]:
-        """The chunk of the plan holding rows ``first`` .. ``end`` (its start, kinds and keys,
-        the indexes of its kept rows and their partitions), the chunk's index of row
-        ``first``, and the range of the kept list among these rows: a task owning a sixth of
+    def _chunk_at(self, first: int, end: int) -> _Chunk:
+        """The chunk of the plan holding rows ``first`` .. ``end``: its start, kinds and keys,
+        the indexes of its kept rows and their partitions, so that a task owning a sixth of
         the rows steps over the rest without looking at them."""
-        chunk = self._chunk
-        base, kinds, _, kept, _ = chunk
-        if base < 0 or first < base or end > base + len(kinds):
-            plan = self._window()
-            base = first
-            stop = max(end, first + _CHUNK)
-            kinds = plan.kinds[base:stop].tolist()
-            seqs = plan.keys[base:stop]
-            kept = partitions = None
-            if self._kept is not None:
-                picked = np.flatnonzero(self._kept[seqs])
-                kept = picked.tolist()
-                if self._partitions is not None:
-                    partitions = self._partitions[seqs[picked]].tolist()
-            chunk = self._chunk = (base, kinds, seqs.tolist(), kept, partitions)
-        a, b = first - base, end - base
-        if kept is None:
-            return chunk, a, a, b
-        low = bisect_left(kept, a)
-        return chunk, a, low, bisect_left(kept, b, low)
+        plan = self._window()
+        stop = max(end, first + _CHUNK)
+        kinds = plan.kinds[first:stop].tolist()
+        seqs = plan.keys[first:stop]
+        kept = partitions = None
+        if self._kept is not None:
+            picked = np.flatnonzero(self._kept[seqs])
+            kept = picked.tolist()
+            if self._partitions is not None:
+                partitions = self._partitions[seqs[picked]].tolist()
+        chunk = self._chunk = (first, kinds, seqs.tolist(), kept, partitions)
+        return chunk
 
     # --- rows -----------------------------------------------------------------------------
 
     def commit(self, txn: PlannedTxn) -> list[FeedRow | SkippedRow]:
         """The rows of the table's next transaction (``txn``: its size and timestamps)."""
+        index = self._txn if txn.ordinal < 0 else txn.ordinal
+        return self.commit_run([txn.size], [txn.commit_ts], [txn.start_ts], [index])
+
+    def commit_run(
+        self,
+        sizes: Sequence[int],
+        commits: Sequence[int],
+        starts: Sequence[int],
+        ordinals: Sequence[int],
+    ) -> list[FeedRow | SkippedRow]:
+        """The rows of a run of the table's transactions, in order (each one's size,
+        timestamps and place among the table's own), with no DDL between them: the table's
+        version is asked once, and each transaction costs a turn of this loop, not a walk of
+        calls (a Spark task owning a sixth of the rows builds a part of most transactions)."""
         info = self.info
         assert info is not None, "the schedule gave rows to a table that does not exist"
-        index = self._txn if txn.ordinal < 0 else txn.ordinal
-        self._txn = index + 1
-        self.prepare(index)
-        first, end = self._starts[index], self._starts[index + 1]
-        assert end - first == txn.size, "the recorded schedule and the walk disagree"
-        if self._txn_kept is not None and not self._txn_kept[index]:
-            return [SkippedRow(txn.commit_ts, info, txn.size)]
-        return self._build(txn, info, first, end)
-
-    def _build(
-        self, txn: PlannedTxn, info: TableInfo, first: int, end: int
-    ) -> list[FeedRow | SkippedRow]:
-        (_, kinds, keys, kept, partitions), at, low, high = self._rows_at(first, end)
+        self.prepare(ordinals[0])
         new_image, update = self._new_image, self._update_draws
         assert new_image is not None and update is not None
-        salt, built, big = self._salt, self._built, self.spec.oversized
-        start_ts, commit_ts = txn.start_ts, txn.commit_ts
-        envelope = 6 + len(
-            b'{"type":"row","commitTs":%d,"startTs":%d,"tableID":%d,"op":""}'
-            % (commit_ts, start_ts, info.table_id)
-        )
+        salt, built, big, loads = self._salt, self._built, self.spec.oversized, orjson.loads
+        txn_kept, bounds, table_id = self._txn_kept, self._starts, info.table_id
+        base, kinds, keys, kept, partitions = self._chunk
         out: list[FeedRow | SkippedRow] = []
-        number_of = first + 1 - at  # a chunk index's row number
-        following = at  # the chunk index after the last row accounted for
-        for pick in range(low, high):
-            index = pick if kept is None else kept[pick]
-            if index > following:
-                out.append(SkippedRow(commit_ts, info, index - following))
-            following = index + 1
-            kind, seq, number = kinds[index], keys[index], number_of + index
-            before: dict[str, Any] | None = None
-            after: dict[str, Any] | None = None
-            if kind == INSERT:
-                after = new_image(row_seed(salt, number), seq)
-                if big is not None and seq % big.every == 0 and big.column in after:
-                    state = row_seed(self._big_salt, number)
-                    after[big.column] = oversized_value(
-                        self._columns[big.column], big.nbytes, state
-                    )
-                stored = built[seq] = stored_json(after)
-                size = _AFTER + len(stored)
-            elif kind == DELETE:
-                held = built.pop(seq)
-                before = orjson.loads(held)
-                size = _BEFORE + len(held)
+        for size, commit_ts, start_ts, index in zip(sizes, commits, starts, ordinals, strict=True):
+            first, end = bounds[index], bounds[index + 1]
+            assert end - first == size, "the recorded schedule and the walk disagree"
+            if txn_kept is not None and not txn_kept[index]:
+                out.append(SkippedRow(commit_ts, info, size))
+                continue
+            if base < 0 or first < base or end > base + len(kinds):
+                base, kinds, keys, kept, partitions = self._chunk_at(first, end)
+            at = first - base
+            if kept is None:
+                low, high = at, at + size
             else:
-                held = built[seq]
-                before = orjson.loads(held)
-                after = before.copy()
-                update(row_seed(salt, number), after)
-                stored = built[seq] = stored_json(after)
-                size = _BEFORE + len(held) + _AFTER + len(stored)
-            row = RowChangedEvent(start_ts, commit_ts, info, before, after)
-            row.approximate_size = envelope + size
-            if partitions is not None:
-                row.partition = partitions[pick]
-            out.append(FeedRow(row))
-        last = at + end - first
-        if following < last:
-            out.append(SkippedRow(commit_ts, info, last - following))
+                low = bisect_left(kept, at)
+                high = bisect_left(kept, at + size, low)
+            envelope = 6 + len(
+                b'{"type":"row","commitTs":%d,"startTs":%d,"tableID":%d,"op":""}'
+                % (commit_ts, start_ts, table_id)
+            )
+            number_of = first + 1 - at  # a chunk index's row number
+            following = at  # the chunk index after the last row accounted for
+            for pick in range(low, high):
+                i = pick if kept is None else kept[pick]
+                if i > following:
+                    out.append(SkippedRow(commit_ts, info, i - following))
+                following = i + 1
+                kind, seq, number = kinds[i], keys[i], number_of + i
+                before: dict[str, Any] | None = None
+                after: dict[str, Any] | None = None
+                if kind == INSERT:
+                    after = new_image(row_seed(salt, number), seq)
+                    if big is not None and seq % big.every == 0 and big.column in after:
+                        state = row_seed(self._big_salt, number)
+                        after[big.column] = oversized_value(
+                            self._columns[big.column], big.nbytes, state
+                        )
+                    stored = built[seq] = stored_json(after)
+                    nbytes = _AFTER + len(stored)
+                elif kind == DELETE:
+                    held = built.pop(seq)
+                    before = loads(held)
+                    nbytes = _BEFORE + len(held)
+                else:
+                    held = built[seq]
+                    before = loads(held)
+                    after = before.copy()
+                    update(row_seed(salt, number), after)
+                    stored = built[seq] = stored_json(after)
+                    nbytes = _BEFORE + len(held) + _AFTER + len(stored)
+                row = RowChangedEvent(start_ts, commit_ts, info, before, after)
+                row.approximate_size = envelope + nbytes
+                if partitions is not None:
+                    row.partition = partitions[pick]
+                out.append(FeedRow(row))
+            last = at + end - first
+            if following < last:
+                out.append(SkippedRow(commit_ts, info, last - following))
+        self._txn = ordinals[-1] + 1
         return out
 
     # --- schema hooks ---------------------------------------------------------------------

@@ -4,7 +4,8 @@
    (one pass over the text), or a workload's schedule (walked once, recorded in arrays); it
    asks the sink for the partitions of every topic the DDLs' tables route to (creating them
    as the sinks would) and broadcasts a ``PlayPlan``.
-2. A workload: one stage of tasks, one per core, each owning some partitions. A task plans
+2. A workload: one stage of tasks, at most one per core, each owning some partitions (the
+   fewest tasks that play as fast as one a core: ``plan.owner_tasks``). A task plans
    each table's rows in bulk, walks only the transactions that touch rows of its partitions,
    builds those rows and plays them (``owned_workload.py``): no shuffle, no barrier, and
    O(rows / tasks) Python work per task.
@@ -43,7 +44,7 @@ from tisink.feed.spark.driver.session import spark_session
 from tisink.feed.spark.driver.sources import FeedInput, PlayInput, WorkloadInput
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.exchange import ORDER, RESULT_SCHEMA
-from tisink.feed.spark.plan import PlayPlan
+from tisink.feed.spark.plan import PlayPlan, owner_tasks
 from tisink.feed.spark.stop_marker import StartupStop
 from tisink.feed.spark.task_result import SparkRun, TaskResult
 from tisink.feed.spark.tasks.batch_scheduling import schedule_as_batch
@@ -183,8 +184,8 @@ def _plan(
 
 
 def _owned_tasks(source: PlayInput, plan: PlayPlan, cores: int) -> int:
-    """The tasks that generate a workload in its partition owners (one per core, at most
-    one per owner); 0 for a feed (stage one and the exchange)."""
+    """The tasks that generate a workload in its partition owners (``plan.owner_tasks``);
+    0 for a feed (stage one and the exchange)."""
     if not isinstance(source, WorkloadInput):
         return 0
     return source.owned_tasks(plan.tasks, cores)
@@ -214,7 +215,7 @@ def _run(
             played: list[TaskResult] = job.collect()
             return sorted(played, key=lambda result: result.task)
         assert isinstance(source, FeedInput)
-        tasks = min(plan.tasks, context.defaultParallelism)
+        tasks = owner_tasks(plan.tasks, context.defaultParallelism)
         exchange = source.stage_one(spark, broadcast, tasks)
         owners = _feed_owners(exchange, tasks, broadcast, source.paths, profile)
         context.setJobGroup(stop.group, "stage one and the partition owners")

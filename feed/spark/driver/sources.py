@@ -28,7 +28,7 @@ from tisink.feed.spark.driver.survey import SURVEY_SCHEMA, FeedSurvey, survey_ba
 from tisink.feed.spark.errors import SparkPlayError
 from tisink.feed.spark.exchange import EXCHANGE_SCHEMA
 from tisink.feed.spark.feed_lines import feed_splits, split_tasks
-from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, record_seq
+from tisink.feed.spark.plan import FIRST_PLACE, START_SUB, Key, owner_tasks, record_seq
 from tisink.feed.spark.reports import ChunkReport, InputProblem, first_problem
 from tisink.feed.spark.shared_file import read_shared, write_shared
 from tisink.feed.spark.tasks.batch_scheduling import schedule_as_batch
@@ -215,8 +215,8 @@ class WorkloadInput:
 
     def owned_tasks(self, owners: int, cores: int) -> int:
         """How many tasks generate the workload in the partition owners for ``owners`` owner
-        partitions on ``cores``: one per core, each building only its owners' rows."""
-        return max(1, min(owners, cores))
+        partitions on ``cores``, each building only its owners' rows (``owner_tasks``)."""
+        return owner_tasks(owners, cores)
 
     def owned_job(self, spark: Any, plan: Any, tasks: int) -> Any:
         """The one stage of ``tasks`` tasks, each generating the workload and playing the

@@ -212,6 +212,7 @@ def test_rows_stepped_over_leave_the_same_bytes(setup: Path, tmp_path: Path, mas
 def test_the_owners_are_dealt_round_robin_to_the_cores() -> None:
     source = WorkloadInput(load_scenario("demo"), SEED, 100)
     assert source.owned_tasks(6, 2) == 2
+    assert source.owned_tasks(6, 4) == 3  # as fast as four (``plan.owner_tasks``)
     assert source.owned_tasks(1, 8) == 1
     assert source.owned_tasks(2, 16) == 2
     assert source.owned_tasks(12, 16) == 12  # any number of cores: no shuffle
