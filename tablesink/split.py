@@ -34,7 +34,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tisink.model.events import RowChangedEvent
+from tisink.model.events import Image, RowChangedEvent
+from tisink.model.table import TableInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,12 @@ def changes_unique_key(row: RowChangedEvent) -> bool:
     before, after = row.before, row.after
     if before is None or after is None:
         return False
-    for index in row.table.indexes:
+    return key_changes(row.table, before, after)
+
+
+def key_changes(table: TableInfo, before: Image, after: Image) -> bool:
+    """``changes_unique_key`` of an UPDATE of ``table`` from ``before`` to ``after``."""
+    for index in table.indexes:
         if index.primary or index.unique:
             for name in index.columns:
                 if before.get(name) != after.get(name):

@@ -20,6 +20,7 @@ import orjson
 from tisink.feed.errors import FeedError
 from tisink.feed.format.checksums import parse_checksum
 from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRow, Source
+from tisink.feed.format.row_builder import LightRow
 from tisink.feed.format.schemas import SchemaTracker
 from tisink.model.errors import SchemaError
 from tisink.model.events import MAX_UINT64 as _MAX_TS
@@ -117,28 +118,30 @@ class FeedParser:
         self._resolved = max(self._resolved, ts)
 
     def read_rows(
-        self, lines: Sequence[bytes], at: int, rows: list[RowChangedEvent], indexes: list[int]
+        self, lines: Sequence[bytes], at: int, rows: list[LightRow], indexes: list[int]
     ) -> int:
         """Read the common rows of ``lines`` from index ``at`` on, each through its table's
-        builder, appending their events to ``rows`` and their indexes to ``indexes``, up to
-        the first line that is not one (blank, DDL, resolved, not JSON, a row the builders do
-        not take): its index, or ``len(lines)``. That line is for ``parse_line``, which
-        accepts it or names what is wrong; nothing is checked twice on the common path."""
-        builders, loads = self.schemas.builders, orjson.loads
+        light builder (a reader that only routes them: a Spark feed's stage one), appending
+        their ``LightRow``s to ``rows`` and their indexes to ``indexes``, up to the first line
+        that is not one (blank, DDL, resolved, not JSON, a row the builders do not take): its
+        index, or ``len(lines)``. That line is for ``parse_line``, which accepts it or names
+        what is wrong; nothing is checked twice on the common path."""
+        schemas, loads = self.schemas, orjson.loads
+        builders = schemas.light_builders
         add_row, add_index = rows.append, indexes.append
         last_ts, resolved, end = self._last_ts, self._resolved, len(lines)
         while at < end:
-            raw = lines[at]
             try:
-                obj = loads(raw)
-                build = builders.get(obj.get("tableID"))
-                event = build and build(obj, last_ts, resolved, len(raw.rstrip(b"\r\n")))
+                obj = loads(lines[at])
+                table_id = obj.get("tableID")
+                build = builders.get(table_id) or schemas.light_builder(table_id)
+                row = build and build(obj, last_ts, resolved, 0)
             except Exception:  # not JSON, not an object, an unhashable tableID: parse_line tells
-                event = None
-            if event is None:
+                row = None
+            if row is None:
                 break
-            last_ts = event.commit_ts
-            add_row(event)
+            last_ts = row[0]
+            add_row(row)
             add_index(at)
             at += 1
         self._last_ts = last_ts

@@ -10,7 +10,12 @@ table back, such as RECOVER TABLE).
 from __future__ import annotations
 
 from tisink.feed.errors import FeedError
-from tisink.feed.format.row_builder import RowBuilder, compile_row_builder
+from tisink.feed.format.row_builder import (
+    LightRowBuilder,
+    RowBuilder,
+    compile_light_row_builder,
+    compile_row_builder,
+)
 from tisink.feed.format.validator import ImageValidator
 from tisink.model.events import DDLEvent, DDLType
 from tisink.model.table import TableInfo
@@ -24,6 +29,8 @@ class SchemaTracker:
         """The validator of each live tableID (read it; DDLs change it through ``apply``)."""
         self.builders: dict[int, RowBuilder] = {}
         """The row builder of each live tableID (the reader's fast path), kept with ``live``."""
+        self.light_builders: dict[int, LightRowBuilder] = {}
+        """The light row builders made so far (``light_builder``) of live tableIDs."""
         self._gone: dict[int, tuple[str, str]] = {}  # tableID -> (table name, what happened)
 
     def validator(self, table_id: int) -> ImageValidator:
@@ -36,6 +43,15 @@ class SchemaTracker:
                 raise FeedError(f"unknown tableID {table_id} (no DDL created it)") from None
             name, why = gone
             raise FeedError(f"tableID {table_id} was {why}", table=name) from None
+
+    def light_builder(self, table_id: int) -> LightRowBuilder | None:
+        """The light row builder of the live table ``table_id`` (None: not live), made on
+        first use: only a reader that routes rows without their events asks for one."""
+        validator = self.live.get(table_id)
+        if validator is None:
+            return None
+        build = self.light_builders[table_id] = compile_light_row_builder(validator.table)
+        return build
 
     def apply(self, ddl: DDLEvent) -> None:
         """Check ``ddl`` against the current state and apply it; FeedError names the table."""
@@ -82,6 +98,7 @@ class SchemaTracker:
     def _register(self, table: TableInfo) -> None:
         self.live[table.table_id] = ImageValidator(table)
         self.builders[table.table_id] = compile_row_builder(table)
+        self.light_builders.pop(table.table_id, None)
         self._gone.pop(table.table_id, None)
 
     def _refuse_gone(self, table: TableInfo) -> None:
@@ -95,4 +112,5 @@ class SchemaTracker:
         self._refuse_gone(table)
         self.live.pop(table.table_id, None)
         self.builders.pop(table.table_id, None)
+        self.light_builders.pop(table.table_id, None)
         self._gone[table.table_id] = (table.qualified_name, why)

@@ -4,7 +4,8 @@ A task reads its splits' lines itself (``feed_lines.py``). Each split gets a rea
 (``FeedParser``, the streaming reader's own checks) whose schemas are where the feed is at the
 split's start: the DDL lines before it are read into it first. The split's lines are then read
 in order, the common rows straight into the run's lists (``FeedParser.read_rows``: no record
-objects), every other line on its own (``parse_line``). Each row is routed to its owner and
+objects and no events, ``LightRow`` tuples), every other line on its own (``parse_line``).
+Each row is routed to its owner and
 leaves as its line's place in its file in an Arrow row of the exchange (``exchange.py``), and
 the split ends with a ``ChunkReport`` for every stage-two task (its first bad line, what the
 cross-split checks need, the transactions whose UPDATE was split, the BOOTSTRAP cadence
@@ -28,6 +29,7 @@ from tisink.core.errors import TisinkError
 from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedDDL, FeedResolved, FeedRow, Source
+from tisink.feed.format.row_builder import LightRow, light_row
 from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.exchange import BATCH_ROWS, ExchangeBatches
 from tisink.feed.spark.feed_lines import FeedSplit, LineRun, split_runs
@@ -35,7 +37,6 @@ from tisink.feed.spark.plan import PlayPlan, place_of
 from tisink.feed.spark.reports import ChunkReport, InputProblem
 from tisink.feed.spark.stop_marker import shield_from_terminal
 from tisink.feed.spark.tasks.routing import RowRouter
-from tisink.model.events import RowChangedEvent
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def _split(
     problem: InputProblem | None = None
     router.split_txns.clear()
     offset = start  # the place of the run's first line
-    rows: list[RowChangedEvent] = []  # the run's rows, routed together
+    rows: list[LightRow] = []  # the run's rows, routed together
     indexes: list[int] = []
     for run in runs:
         count = len(run.lines)
@@ -130,8 +131,8 @@ def _split(
             at = parser.read_rows(lines, at, rows, indexes)  # the common rows, checked
             if len(rows) > read:
                 if first is None:
-                    first = (offset + indexes[read], rows[read].commit_ts)
-                last_ts = max(last_ts, rows[-1].commit_ts)
+                    first = (offset + indexes[read], rows[read][0])
+                last_ts = max(last_ts, rows[-1][0])
                 if stage.validate_only:
                     rows.clear()
                     indexes.clear()
@@ -146,7 +147,7 @@ def _split(
                 if type(record) is FeedRow:
                     ts = record.row.commit_ts
                     if not stage.validate_only:
-                        rows.append(record.row)
+                        rows.append(light_row(record.row))
                         indexes.append(at - 1)
                 elif type(record) is FeedDDL:
                     ts = record.commit_ts
@@ -182,7 +183,7 @@ def _split(
 
 def _route(
     router: RowRouter,
-    rows: list[RowChangedEvent],
+    rows: list[LightRow],
     indexes: list[int],
     offset: int,
     out: ExchangeBatches,

@@ -24,6 +24,7 @@ from tisink.core.clock import Clock, FeedClock
 from tisink.core.errors import TisinkError
 from tisink.eventsink.router.bulk import BulkPartitioner
 from tisink.feed.format.records import FeedRow
+from tisink.feed.format.row_builder import LightRow, light_event
 from tisink.feed.spark.errors import SparkPlanError
 from tisink.feed.spark.plan import (
     INDEX_BITS,
@@ -42,7 +43,7 @@ from tisink.model.table import TableInfo
 from tisink.sink import ChangefeedConfig, SinkFactory
 from tisink.sink.mq_sinks import new_router
 from tisink.sink.uri import mask_uri
-from tisink.tablesink.split import SplitPolicy, dml_order
+from tisink.tablesink.split import SplitPolicy, dml_order, key_changes
 
 ShuffleKey = tuple[int, int, int]
 """(owner, commitTs, seq); seq -1 marks a stage-one report (sorted first)."""
@@ -219,13 +220,14 @@ class RowRouter:
 
     def route_run(
         self,
-        rows: Sequence[RowChangedEvent],
+        rows: Sequence[LightRow],
         indexes: Sequence[int],
         offset: int,
         out: TakesRows,
         counts: TableCounts | None = None,
     ) -> tuple[int, TisinkError] | None:
-        """``route_to`` of each of ``rows``, in feed order, on lines ``indexes`` of a run of
+        """``route_to`` of each of ``rows`` (``LightRow``s: ``light_event`` is built only for
+        a row routed one by one), in feed order, on lines ``indexes`` of a run of
         lines whose first is at place ``offset``, with whole rows handed to ``out`` a table at
         a time: where the table's dispatcher hashes one integer column, the partitions of all
         its rows holding a non-negative value there come from one ``bulk_partitioner`` call,
@@ -238,35 +240,41 @@ class RowRouter:
         table: TableInfo | None = None
         group: _RunGroup | None = None
         split = self._split.enabled
-        for i, row in enumerate(rows):
+        for i, (ts, row_table, before, after, _) in enumerate(rows):
             try:
-                if row.table is not table or group is None:
-                    table = row.table
+                if row_table is not table or group is None:
+                    table = row_table
                     route = self._routes.get(id(table))
                     if route is None or route.table is not table:
-                        route = self._table_route(table, row.describe)
+                        route = self._table_route(table, light_event(rows[i]).describe)
                     group = groups.get(id(route))
                     if group is None:
                         group = groups[id(route)] = self._run_group(route)
-                if split and row.before is not None and row.after is not None:
+                if (
+                    split
+                    and before is not None
+                    and after is not None
+                    and key_changes(table, before, after)
+                ):
+                    row = light_event(rows[i])
                     halves = self._split.halves(row)
-                    if halves is not None:
-                        at = indexes[i]
-                        route = group.route
-                        self._route_halves(route, row, halves, offset + at, at, out.add, counts)
-                        continue
+                    assert halves is not None
+                    at = indexes[i]
+                    route = group.route
+                    self._route_halves(route, row, halves, offset + at, at, out.add, counts)
+                    continue
                 column = group.column
                 if column is not None:
-                    image = row.after if row.after is not None else row.before
+                    image = after if after is not None else before
                     value = image.get(column) if image else None
                     if type(value) is int and 0 <= value <= _MAX_LONG:
                         group.owners.append(-1)
                         group.values.append(value)
-                        group.ts.append(row.commit_ts)
+                        group.ts.append(ts)
                         group.indexes.append(indexes[i])
                         continue
-                group.owners.append(self._owner_of(group.route, row))
-                group.ts.append(row.commit_ts)
+                group.owners.append(self._owner_of(group.route, light_event(rows[i])))
+                group.ts.append(ts)
                 group.indexes.append(indexes[i])
             except TisinkError as err:
                 self._hand_over(groups, hi, base, out, counts)

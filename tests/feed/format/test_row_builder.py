@@ -19,9 +19,10 @@ from tests.feed.format.test_image_check import _ODD_VALUES
 from tisink.feed.errors import FeedError
 from tisink.feed.format.reader import FeedParser
 from tisink.feed.format.records import FeedRow
+from tisink.feed.format.row_builder import light_row
 from tisink.feed.format.writer import ddl_record
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
-from tisink.model.table import TableInfo
+from tisink.model.table import ColumnInfo, TableInfo, make_table
 
 _COMMIT, _START = 5000, 4000
 
@@ -124,3 +125,35 @@ def test_common_rows_take_the_builder(data: st.DataObject) -> None:
             None,
             99,
         )
+
+
+@settings(deadline=None)
+@given(st.data())
+def test_a_light_builder_takes_what_the_builder_takes_and_gives_its_rows(
+    data: st.DataObject,
+) -> None:
+    """Stage one's light builder (``LightRow``s, no events) makes the same checks: for any
+    row record, valid or not, it gives the builder's event's fields, or None where it does."""
+    table = data.draw(tables())
+    schemas = FeedParser().schemas
+    schemas.apply(DDLEvent(1, DDLType.CREATE, table=table))
+    build, light = schemas.builders[table.table_id], schemas.light_builder(table.table_id)
+    assert light is not None and schemas.light_builders[table.table_id] is light
+    obj = orjson.loads(_line(data.draw(_row_records(table))))
+    last_ts = data.draw(st.sampled_from([0, _COMMIT, _COMMIT + 1]))
+    resolved = data.draw(st.sampled_from([-1, _COMMIT - 1, _COMMIT]))
+    event = build(obj, last_ts, resolved, 7)
+    assert light(obj, last_ts, resolved, 0) == (None if event is None else light_row(event))
+
+
+def test_a_table_changed_or_gone_drops_its_light_builder() -> None:
+    table = make_table("s", "t", 7, 1, [ColumnInfo("id", "int")], [])
+    schemas = FeedParser().schemas
+    schemas.apply(DDLEvent(1, DDLType.CREATE, table=table))
+    first = schemas.light_builder(table.table_id)
+    schemas.apply(DDLEvent(2, DDLType.ALTER, table=table, pre_table=table))
+    assert table.table_id not in schemas.light_builders
+    assert schemas.light_builder(table.table_id) is not first
+    schemas.apply(DDLEvent(3, DDLType.ERASE, pre_table=table))
+    assert table.table_id not in schemas.light_builders
+    assert schemas.light_builder(table.table_id) is None

@@ -13,10 +13,17 @@ from tests.feed.spark.tasks.test_owned_workload import PARTITIONS, SELECTED, SEL
 from tisink.core.clock import WallClock
 from tisink.eventsink.errors import EventSinkError
 from tisink.feed.format.records import FeedDDL, FeedRow
+from tisink.feed.format.row_builder import LightRow, light_row
 from tisink.feed.spark.bootstraps import TableIntervals
 from tisink.feed.spark.plan import LO_BITS, PlayPlan, place_of, record_seq
 from tisink.feed.spark.tasks.owned_workload import _OwnedRows
-from tisink.feed.spark.tasks.routing import DELETE_HALF, INSERT_HALF, WHOLE, RowRouter, make_factory
+from tisink.feed.spark.tasks.routing import (
+    DELETE_HALF,
+    INSERT_HALF,
+    WHOLE,
+    RowRouter,
+    make_factory,
+)
 from tisink.feed.workload import generate_records, generate_selected_records, parse_scenario
 from tisink.model.events import DDLEvent, DDLType, RowChangedEvent
 from tisink.model.table import ColumnInfo, IndexInfo, TableInfo, make_table
@@ -230,6 +237,11 @@ class _Items:
             self.add(int(owner), int(t), hi << LO_BITS | int(low), WHOLE, ref, int(index))
 
 
+def _light(rows: list[RowChangedEvent]) -> list[LightRow]:
+    """The rows as stage one's reader gives them to ``route_run``."""
+    return [light_row(row) for row in rows]
+
+
 def _stage_one_router(split_newarch: bool) -> RowRouter:
     ddls = [DDLEvent(1 + i, DDLType.CREATE, "", t) for i, t in enumerate(_BULK_TABLES)]
     return _router(ddls, INDEX_VALUE, split_newarch)
@@ -255,7 +267,7 @@ def test_a_run_routed_in_bulk_gives_the_items_and_counts_of_routing_row_by_row(
     one_counts, bulk_counts = TableIntervals(1000, table_ids), TableIntervals(1000, table_ids)
     for row, index in zip(rows, indexes, strict=False):
         one.route_to(row, offset + index, index, one_items.add, one_counts)
-    assert bulk.route_run(rows, indexes, offset, bulk_items, bulk_counts) is None
+    assert bulk.route_run(_light(rows), indexes, offset, bulk_items, bulk_counts) is None
     assert sorted(bulk_items.items) == sorted(one_items.items)
     assert len(bulk_items.items) >= len(rows)
     assert bulk.split_txns == one.split_txns
@@ -282,7 +294,7 @@ def test_a_run_names_the_first_row_it_cannot_route_having_routed_those_before() 
         RowChangedEvent(ts, ts, ints, None, {"id": 4}),
     ]
     items = _Items()
-    unrouted = router.route_run(rows, [0, 1, 2, 3], 0, items, None)
+    unrouted = router.route_run(_light(rows), [0, 1, 2, 3], 0, items, None)
     assert unrouted is not None
     index, err = unrouted
     assert index == 2
@@ -300,7 +312,8 @@ def test_an_insert_half_sorts_last_in_its_transaction_deep_into_a_large_file() -
     update = RowChangedEvent(ts, ts, ints, {"id": 1}, {"id": 2})
     insert = RowChangedEvent(ts, ts, ints, None, {"id": 3})
     items = _Items()
-    assert router.route_run([update, insert], [0, 1], place_of(2, 3 << 30, 0), items) is None
+    at = place_of(2, 3 << 30, 0)
+    assert router.route_run(_light([update, insert]), [0, 1], at, items) is None
     in_order = sorted(items.items, key=lambda item: (item[1], item[2]))
     assert [item[3] for item in in_order] == [DELETE_HALF, WHOLE, INSERT_HALF]
     assert all(0 <= item[2] >> LO_BITS < 2**63 for item in items.items)
