@@ -5,13 +5,12 @@ A task reads its splits' lines itself (``feed_lines.py``). Each split gets a rea
 split's start: the DDL lines before it are read into it first. The split's lines are then read
 in order, the common rows straight into the run's lists (``FeedParser.read_rows``: no record
 objects and no events, ``LightRow`` tuples), every other line on its own (``parse_line``).
-Each row is routed to its owner and
-leaves as its line's place in its file in an Arrow row of the exchange (``exchange.py``), and
-the split ends with a ``ChunkReport`` for every stage-two task (its first bad line, what the
-cross-split checks need, the transactions whose UPDATE was split, the BOOTSTRAP cadence
-counts). Every line is checked here because no owner may write before the whole feed is known
-to be good. A split stops at its first bad line, and with ``validate_only`` nothing is routed:
-the driver then only wants the reports.
+Each row is routed to its owner and leaves as its line's place in its file in an Arrow row of
+the exchange (``exchange.py``), and the split ends with a ``ChunkReport`` for every stage-two
+task (its first bad line, what the cross-split checks need, the transactions whose UPDATE was
+split, the BOOTSTRAP cadence counts). Every line is checked here because no owner may write
+before the whole feed is known to be good. A split stops at its first bad line, and with
+``validate_only`` nothing is routed: the driver then only wants the reports.
 """
 
 from __future__ import annotations
