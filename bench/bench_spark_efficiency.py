@@ -67,7 +67,7 @@ def engine_of(name: str) -> tuple[str, str | None]:
         return ("inline", None)
     if LOCAL_MASTER.fullmatch(name):
         return ("spark", name)
-    raise SystemExit(f"--engines: {name!r} is neither inline nor local[N] or local[*]")
+    raise ValueError(f"{name!r} is neither inline nor local[N] or local[*]")
 
 
 @dataclass
@@ -368,7 +368,10 @@ def main() -> None:
         "git worktree of the commit before a change: before and after in the same run",
     )
     args = parser.parse_args()
-    engines = [engine_of(name) for name in args.engines.split(",")]
+    try:
+        engines = [engine_of(name) for name in args.engines.split(",")]
+    except ValueError as err:
+        parser.error(f"--engines: {err}")
     runs: dict[str, list[Run]] = {}
     source = ("--feed", args.feed) if args.feed else (
         "--workload", args.workload, "--rows", str(args.rows), "--seed", "1"

@@ -28,7 +28,7 @@ from tisink.feed.format.records import FeedDDL, FeedRecord, FeedResolved, FeedRo
 from tisink.feed.format.writer import ddl_record, row_record
 from tisink.feed.workload.errors import ScenarioError
 from tisink.feed.workload.loader import load_scenario
-from tisink.feed.workload.recorded import RecordedSchedule, TxnRun
+from tisink.feed.workload.recorded import RecordedSchedule, TxnRun, every_transaction
 from tisink.feed.workload.schedule import NO_TABLE, PlannedDDL, PlannedResolved, plan
 from tisink.feed.workload.selection import RowSelection, SkippedRow, selectable
 from tisink.feed.workload.specs import Scenario
@@ -123,7 +123,7 @@ def _generate(
         else:
             states[i] = TableState(spec, seed, modifies)
     tableless = 0 in states
-    visit = _Visits(schedule, states) if sparse else _every
+    visit = _Visits(schedule, states) if sparse else every_transaction
     for step in schedule.sparse_runs(visit):
         state = states.get(step.table)
         if type(step) is TxnRun:
@@ -143,11 +143,6 @@ def _generate(
             continue
         assert type(step) is PlannedDDL, "a resolved step belongs to no table"
         yield state.apply_ddl(step)
-
-
-def _every(start: int, end: int) -> np.ndarray:
-    """A walk's visit of every transaction from ``start`` to ``end``."""
-    return np.arange(start, end)
 
 
 class _Visits:

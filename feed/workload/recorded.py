@@ -46,6 +46,11 @@ class TxnRun(NamedTuple):
             yield PlannedTxn(table, size, commit, start, preload, local)
 
 
+def every_transaction(start: int, end: int) -> np.ndarray:
+    """A walk's visit of every transaction from ``start`` to ``end`` (``sparse_runs``)."""
+    return np.arange(start, end)
+
+
 class RecordedSchedule:
     """The steps of one walk of a schedule, to walk again as often as wanted."""
 
@@ -86,14 +91,6 @@ class RecordedSchedule:
         self.windows: dict[int, WindowPlan] = {}
         """Tables' window plans, made once for every walk (``generator.plan_windows``: the
         Spark driver's, so that its tasks do not each plan the same tables)."""
-
-    def steps(self) -> Iterator[Step]:
-        """The steps in the order of the walk."""
-        for item in self.sparse_runs(lambda start, end: np.arange(start, end)):
-            if type(item) is TxnRun:
-                yield from item.txns()
-            else:
-                yield item  # type: ignore[misc]
 
     def sparse_runs(self, visit: Callable[[int, int], np.ndarray]) -> Iterator[Step | TxnRun]:
         """Every DDL and resolved step, and of the transactions between two of them (from
